@@ -1,0 +1,73 @@
+/// A set of register changes one replica exports and others apply.
+///
+/// It is plain data: which tables it covers and, per row, the registers as
+/// the source replica stores them. Applying it merges those registers into
+/// the receiver's, so applying it twice, or applying one's own changes back,
+/// changes nothing. ``ChangesetEncoder`` and ``ChangesetDecoder`` give its
+/// binary form (versioned, checksummed, streamable); ``Changeset/jsonData()``
+/// its JSON form for debugging.
+///
+/// ```swift
+/// let changes = try laptop.changes(since: 0)
+/// let bytes = try changes.encoded()
+/// try phone.apply(try Changeset(decoding: bytes))
+/// ```
+public struct Changeset: Hashable, Sendable {
+    /// The binary format this build writes and the only one it reads.
+    public static let formatVersion: UInt16 = 1
+
+    /// The replica that exported it.
+    public var source: NodeID
+    /// It holds the source's changes with versions in `since + 1 ... upTo`.
+    public var since: Int64
+    public var upTo: Int64
+    /// The synced tables it covers, in name order.
+    public var tables: [TableSchema]
+    /// The changed rows, in the order the source stored them.
+    public var rows: [RowChange]
+
+    public init(source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], rows: [RowChange]) {
+        self.source = source
+        self.since = since
+        self.upTo = upTo
+        self.tables = tables
+        self.rows = rows
+    }
+}
+
+/// What a changeset says about one synced table: its key, columns and policy.
+///
+/// The receiver checks it against its own declaration of the table before
+/// applying anything, so a changeset from a replica with another policy or an
+/// unknown column is refused whole.
+public struct TableSchema: Hashable, Sendable {
+    public var name: String
+    /// The primary-key column.
+    public var key: String
+    /// The synced columns besides the key, in declaration order.
+    public var columns: [String]
+    public var policy: TablePolicy
+
+    public init(name: String, key: String, columns: [String], policy: TablePolicy) {
+        self.name = name
+        self.key = key
+        self.columns = columns
+        self.policy = policy
+    }
+}
+
+/// The registers of one row of one table, as the source stores them.
+public struct RowChange: Hashable, Sendable {
+    /// The table's name; one of the changeset's ``Changeset/tables``.
+    public var table: String
+    /// The primary-key value.
+    public var key: SQLiteValue
+    /// Registers; `columns` lines up with the table schema's ``TableSchema/columns``.
+    public var registers: RowRegisters
+
+    public init(table: String, key: SQLiteValue, registers: RowRegisters) {
+        self.table = table
+        self.key = key
+        self.registers = registers
+    }
+}

@@ -1,0 +1,53 @@
+/// The 16 random bytes that name a replica.
+///
+/// Stamps order first by clock, then by node id, so two writes with the same
+/// clock reading from different replicas are still ordered the same way
+/// everywhere.
+///
+/// ```swift
+/// var rng = SeededGenerator(seed: 7)
+/// let node = NodeID.random(using: &rng)
+/// print(node)   // 32 hex digits
+/// ```
+public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Always 16 bytes.
+    public let bytes: [UInt8]
+
+    public static let byteCount = 16
+
+    /// Wraps 16 bytes; `nil` for any other length.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Parses 32 hex digits.
+    public init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 2 * Self.byteCount else { return nil }
+        var bytes: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) else { return nil }
+            bytes.append(hi << 4 | lo)
+        }
+        self.bytes = bytes
+    }
+
+    /// A fresh id drawn from `generator`.
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> NodeID {
+        NodeID(bytes: (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })!
+    }
+
+    public static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+
+    public var description: String { bytes.map { hex2($0) }.joined().lowercased() }
+}
+
+private func hexValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}

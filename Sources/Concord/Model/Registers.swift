@@ -1,0 +1,55 @@
+/// A column register: the value a column holds and the stamp of the write that set it.
+///
+/// ```swift
+/// let title = ColumnRegister(value: "Buy milk", stamp: stamp)
+/// ```
+public struct ColumnRegister: Hashable, Sendable {
+    public var value: SQLiteValue
+    public var stamp: Stamp
+
+    public init(value: SQLiteValue, stamp: Stamp) {
+        self.value = value
+        self.stamp = stamp
+    }
+}
+
+/// A row's liveness register: its causal length and the stamp that set it.
+///
+/// Odd lengths are alive, even ones deleted; an insert of a dead or unknown
+/// row moves to the next odd number, a delete to the next even one, and a
+/// merge keeps the larger. An update never changes it, so an update from a
+/// device that missed a delete cannot bring the row back.
+public struct Liveness: Hashable, Sendable {
+    /// 0 means the row was never inserted anywhere this replica heard of.
+    public var causalLength: UInt64
+    /// The write that set this length; `nil` only for length 0.
+    public var stamp: Stamp?
+
+    public init(causalLength: UInt64, stamp: Stamp?) {
+        self.causalLength = causalLength
+        self.stamp = stamp
+    }
+
+    public static let unknown = Liveness(causalLength: 0, stamp: nil)
+
+    public var isAlive: Bool { causalLength % 2 == 1 }
+}
+
+/// All registers of one row: liveness plus one column register per synced column.
+///
+/// `columns` lines up with the table's column list; `nil` is a column no
+/// write has set yet (it reads as the column's default).
+public struct RowRegisters: Hashable, Sendable {
+    public var liveness: Liveness
+    public var columns: [ColumnRegister?]
+
+    public init(liveness: Liveness, columns: [ColumnRegister?]) {
+        self.liveness = liveness
+        self.columns = columns
+    }
+
+    /// The highest stamp of any register in the row.
+    public var latestStamp: Stamp? {
+        ([liveness.stamp] + columns.map { $0?.stamp }).compactMap { $0 }.max()
+    }
+}

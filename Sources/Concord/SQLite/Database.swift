@@ -1,0 +1,168 @@
+import CSQLite
+
+/// A connection to one SQLite database: the only place Concord reaches C.
+///
+/// It prepares and caches statements, runs transactions and savepoints, and
+/// turns every failure into a ``SQLiteError`` that names the SQL. It is not
+/// `Sendable`: a connection belongs to one task at a time, as SQLite expects.
+///
+/// ```swift
+/// let database = try Database(path: "app.sqlite")
+/// try database.execute("CREATE TABLE lists(id TEXT PRIMARY KEY, name TEXT)")
+/// try database.execute("INSERT INTO lists VALUES (?, ?)", ["l1", "Groceries"])
+/// let names = try database.query("SELECT name FROM lists ORDER BY id")
+/// ```
+public final class Database {
+    /// How a file is opened.
+    public enum Mode: Sendable {
+        case readOnly, readWrite, readWriteCreate
+
+        var flags: Int32 {
+            switch self {
+            case .readOnly: SQLITE_OPEN_READONLY
+            case .readWrite: SQLITE_OPEN_READWRITE
+            case .readWriteCreate: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+            }
+        }
+    }
+
+    let handle: OpaquePointer
+    /// The path the connection was opened with (`:memory:` for an in-memory database).
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    private var savepointDepth = 0
+    /// Keeps a custom time source registered for as long as the connection lives.
+    private let timeSource: TimeSourceVFS?
+
+    /// Opens (or creates) the database at `path`.
+    ///
+    /// - Parameter timeSource: when given, SQL's `'now'` (and so every stamp a
+    ///   capture trigger takes) reads this clock instead of the system's.
+    public init(path: String, mode: Mode = .readWriteCreate, timeSource: TimeSourceVFS? = nil) throws {
+        var handle: OpaquePointer?
+        let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let code = sqlite3_open_v2(path, &handle, flags, timeSource?.name)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(connection: handle, code: code, sql: nil)
+            sqlite3_close_v2(handle)
+            throw DatabaseOpenError(path: path, underlying: error)
+        }
+        self.handle = handle
+        self.path = path
+        self.timeSource = timeSource
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    /// A private in-memory database.
+    public static func inMemory(timeSource: TimeSourceVFS? = nil) throws -> Database {
+        try Database(path: ":memory:", timeSource: timeSource)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements that take no parameters.
+    public func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(message)
+            let extended = sqlite3_extended_errcode(handle)
+            throw SQLiteError(code: (extended & 0xFF) == (code & 0xFF) ? extended : code, message: text, sql: sql)
+        }
+    }
+
+    /// Runs one statement with bound parameters.
+    public func execute(_ sql: String, _ values: [SQLiteValue]) throws {
+        try cached(sql).run(values)
+    }
+
+    /// Prepares a statement the caller owns.
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// A prepared statement kept for reuse; for SQL that runs many times.
+    public func cached(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try prepare(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Every row of a query.
+    public func query(_ sql: String, _ values: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        try cached(sql).all(values)
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    public func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws -> SQLiteValue? {
+        let statement = try cached(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? statement.column(0) : nil
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open on this connection.
+    public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Nested calls become savepoints, so a failing inner step undoes only itself
+    /// while the caller decides about the rest.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if inTransaction { return try savepoint(body) }
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint, released on success and rolled back on error.
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "concord_sp\(savepointDepth)"
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \(name)")
+            try? execute("RELEASE \(name)")
+            throw error
+        }
+    }
+
+    /// The SQLite library version, such as `3.40.1`.
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}
+
+/// A database file could not be opened.
+public struct DatabaseOpenError: Error, CustomStringConvertible {
+    public let path: String
+    public let underlying: SQLiteError
+
+    public var description: String {
+        "cannot open database '\(path)': \(underlying.message) (SQLite error \(underlying.code)); "
+            + "check that the path exists and is readable"
+    }
+}
+
+/// Quotes an SQL identifier: `my "table"` becomes `"my ""table"""`.
+public func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,130 @@
+import CSQLite
+
+/// A prepared SQL statement: bind parameters, step through rows, read columns.
+///
+/// Statements are prepared once and reused on hot paths (capture, apply,
+/// export) through ``Database/cached(_:)``; values are always bound, never
+/// formatted into the SQL text.
+///
+/// ```swift
+/// let statement = try database.prepare("SELECT title FROM reminders WHERE id = ?")
+/// try statement.bind(["r1"])
+/// while try statement.step() { print(statement.column(0)) }
+/// ```
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let database: Database
+    /// The SQL text, for error messages.
+    public let sql: String
+
+    init(database: Database, sql: String) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v2(database.handle, sql, -1, &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw SQLiteError(connection: database.handle, code: code, sql: sql)
+        }
+        self.handle = handle
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// The number of result columns.
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The name of result column `index`.
+    public func columnName(_ index: Int32) -> String {
+        String(cString: sqlite3_column_name(handle, index))
+    }
+
+    /// Resets the statement and binds `values` to parameters 1, 2, ...
+    public func bind(_ values: [SQLiteValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    public func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
+        case .real(let v): code = sqlite3_bind_double(handle, index, v)
+        case .text(let v): code = sqlite3_bind_text(handle, index, v, -1, sqliteTransient)
+        case .blob(let v):
+            code = v.withUnsafeBytes { bytes in
+                // A zero-length blob must still be a blob, not NULL.
+                sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                  Int32(v.count), sqliteTransient)
+            }
+        }
+        guard code == SQLITE_OK else {
+            throw SQLiteError(connection: database.handle, code: code, sql: sql)
+        }
+    }
+
+    /// Advances to the next row; `false` once the statement is done.
+    @discardableResult
+    public func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = SQLiteError(connection: database.handle, code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement so it can run again; bindings are kept.
+    public func reset() { sqlite3_reset(handle) }
+
+    /// The value of column `index` in the current row.
+    public func column(_ index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let base = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: base, count: count)))
+        default: return .null
+        }
+    }
+
+    /// Column `index` as an integer (0 for NULL), for metadata columns known to be integers.
+    public func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    /// Whether column `index` is NULL in the current row.
+    public func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    /// All columns of the current row.
+    public func row() -> [SQLiteValue] { (0..<columnCount).map(column) }
+
+    /// Binds `values`, runs to completion, and returns every row.
+    public func all(_ values: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        try bind(values)
+        defer { reset() }
+        var rows: [[SQLiteValue]] = []
+        while try step() { rows.append(row()) }
+        return rows
+    }
+
+    /// Binds `values` and runs the statement, ignoring any rows.
+    public func run(_ values: [SQLiteValue] = []) throws {
+        try bind(values)
+        defer { reset() }
+        while try step() {}
+    }
+}
+
+/// SQLite's `SQLITE_TRANSIENT`: copy the bound bytes before returning.
+private var sqliteTransient: sqlite3_destructor_type {
+    unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+}
