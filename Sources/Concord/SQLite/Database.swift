@@ -118,8 +118,17 @@ public final class Database {
     /// Nested calls become savepoints, so a failing inner step undoes only itself
     /// while the caller decides about the rest.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` in a deferred transaction, so every read sees one snapshot.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction("BEGIN DEFERRED", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
         if inTransaction { return try savepoint(body) }
-        try execute("BEGIN IMMEDIATE")
+        try execute(begin)
         do {
             let result = try body()
             try execute("COMMIT")

@@ -17,6 +17,7 @@ public final class TimeSourceVFS: @unchecked Sendable {
     public let name: String
     private let storage: UnsafeMutableRawPointer
     private let source: Unmanaged<Source>
+    private let cName: UnsafeMutablePointer<CChar>
 
     final class Source: Sendable {
         let unixMilliseconds: @Sendable () -> Int64
@@ -32,8 +33,12 @@ public final class TimeSourceVFS: @unchecked Sendable {
         source = Unmanaged.passRetained(Source(unixMilliseconds))
         name = "concord-time-\(UInt(bitPattern: storage))"
 
+        let utf8 = Array(name.utf8CString)
+        cName = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
+        cName.initialize(from: utf8, count: utf8.count)
+
         var vfs = sqlite3_vfs_find(nil)!.pointee
-        vfs.zName = UnsafePointer(strdup(name))
+        vfs.zName = UnsafePointer(cName)
         vfs.pNext = nil
         vfs.xCurrentTime = { vfs, out in
             out?.pointee = Double(TimeSourceVFS.julianMilliseconds(vfs)) / 86_400_000.0
@@ -51,7 +56,7 @@ public final class TimeSourceVFS: @unchecked Sendable {
     deinit {
         let vfs = storage.assumingMemoryBound(to: sqlite3_vfs.self)
         sqlite3_vfs_unregister(vfs)
-        free(UnsafeMutableRawPointer(mutating: vfs.pointee.zName))
+        cName.deallocate()
         storage.deallocate()
         source.release()
     }

@@ -1,0 +1,60 @@
+/// Names and DDL of the tables in which Concord keeps its registers.
+///
+/// Everything Concord stores lives in tables whose names start with
+/// `_concord_`, next to the user's own tables in the same file, so a backup
+/// or a copy of the file carries the replica whole.
+///
+/// Per synced table `T` there are two:
+/// - `_concord_rows_T`, one row per key: causal length `cl`, the local
+///   `ver`sion of its last change, a base stamp (`hlc`, `node`) shared by every
+///   register that has no stamp of its own, the liveness stamp (`clh`, `cln`)
+///   when it differs from the base, and for column-policy tables an optional
+///   per-column stamp (`h_<col>`, `n_<col>`). A freshly inserted row therefore
+///   costs one small metadata row, not one per column.
+/// - `_concord_hidden_T`, the register values of rows that are not shown in
+///   `T` (deleted rows); a shown row's values are the user table's own.
+///
+/// Node ids are kept once, in `_concord_nodes`, and referred to by index;
+/// index 0 with clock 0 stands for "no write yet".
+enum Metadata {
+    static let state = "_concord_state"
+    static let nodes = "_concord_nodes"
+    static let tables = "_concord_tables"
+    static let peers = "_concord_peers"
+    static let prefix = "_concord_"
+
+    /// The metadata layout this build reads and writes.
+    static let layoutVersion: Int64 = 1
+
+    static let createSQL = """
+        CREATE TABLE \(state) (
+            id INTEGER PRIMARY KEY CHECK (id = 0),
+            layout INTEGER NOT NULL,
+            hlc INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            node INTEGER NOT NULL,
+            applying INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
+        CREATE TABLE \(tables) (
+            name TEXT PRIMARY KEY,
+            key TEXT NOT NULL,
+            columns TEXT NOT NULL,
+            policy TEXT NOT NULL
+        );
+        CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+        """
+
+    static func rowsTable(_ table: String) -> String { prefix + "rows_" + table }
+    static func hiddenTable(_ table: String) -> String { prefix + "hidden_" + table }
+    static func versionIndex(_ table: String) -> String { prefix + "rows_" + table + "_version" }
+    static func trigger(_ table: String, _ event: String) -> String { prefix + table + "_" + event }
+    static func stampColumn(_ column: String) -> String { "h_" + column }
+    static func nodeColumn(_ column: String) -> String { "n_" + column }
+
+    /// SQL for the current Unix time in milliseconds, read from the connection's VFS.
+    static let nowMilliseconds = "CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)"
+
+    /// Advances the clock for one local write: `max(last + 1, now << 16)`.
+    static let tickSQL = "UPDATE \(state) SET hlc = max(hlc + 1, \(nowMilliseconds) * 65536), version = version + 1"
+}

@@ -1,0 +1,147 @@
+/// What applying a changeset did.
+public struct ApplyReport: Hashable, Sendable, CustomStringConvertible {
+    /// Rows whose registers changed.
+    public var applied: Int
+    /// Rows that held nothing new (already seen, or superseded here).
+    public var ignored: Int
+
+    public init(applied: Int = 0, ignored: Int = 0) {
+        self.applied = applied
+        self.ignored = ignored
+    }
+
+    public var description: String { "applied \(applied), ignored \(ignored)" }
+}
+
+extension Replica {
+    /// Merges a changeset into this replica, atomically and idempotently.
+    ///
+    /// Everything is checked before anything is written: the tables must be
+    /// synced here under the same declaration, keys must be TEXT or BLOB, and
+    /// no stamp may be more than `maxDrift` ahead of this replica's clock. Then
+    /// one transaction merges every row; if no register changed, nothing is
+    /// written at all, so applying a changeset twice, or one's own changes,
+    /// leaves the file as it was.
+    @discardableResult
+    public func apply(_ changeset: Changeset) throws -> ApplyReport {
+        try apply(source: changeset.source, since: changeset.since, upTo: changeset.upTo,
+                  tables: changeset.tables) { changeset.rows.makeIterator() }
+    }
+
+    /// Applies a stream of rows; `rows` is called twice, once to validate and once to apply.
+    public func apply<Rows: ChangeIterator>(
+        source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], rows: () throws -> Rows
+    ) throws -> ApplyReport {
+        let plans = try tables.map { try plan(for: $0) }
+        let plansByName = Dictionary(uniqueKeysWithValues: plans.map { ($0.remote.name, $0) })
+        var clock = try self.clock
+        let physical = configuration.clock.unixMilliseconds()
+        var newest: Stamp?
+        var validation = try rows()
+        while let row = try validation.next() {
+            guard let plan = plansByName[row.table] else { throw ReplicaError.tableNotSynced(table: row.table) }
+            switch row.key {
+            case .text, .blob: break
+            default: throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
+            }
+            for stamp in ([row.registers.liveness.stamp] + row.registers.columns.map { $0?.stamp }).compactMap({ $0 }) {
+                try clock.check(stamp.hlc, from: stamp.node, physical: physical)
+                if newest.map({ stamp > $0 }) ?? true { newest = stamp }
+            }
+        }
+
+        var report = ApplyReport()
+        do {
+            try database.transaction {
+                try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+                let version = try self.version + 1
+                var applying = try rows()
+                while let row = try applying.next() {
+                    let plan = plansByName[row.table]!
+                    let store = RegisterStore(table: plan.local, replica: self)
+                    let remote = plan.localRegisters(row.registers)
+                    let stored = try store.load(row.key)
+                    let outcome = RowMerge.merge(local: stored?.registers, remote: remote, policy: plan.local.policy)
+                    guard outcome.changed else { report.ignored += 1; continue }
+                    report.applied += 1
+                    try store.store(row.key, outcome.merged, version: version,
+                                    show: outcome.merged.liveness.isAlive, previous: stored)
+                }
+                let peerMoved = try recordPeer(source, since: since, upTo: upTo)
+                guard report.applied > 0 || peerMoved else { throw NothingToApply() }
+                if report.applied > 0, let newest {
+                    try clock.receive(newest.hlc, from: newest.node, physical: physical)
+                    try storeClock(clock, version: version)
+                }
+                try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+            }
+        } catch is NothingToApply {
+            forgetNodeCache()
+        } catch {
+            forgetNodeCache()
+            throw error
+        }
+        return report
+    }
+
+    /// How far this replica has read each peer's changes.
+    public func peerVersion(_ node: NodeID) throws -> Int64 {
+        try database.scalar("SELECT version FROM \(Metadata.peers) WHERE node = ?", [.blob(node.bytes)])?
+            .integerValue ?? 0
+    }
+
+    /// Advances the recorded version of `source` when the changeset continues from it.
+    private func recordPeer(_ source: NodeID, since: Int64, upTo: Int64) throws -> Bool {
+        guard source != nodeID else { return false }
+        let known = try peerVersion(source)
+        guard since <= known, upTo > known else { return false }
+        try database.execute("INSERT OR REPLACE INTO \(Metadata.peers) (node, version) VALUES (?, ?)",
+                             [.blob(source.bytes), .integer(upTo)])
+        return true
+    }
+
+    /// Checks a changeset's table declaration against this replica's.
+    private func plan(for remote: TableSchema) throws -> TablePlan {
+        guard let local = syncedTables[remote.name] else { throw ReplicaError.tableNotSynced(table: remote.name) }
+        guard remote.key == local.key else {
+            throw ReplicaError.schemaMismatch(table: local.name,
+                                              detail: "its key is '\(remote.key)', here it is '\(local.key)'")
+        }
+        guard remote.policy == local.policy else {
+            throw ReplicaError.policyMismatch(table: local.name, local: local.policy.rawValue,
+                                              remote: remote.policy.rawValue)
+        }
+        var positions: [Int?] = Array(repeating: nil, count: local.columns.count)
+        for (remoteIndex, name) in remote.columns.enumerated() {
+            guard let localIndex = local.columns.firstIndex(of: name) else {
+                throw ReplicaError.schemaMismatch(
+                    table: local.name, detail: "it has a column '\(name)' this replica does not sync "
+                        + "(add the column here with ALTER TABLE, then enable the table again)")
+            }
+            positions[localIndex] = remoteIndex
+        }
+        return TablePlan(remote: remote, local: local, positions: positions)
+    }
+}
+
+/// A stream of row changes, as a decoder or an array yields them.
+public protocol ChangeIterator {
+    mutating func next() throws -> RowChange?
+}
+
+extension IndexingIterator: ChangeIterator where Elements == [RowChange] {}
+
+/// How one changeset table maps onto the local table.
+private struct TablePlan {
+    let remote: TableSchema
+    let local: SyncedTable
+    /// For each local column, its position in the changeset's column list.
+    let positions: [Int?]
+
+    func localRegisters(_ remote: RowRegisters) -> RowRegisters {
+        RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
+    }
+}
+
+/// Signals that an apply changed nothing, so its transaction is rolled back.
+private struct NothingToApply: Error {}

@@ -1,0 +1,60 @@
+extension Replica {
+    /// Starts syncing `table` under `policy`.
+    ///
+    /// Validates the table (see ``TableInspector``), creates its metadata and
+    /// capture triggers, and records every row already present as this
+    /// replica's first writes, in key order. Enabling a table that already
+    /// syncs under the same policy does nothing.
+    ///
+    /// - Throws: ``ReplicaError/unsupportedTable(table:reason:fix:)`` naming why
+    ///   the table cannot merge, or ``ReplicaError/alreadyEnabled(table:existing:requested:)``.
+    public func enableSync(on table: String, policy: TablePolicy = .column) throws {
+        let inspected = try TableInspector(database).inspect(table, policy: policy)
+        if let existing = syncedTables[inspected.name] {
+            guard existing.policy == policy else {
+                throw ReplicaError.alreadyEnabled(table: existing.name, existing: "policy \(existing.policy.rawValue)",
+                                                  requested: "policy \(policy.rawValue)")
+            }
+            return
+        }
+        let nullKeys = try database.scalar(
+            "SELECT count(*) FROM \(inspected.quotedName) WHERE \(inspected.quotedKey) IS NULL")?.integerValue ?? 0
+        guard nullKeys == 0 else {
+            throw ReplicaError.unsupportedTable(
+                table: inspected.name, reason: "\(nullKeys) row(s) have a NULL \(inspected.key)",
+                fix: "give every row a unique key (e.g. a UUID) before enabling sync")
+        }
+        try database.transaction {
+            try database.execute(
+                "INSERT INTO \(Metadata.tables) (name, key, columns, policy) VALUES (?, ?, ?, ?)",
+                [.text(inspected.name), .text(inspected.key), .text(ColumnList.encode(inspected.columns)),
+                 .text(policy.rawValue)])
+            try database.execute(CaptureTriggers(table: inspected).createSQL)
+            try recordExistingRows(of: inspected)
+        }
+        try loadSyncedTables()
+    }
+
+    /// Stamps every row already in `table` as a local insert.
+    private func recordExistingRows(of table: SyncedTable) throws {
+        var clock = try self.clock
+        var version = try self.version
+        let selfIndex = try index(of: nodeID)
+        let insert = try database.prepare(
+            "INSERT INTO \(table.rowsTable) (pk, cl, ver, hlc, node) VALUES (?, 1, ?, ?, ?)")
+        let keys = try database.prepare(
+            "SELECT \(table.quotedKey) FROM \(table.quotedName) ORDER BY \(table.quotedKey)")
+        while try keys.step() {
+            let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
+            version += 1
+            try insert.run([keys.column(0), .integer(version), .integer(stamp.sqliteValue), .integer(selfIndex)])
+        }
+        try storeClock(clock, version: version)
+    }
+
+    /// Persists the clock and the local version.
+    func storeClock(_ clock: HybridLogicalClock, version: Int64) throws {
+        try database.execute("UPDATE \(Metadata.state) SET hlc = ?, version = ?",
+                             [.integer(clock.last.sqliteValue), .integer(version)])
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// A SQLite database that replicates: it captures local writes, exports them
+/// as changesets, and merges the changesets of other replicas.
+///
+/// The app keeps using its tables with plain SQL through any connection;
+/// `Replica` is the door through which Concord itself enters: enabling sync
+/// on tables, exporting ``changes(since:)``, applying changesets, and
+/// checking that the user tables are exactly what the registers prescribe.
+///
+/// ```swift
+/// let replica = try Replica(path: "app.sqlite")
+/// try replica.enableSync(on: "reminders")
+/// try replica.database.execute("UPDATE reminders SET done = 1 WHERE id = 'r1'")
+/// let changes = try replica.changes(since: 0)
+/// try otherReplica.apply(changes)
+/// ```
+public final class Replica {
+    /// The connection Concord uses; the app may use it too.
+    public let database: Database
+    public let configuration: Configuration
+    /// This replica's node id.
+    public let nodeID: NodeID
+    /// Synced tables by name, refreshed when sync is enabled.
+    private(set) var syncedTables: [String: SyncedTable] = [:]
+    /// Node ids by their index in `_concord_nodes`.
+    private var nodesByIndex: [Int64: NodeID] = [:]
+    private var indexesByNode: [NodeID: Int64] = [:]
+
+    /// How a replica reads time and makes its node id.
+    public struct Configuration: Sendable {
+        /// The physical clock behind every stamp (and behind SQL's `'now'` in capture triggers).
+        public var clock: any PhysicalClock
+        /// How far ahead a peer's stamps may be before its changeset is refused, in milliseconds.
+        public var maxDrift: Int64
+        /// Makes the node id of a newly created replica.
+        public var makeNodeID: @Sendable () -> NodeID
+
+        public init(
+            clock: any PhysicalClock = SystemClock(),
+            maxDrift: Int64 = HybridLogicalClock.defaultMaxDrift,
+            makeNodeID: @escaping @Sendable () -> NodeID = {
+                var generator = SystemRandomNumberGenerator()
+                return NodeID.random(using: &generator)
+            }
+        ) {
+            self.clock = clock
+            self.maxDrift = maxDrift
+            self.makeNodeID = makeNodeID
+        }
+    }
+
+    /// Opens the database at `path` as a replica, creating Concord's metadata when it has none.
+    ///
+    /// - Parameter create: when `false`, a database without metadata is an
+    ///   error (``ReplicaError/notAReplica(path:)``) and nothing is written.
+    public convenience init(path: String, configuration: Configuration = Configuration(), create: Bool = true) throws {
+        let timeSource = configuration.clock is SystemClock
+            ? nil : TimeSourceVFS(unixMilliseconds: { [clock = configuration.clock] in clock.unixMilliseconds() })
+        let database = try Database(path: path, mode: create ? .readWriteCreate : .readWrite, timeSource: timeSource)
+        try self.init(database: database, configuration: configuration, create: create)
+    }
+
+    /// An in-memory replica, for tests and experiments.
+    public static func inMemory(configuration: Configuration = Configuration()) throws -> Replica {
+        try Replica(path: ":memory:", configuration: configuration)
+    }
+
+    /// Makes a replica of an open connection (whose VFS should read `configuration.clock`).
+    public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
+        self.database = database
+        self.configuration = configuration
+        let exists = try database.scalar(
+            "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
+        if !exists {
+            guard create else { throw ReplicaError.notAReplica(path: database.path) }
+            let node = configuration.makeNodeID()
+            try database.transaction {
+                try database.execute(Metadata.createSQL)
+                try database.execute("INSERT INTO \(Metadata.nodes) (idx, id) VALUES (1, ?)", [.blob(node.bytes)])
+                try database.execute(
+                    "INSERT INTO \(Metadata.state) (id, layout, hlc, version, node) VALUES (0, ?, 0, 0, 1)",
+                    [.integer(Metadata.layoutVersion)])
+            }
+        }
+        let layout = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0
+        guard layout == Metadata.layoutVersion else {
+            throw ReplicaError.unsupportedLayout(found: layout, supported: Metadata.layoutVersion)
+        }
+        let selfIndex = try database.scalar("SELECT node FROM \(Metadata.state)")?.integerValue ?? 0
+        nodeID = NodeID(bytes: try database.scalar(
+            "SELECT id FROM \(Metadata.nodes) WHERE idx = ?", [.integer(selfIndex)])?.blobValue ?? []) ?? NodeID(bytes: Array(repeating: 0, count: 16))!
+        try loadSyncedTables()
+    }
+
+    /// The local version: every register change this replica stores gets a higher one.
+    public var version: Int64 {
+        get throws { try database.scalar("SELECT version FROM \(Metadata.state)")?.integerValue ?? 0 }
+    }
+
+    /// The last clock reading this replica issued or received.
+    public var clock: HybridLogicalClock {
+        get throws {
+            let raw = try database.scalar("SELECT hlc FROM \(Metadata.state)")?.integerValue ?? 0
+            return HybridLogicalClock(last: HLCTimestamp(sqliteValue: raw), maxDrift: configuration.maxDrift)
+        }
+    }
+
+    /// The synced tables, in name order.
+    public var tables: [SyncedTable] { syncedTables.keys.sorted().compactMap { syncedTables[$0] } }
+
+    func loadSyncedTables() throws {
+        syncedTables = [:]
+        for row in try database.query("SELECT name, key, columns, policy FROM \(Metadata.tables) ORDER BY name") {
+            guard case .text(let name) = row[0], case .text(let key) = row[1], case .text(let columns) = row[2],
+                  case .text(let policyName) = row[3], let policy = TablePolicy(rawValue: policyName)
+            else { continue }
+            syncedTables[name] = SyncedTable(name: name, key: key, columns: ColumnList.decode(columns), policy: policy)
+        }
+    }
+
+    // MARK: Node ids
+
+    /// The node id stored under `index` (0 means "no write").
+    func node(at index: Int64) throws -> NodeID? {
+        if index == 0 { return nil }
+        if let node = nodesByIndex[index] { return node }
+        guard let bytes = try database.scalar("SELECT id FROM \(Metadata.nodes) WHERE idx = ?", [.integer(index)])?
+            .blobValue, let node = NodeID(bytes: bytes)
+        else { return nil }
+        nodesByIndex[index] = node
+        indexesByNode[node] = index
+        return node
+    }
+
+    /// The index of `node`, registering it on first sight.
+    func index(of node: NodeID) throws -> Int64 {
+        if let index = indexesByNode[node] { return index }
+        let index: Int64
+        if let found = try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
+            .integerValue {
+            index = found
+        } else {
+            try database.execute("INSERT INTO \(Metadata.nodes) (id) VALUES (?)", [.blob(node.bytes)])
+            index = try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
+                .integerValue ?? 0
+        }
+        nodesByIndex[index] = node
+        indexesByNode[node] = index
+        return index
+    }
+
+    /// Forgets cached node indexes (after a rollback may have undone new ones).
+    func forgetNodeCache() {
+        nodesByIndex = [:]
+        indexesByNode = [:]
+    }
+}
+
+/// The JSON array of column names stored in `_concord_tables.columns`.
+enum ColumnList {
+    static func encode(_ columns: [String]) -> String {
+        (try? JSONEncoder().encode(columns)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+
+    static func decode(_ text: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}

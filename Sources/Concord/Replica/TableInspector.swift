@@ -1,0 +1,84 @@
+/// Reads a user table's declaration from SQLite and decides whether it can sync.
+///
+/// Only tables whose rows can be merged key by key qualify: one primary-key
+/// column holding globally unique TEXT or BLOB values, and no other UNIQUE
+/// constraint (two replicas could insert the same unique value under
+/// different keys, and no merge could keep both). Anything else is refused
+/// with an error that names the table, the reason and the fix.
+///
+/// ```swift
+/// let table = try TableInspector(database).inspect("reminders", policy: .column)
+/// ```
+struct TableInspector {
+    let database: Database
+
+    init(_ database: Database) { self.database = database }
+
+    /// A column as `PRAGMA table_xinfo` reports it.
+    struct Column {
+        var name: String
+        var declaredType: String
+        var primaryKeyPosition: Int64
+        var hidden: Int64
+    }
+
+    func inspect(_ requested: String, policy: TablePolicy) throws -> SyncedTable {
+        guard let row = try database.query(
+            "SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+            [.text(requested)]).first, case .text(let name) = row[0]
+        else { throw ReplicaError.tableNotFound(requested) }
+        let refuse = { (reason: String, fix: String) in
+            ReplicaError.unsupportedTable(table: name, reason: reason, fix: fix)
+        }
+        if row[1] == .text("view") { throw refuse("it is a view", "sync the tables the view reads from") }
+        if case .text(let sql) = row[2], sql.uppercased().hasPrefix("CREATE VIRTUAL") {
+            throw refuse("it is a virtual table", "sync an ordinary table instead")
+        }
+        if name.hasPrefix(Metadata.prefix) || name.lowercased().hasPrefix("sqlite_") {
+            throw refuse("it is an internal table", "sync one of the application's own tables")
+        }
+
+        let columns = try database.query(
+            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid", [.text(name)]
+        ).map { Column(name: $0[0].textValue ?? "", declaredType: $0[1].textValue ?? "",
+                       primaryKeyPosition: $0[2].integerValue ?? 0, hidden: $0[3].integerValue ?? 0) }
+        let keyColumns = columns.filter { $0.primaryKeyPosition > 0 }
+        guard keyColumns.count == 1, let key = keyColumns.first else {
+            throw keyColumns.isEmpty
+                ? refuse("it has no PRIMARY KEY, so rows are identified by rowids that differ on every device",
+                         "add a TEXT primary key holding a UUID, e.g. `id TEXT PRIMARY KEY NOT NULL`")
+                : refuse("its primary key spans \(keyColumns.count) columns; only single-column keys can be merged",
+                         "give it a single TEXT primary key holding a UUID and make the old key columns a plain index")
+        }
+        switch Self.affinity(of: key.declaredType) {
+        case .text, .blob: break
+        case .integer:
+            throw refuse("its primary key \(key.name) is an INTEGER, which devices allocate independently and so collide",
+                         "use a TEXT primary key holding a UUID")
+        case .other:
+            throw refuse("its primary key \(key.name) is declared \(key.declaredType), not TEXT or BLOB",
+                         "declare the key `TEXT PRIMARY KEY` and store UUIDs in it")
+        }
+        let uniques = try database.query(
+            "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
+            [.text(name)]).compactMap { $0[0].textValue }
+        if let index = uniques.first {
+            throw refuse("it has a UNIQUE constraint besides its primary key (index \(index)); "
+                         + "two devices can insert the same value under different keys and no merge keeps both",
+                         "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key")
+        }
+        let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
+        return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
+    }
+
+    enum Affinity { case text, blob, integer, other }
+
+    /// SQLite's affinity rules (section 3.1 of "Datatypes In SQLite").
+    static func affinity(of declaredType: String) -> Affinity {
+        let type = declaredType.uppercased()
+        if type.contains("INT") { return .integer }
+        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return .text }
+        if type.contains("BLOB") || type.isEmpty { return .blob }
+        return .other
+    }
+}

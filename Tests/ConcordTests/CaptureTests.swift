@@ -1,0 +1,115 @@
+import Testing
+@testable import Concord
+
+/// Stamps of the `reminders` registers, in stamp order, as (key, hlc).
+private func stampedKeys(_ replica: Replica) throws -> [(String, Int64)] {
+    try replica.database.query("SELECT pk, hlc FROM _concord_rows_reminders ORDER BY hlc").map {
+        ($0[0].textValue ?? "", $0[1].integerValue ?? 0)
+    }
+}
+
+@Suite("Capturing writes")
+struct CaptureTests {
+    @Test func writesFromAnotherConnectionAreCapturedInWriteOrder() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: clock)
+        let other = try Database(path: directory.path("a.sqlite"))
+        for key in ["r3", "r1", "r2"] {
+            try other.execute("INSERT INTO reminders (id, title) VALUES (?, 'x')", [.text(key)])
+        }
+        #expect(try stampedKeys(replica).map(\.0) == ["r3", "r1", "r2"])
+        #expect(try replica.check().isConsistent)
+    }
+
+    @Test func writesFromTheSQLiteShellAreCapturedInOrderWithTheirTime() throws {
+        let directory = TemporaryDirectory()
+        let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))
+        let before = SystemClock().unixMilliseconds()
+        try sqlite3Shell(directory.path("a.sqlite"), """
+            INSERT INTO reminders (id, title) VALUES ('z', 'first');
+            INSERT INTO reminders (id, title) VALUES ('a', 'second');
+            UPDATE reminders SET title = 'third' WHERE id = 'z';
+            DELETE FROM reminders WHERE id = 'a';
+            """)
+        let after = SystemClock().unixMilliseconds()
+        let stamps = try replica.database.query(
+            "SELECT pk, cl, hlc, h_title, clh FROM _concord_rows_reminders ORDER BY pk")
+        // 'a' was inserted, then deleted: causal length 2, delete stamped after its insert.
+        #expect(stamps[0][0] == "a" && stamps[0][1] == .integer(2))
+        let insertA = stamps[0][2].integerValue!, deleteA = stamps[0][4].integerValue!
+        let insertZ = stamps[1][2].integerValue!, updateZ = stamps[1][3].integerValue!
+        #expect(insertZ < insertA && insertA < updateZ && updateZ < deleteA)
+        // The shell knows nothing of Concord's clock: its writes carry the wall-clock time of the write.
+        for raw in [insertZ, insertA, updateZ, deleteA] {
+            let milliseconds = Int64(HLCTimestamp(sqliteValue: raw).milliseconds)
+            #expect(milliseconds >= before && milliseconds <= after)
+        }
+        #expect(try replica.check().isConsistent)
+    }
+
+    @Test func triggersReadTheInjectedClock() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: clock)
+        try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'a')")
+        try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'b')")
+        clock.advance(by: 1_500)
+        try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('r3', 'c')")
+        let stamps = try stampedKeys(replica).map { HLCTimestamp(sqliteValue: $0.1) }
+        #expect(stamps == [HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 0),
+                           HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 1),
+                           HLCTimestamp(milliseconds: UInt64(epoch2026 + 1_500), counter: 0)])
+    }
+
+    @Test func anUpdateStampsOnlyTheColumnsItChanged() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: clock)
+        try replica.database.execute("INSERT INTO reminders (id, title, notes) VALUES ('r1', 'a', 'n')")
+        let version = try replica.version
+        try replica.database.execute("UPDATE reminders SET title = 'a', notes = 'n' WHERE id = 'r1'")
+        #expect(try replica.version == version, "an update that changes nothing is not a write")
+        try replica.database.execute("UPDATE reminders SET title = 'b', notes = 'n' WHERE id = 'r1'")
+        let row = try replica.database.query("SELECT h_title, h_done, h_notes FROM _concord_rows_reminders")[0]
+        #expect(!row[0].isNull && row[1].isNull && row[2].isNull)
+    }
+
+    @Test func changingAKeyIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))
+        try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'a')")
+        #expect(throws: SQLiteError.self) {
+            try replica.database.execute("UPDATE reminders SET id = 'r2' WHERE id = 'r1'")
+        }
+        #expect(try replica.database.scalar("SELECT id FROM reminders") == "r1")
+    }
+
+    @Test func mergeWritesAreNotCapturedAgain() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let a = try makeReplica(directory, "a.sqlite", node: 1, clock: clock)
+        let b = try makeReplica(directory, "b.sqlite", node: 2, clock: clock)
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'from a')")
+        try b.apply(a.changes())
+        // b stored a's stamp, not a new one of its own.
+        let stamp = try b.database.query("SELECT hlc, node FROM _concord_rows_reminders")[0]
+        let original = try a.database.query("SELECT hlc FROM _concord_rows_reminders")[0][0]
+        #expect(stamp[0] == original)
+        #expect(try b.database.scalar("SELECT id FROM _concord_nodes WHERE idx = ?", [stamp[1]]) == .blob(node(1).bytes))
+    }
+
+    @Test func aRestartNeverReissuesAStampEvenWhenTheClockGoesBack() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        var replica: Replica? = try makeReplica(directory, "a.sqlite", node: 1, clock: clock)
+        try replica!.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'a')")
+        let first = try replica!.clock.last
+        replica = nil
+        clock.advance(by: -60_000)
+        replica = try Replica(path: directory.path("a.sqlite"), configuration: configuration(node: 1, clock: clock))
+        try replica!.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'b')")
+        let stamps = try stampedKeys(replica!).map(\.1)
+        #expect(stamps.count == 2 && stamps[1] > first.sqliteValue)
+    }
+}

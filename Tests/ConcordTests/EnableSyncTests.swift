@@ -1,0 +1,67 @@
+import Testing
+@testable import Concord
+
+@Suite("Enabling sync")
+struct EnableSyncTests {
+    private func refusal(_ schema: String, table: String = "t") throws -> ReplicaError? {
+        let replica = try Replica.inMemory()
+        try replica.database.execute(schema)
+        do {
+            try replica.enableSync(on: table)
+            return nil
+        } catch let error as ReplicaError {
+            return error
+        }
+    }
+
+    @Test(arguments: [
+        ("CREATE TABLE t (id INTEGER PRIMARY KEY, x)", "INTEGER"),
+        ("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", "spans 2 columns"),
+        ("CREATE TABLE t (x TEXT)", "no PRIMARY KEY"),
+        ("CREATE TABLE t (id TEXT PRIMARY KEY, email TEXT UNIQUE)", "UNIQUE"),
+        ("CREATE TABLE t (id TEXT PRIMARY KEY, email TEXT); CREATE UNIQUE INDEX te ON t(email)", "UNIQUE"),
+        ("CREATE TABLE t (id REAL PRIMARY KEY)", "not TEXT or BLOB"),
+        ("CREATE TABLE base (id TEXT PRIMARY KEY); CREATE VIEW t AS SELECT * FROM base", "view"),
+    ])
+    func unmergeableTablesAreRefusedWithReasonAndFix(schema: String, reason: String) throws {
+        let error = try #require(try refusal(schema))
+        guard case .unsupportedTable(let table, let why, let fix) = error else {
+            Issue.record("unexpected error \(error)")
+            return
+        }
+        #expect(table == "t")
+        #expect(why.contains(reason), "\(why)")
+        #expect(!fix.isEmpty)
+        #expect(error.description.hasPrefix("cannot sync table 't': "))
+    }
+
+    @Test func aMissingTableIsNamed() throws {
+        #expect(try refusal("CREATE TABLE other (id TEXT PRIMARY KEY)") == .tableNotFound("t"))
+    }
+
+    @Test func textAndBlobKeysAndGeneratedColumnsAreAccepted() throws {
+        let replica = try Replica.inMemory()
+        try replica.database.execute("""
+            CREATE TABLE notes (id BLOB PRIMARY KEY, body TEXT, length INTEGER GENERATED ALWAYS AS (length(body)));
+            CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT) WITHOUT ROWID;
+            """)
+        try replica.enableSync(on: "notes")
+        try replica.enableSync(on: "tags", policy: .row)
+        #expect(replica.tables.map(\.name) == ["notes", "tags"])
+        #expect(replica.tables[0].columns == ["body"], "generated columns are never synced")
+    }
+
+    @Test func enablingIsIdempotentAndExistingRowsBecomeFirstWrites() throws {
+        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        try replica.database.execute(remindersSchema)
+        try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('b', 'two'), ('a', 'one')")
+        try replica.enableSync(on: "reminders")
+        try replica.enableSync(on: "reminders")
+        let changes = try replica.changes()
+        #expect(changes.rows.map(\.key) == ["a", "b"])
+        #expect(changes.rows.allSatisfy { $0.registers.liveness.causalLength == 1 })
+        #expect(try replica.version == 2)
+        #expect(throws: ReplicaError.self) { try replica.enableSync(on: "reminders", policy: .row) }
+        #expect(try replica.check().isConsistent)
+    }
+}
