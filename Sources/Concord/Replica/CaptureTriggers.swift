@@ -85,7 +85,9 @@ struct CaptureTriggers {
         case .row:
             // The row is one register: the new write supplies every column. The
             // liveness stamp keeps its own value (it would otherwise follow the base).
-            assignments = "clh = coalesce(clh, hlc), cln = coalesce(cln, node), hlc = s.hlc, node = s.node"
+            let rows = table.rowsTable
+            assignments = "clh = coalesce(\(rows).clh, \(rows).hlc), cln = coalesce(\(rows).cln, \(rows).node), "
+                + "hlc = s.hlc, node = s.node"
         }
         return trigger("update", "AFTER UPDATE", "\(active) AND (\(changed.joined(separator: " OR ")))", [
             Metadata.tickSQL,
