@@ -5,6 +5,7 @@ let package = Package(
     name: "Concord",
     products: [
         .library(name: "Concord", targets: ["Concord"]),
+        .library(name: "ConcordTesting", targets: ["ConcordTesting"]),
         .executable(name: "concord", targets: ["ConcordCLI"]),
     ],
     targets: [
@@ -14,8 +15,10 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "Concord", dependencies: ["CSQLite"]),
+        .target(name: "ConcordTesting", dependencies: ["Concord"]),
         .executableTarget(name: "ConcordCLI", dependencies: ["Concord"], path: "Sources/concord"),
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordCLI"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordCLI"]),
+        .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import Foundation
 import CSQLite
 
 /// A connection to one SQLite database: the only place Concord reaches C.

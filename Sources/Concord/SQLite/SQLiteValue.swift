@@ -1,3 +1,4 @@
+import Foundation
 /// One SQLite value: the five storage classes SQLite knows.
 ///
 /// Concord moves values between the user's tables, its own metadata and
