@@ -1,0 +1,258 @@
+import Foundation
+
+/// Somewhere bytes come from, a chunk at a time: memory, a file, standard input.
+///
+/// The changeset decoder pulls through this protocol so a changeset larger
+/// than memory can be read straight from a file or a pipe; only the current
+/// chunk and the current row are ever held.
+///
+/// ```swift
+/// let source = try FileByteSource(path: "changes.cncd")
+/// while case let chunk = try source.read(maxCount: 65_536), !chunk.isEmpty { use(chunk) }
+/// ```
+public protocol ByteSource: AnyObject {
+    /// Reads up to `maxCount` (> 0) bytes; an empty result means the stream has ended.
+    func read(maxCount: Int) throws -> [UInt8]
+    /// How many bytes are left, when the source knows it for certain (memory); `nil` otherwise.
+    var remainingByteCount: Int? { get }
+}
+
+extension ByteSource {
+    public var remainingByteCount: Int? { nil }
+}
+
+/// Somewhere bytes go to: memory, a file, standard output.
+///
+/// The changeset encoder pushes through this protocol so a large export is
+/// written as it is produced. Writes may be buffered: call ``flush()`` to push
+/// them out and ``close()`` when done, and look at the errors they throw —
+/// that is where a full disk shows up.
+///
+/// ```swift
+/// let sink = try FileByteSink(path: "changes.cncd")
+/// try sink.write(bytes)
+/// try sink.close()
+/// ```
+public protocol ByteSink: AnyObject {
+    /// Appends `bytes` (possibly only to a buffer until ``flush()``).
+    func write(_ bytes: [UInt8]) throws
+    /// Pushes buffered bytes to their destination.
+    func flush() throws
+    /// Flushes, then releases the destination; later writes fail.
+    func close() throws
+}
+
+/// The size of file buffers and of the chunks the decoder asks for.
+let byteStreamChunkSize = 64 * 1024
+
+// MARK: - Memory
+
+/// A ``ByteSource`` over an array already in memory.
+///
+/// It knows how much remains, so the decoder refuses a declared length that
+/// runs past the end before allocating anything for it.
+///
+/// ```swift
+/// let decoder = try ChangesetDecoder(source: MemoryByteSource(bytes))
+/// ```
+public final class MemoryByteSource: ByteSource {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public func read(maxCount: Int) -> [UInt8] {
+        let end = position + min(max(maxCount, 0), bytes.count - position)
+        defer { position = end }
+        return Array(bytes[position..<end])
+    }
+
+    public var remainingByteCount: Int? { bytes.count - position }
+}
+
+/// A ``ByteSink`` that collects everything in an array.
+///
+/// ```swift
+/// let sink = MemoryByteSink()
+/// try ChangesetEncoder(sink: sink).encode(changeset)
+/// sink.bytes   // the encoded changeset
+/// ```
+public final class MemoryByteSink: ByteSink {
+    /// Everything written so far.
+    public private(set) var bytes: [UInt8] = []
+    private var closed = false
+
+    public init() {}
+
+    public func write(_ bytes: [UInt8]) throws {
+        guard !closed else { throw ChangesetError.io(operation: "write", path: "memory", reason: "the sink is closed") }
+        self.bytes += bytes
+    }
+
+    public func flush() {}
+
+    public func close() { closed = true }
+}
+
+// MARK: - Files
+
+/// A ``ByteSource`` reading a file or standard input through a 64 KiB buffer.
+///
+/// ```swift
+/// let source = path == "-" ? FileByteSource.standardInput() : try FileByteSource(path: path)
+/// defer { source.close() }
+/// ```
+public final class FileByteSource: ByteSource {
+    /// The path it reads, or "standard input"; used in error messages.
+    public let path: String
+    private var descriptor: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8] = []
+    private var position = 0
+
+    /// Opens `path` for reading.
+    public init(path: String) throws {
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else {
+            throw ChangesetError.io(operation: "open", path: path, reason: lastErrorDescription())
+        }
+        self.path = path
+        self.descriptor = fd
+        self.ownsDescriptor = true
+    }
+
+    private init(descriptor: Int32, path: String) {
+        self.path = path
+        self.descriptor = descriptor
+        self.ownsDescriptor = false
+    }
+
+    /// Reads the process's standard input (which `close()` leaves open).
+    public static func standardInput() -> FileByteSource {
+        FileByteSource(descriptor: 0, path: "standard input")
+    }
+
+    public func read(maxCount: Int) throws -> [UInt8] {
+        guard maxCount > 0 else { return [] }
+        if position == buffer.count {
+            buffer = try readChunk(count: max(maxCount, byteStreamChunkSize))
+            position = 0
+        }
+        let end = position + min(maxCount, buffer.count - position)
+        defer { position = end }
+        return Array(buffer[position..<end])
+    }
+
+    private func readChunk(count: Int) throws -> [UInt8] {
+        guard descriptor >= 0 else {
+            throw ChangesetError.io(operation: "read", path: path, reason: "the source is closed")
+        }
+        var chunk = [UInt8](repeating: 0, count: count)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress!, count) }
+            if n >= 0 { return Array(chunk[0..<n]) }
+            if errno != EINTR {
+                throw ChangesetError.io(operation: "read", path: path, reason: lastErrorDescription())
+            }
+        }
+    }
+
+    /// Closes the file (standard input stays open); further reads fail.
+    public func close() {
+        if ownsDescriptor && descriptor >= 0 { _ = systemClose(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { if ownsDescriptor && descriptor >= 0 { _ = systemClose(descriptor) } }
+}
+
+/// A ``ByteSink`` writing a file or standard output through a 64 KiB buffer.
+///
+/// Opening a path creates the file or empties an existing one. Errors
+/// (a full disk, a closed pipe) surface from ``write(_:)``, ``flush()`` or
+/// ``close()``; dropping the sink without closing it flushes on a best-effort
+/// basis and loses any error.
+///
+/// ```swift
+/// let sink = try FileByteSink(path: "changes.cncd")
+/// try ChangesetEncoder(sink: sink).encode(changeset)
+/// try sink.close()
+/// ```
+public final class FileByteSink: ByteSink {
+    /// The path it writes, or "standard output"; used in error messages.
+    public let path: String
+    private var descriptor: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8] = []
+
+    /// Creates `path` (mode 0644), or truncates it if it exists.
+    public init(path: String) throws {
+        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else {
+            throw ChangesetError.io(operation: "create", path: path, reason: lastErrorDescription())
+        }
+        self.path = path
+        self.descriptor = fd
+        self.ownsDescriptor = true
+        buffer.reserveCapacity(byteStreamChunkSize)
+    }
+
+    private init(descriptor: Int32, path: String) {
+        self.path = path
+        self.descriptor = descriptor
+        self.ownsDescriptor = false
+    }
+
+    /// Writes the process's standard output (which `close()` flushes but leaves open).
+    public static func standardOutput() -> FileByteSink {
+        FileByteSink(descriptor: 1, path: "standard output")
+    }
+
+    public func write(_ bytes: [UInt8]) throws {
+        guard descriptor >= 0 else {
+            throw ChangesetError.io(operation: "write", path: path, reason: "the sink is closed")
+        }
+        buffer += bytes
+        if buffer.count >= byteStreamChunkSize { try flush() }
+    }
+
+    public func flush() throws {
+        guard !buffer.isEmpty else { return }
+        guard descriptor >= 0 else {
+            throw ChangesetError.io(operation: "write", path: path, reason: "the sink is closed")
+        }
+        var written = 0
+        while written < buffer.count {
+            let n = buffer.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if n > 0 {
+                written += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                let reason = n == 0 ? "the system accepted no bytes" : lastErrorDescription()
+                buffer.removeFirst(written)
+                throw ChangesetError.io(operation: "write", path: path, reason: reason)
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    public func close() throws {
+        defer {
+            if ownsDescriptor && descriptor >= 0 { _ = systemClose(descriptor) }
+            descriptor = -1
+        }
+        try flush()
+    }
+
+    deinit {
+        try? flush()
+        if ownsDescriptor && descriptor >= 0 { _ = systemClose(descriptor) }
+    }
+}
+
+// File-scope wrappers, so the methods named `read`/`write`/`close` above do not shadow the system calls.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buffer, count) }
+private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+private func lastErrorDescription() -> String { String(cString: strerror(errno)) }

@@ -1,0 +1,374 @@
+/// The changeset's JSON form: the same content as the binary one, readable and hand-editable, for debugging.
+///
+/// It is deterministic — pretty-printed, keys sorted, equal changesets give
+/// identical bytes — so it diffs well and can be committed as a test fixture.
+/// Integers are exact JSON integers (64-bit, never rounded through a double);
+/// reals are the shortest decimal that reads back to the same bits (`-0.0`
+/// included), with `"Infinity"` and `"-Infinity"` as strings; blobs are
+/// lowercase hex; node ids are 32 hex digits; clocks are the raw 64-bit
+/// ``HLCTimestamp`` integer. NULL is `null`, any other value an object with one
+/// key naming its kind. Reading it is as strict as reading the binary form:
+/// unknown or missing keys, wrong types and every rule of ``ChangesetFormat``
+/// are refused with a ``ChangesetError`` giving the byte offset in the text.
+///
+/// ```json
+/// {
+///   "format": 1,
+///   "rows": [
+///     {
+///       "columns": [
+///         {
+///           "stamp": { "hlc": 111398894379417600, "node": "9f0c...e2" },
+///           "value": { "text": "Buy milk" }
+///         },
+///         null
+///       ],
+///       "key": { "integer": 1 },
+///       "liveness": { "causalLength": 1, "stamp": { "hlc": 111398894379417600, "node": "9f0c...e2" } },
+///       "table": "reminders"
+///     }
+///   ],
+///   "since": 0,
+///   "source": "9f0c...e2",
+///   "tables": [ { "columns": ["title", "notes"], "key": "id", "name": "reminders", "policy": "column" } ],
+///   "upTo": 1
+/// }
+/// ```
+/// (The real output puts every member on its own line.)
+extension Changeset {
+    /// The changeset as pretty-printed, key-sorted UTF-8 JSON.
+    ///
+    /// A NaN (which the binary encoder refuses) is written as `"NaN"`, which
+    /// ``init(json:)`` refuses in turn.
+    ///
+    /// ```swift
+    /// FileManager.default.createFile(atPath: "changes.json", contents: Data(changes.jsonData()))
+    /// ```
+    public func jsonData() -> [UInt8] {
+        JSONText.write(.object([
+            ("format", .number(String(Changeset.formatVersion))),
+            ("source", .string(lowercaseHex(source.bytes))),
+            ("since", .number(String(since))),
+            ("upTo", .number(String(upTo))),
+            ("tables", .array(tables.map { table in
+                .object([
+                    ("name", .string(table.name)),
+                    ("key", .string(table.key)),
+                    ("columns", .array(table.columns.map { .string($0) })),
+                    ("policy", .string(table.policy.rawValue)),
+                ])
+            })),
+            ("rows", .array(rows.map { row in
+                .object([
+                    ("table", .string(row.table)),
+                    ("key", jsonValue(row.key)),
+                    ("liveness", .object([
+                        ("causalLength", .number(String(row.registers.liveness.causalLength))),
+                        ("stamp", row.registers.liveness.stamp.map(jsonStamp) ?? .null),
+                    ])),
+                    ("columns", .array(row.registers.columns.map { register in
+                        register.map { .object([("stamp", jsonStamp($0.stamp)), ("value", jsonValue($0.value))]) } ?? .null
+                    })),
+                ])
+            })),
+        ]))
+    }
+
+    /// Reads the JSON form, validating it as strictly as the binary decoder does.
+    ///
+    /// ```swift
+    /// let changes = try Changeset(json: Array(try Data(contentsOf: url)))
+    /// ```
+    public init(json: [UInt8]) throws {
+        self = try JSONChangesetReader.read(JSONText.parse(json))
+    }
+
+    /// Decodes either form: binary if `bytes` start with the magic "CNCD", JSON if the first non-space byte is `{`.
+    ///
+    /// ```swift
+    /// let changes = try Changeset.decode(anyFormat: Array(try Data(contentsOf: url)))
+    /// ```
+    public static func decode(anyFormat bytes: [UInt8]) throws -> Changeset {
+        let magic = ChangesetFormat.magic
+        if bytes.starts(with: magic) || (!bytes.isEmpty && bytes.count < magic.count && magic.starts(with: bytes)) {
+            return try Changeset(decoding: bytes)
+        }
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        if index < bytes.count && bytes[index] == UInt8(ascii: "{") {
+            return try Changeset(json: bytes)
+        }
+        throw ChangesetError.notAChangeset(prefix: Array(bytes.prefix(8)))
+    }
+}
+
+/// Two lowercase hex digits per byte (what `NodeID.description` gives, without its per-byte strings).
+private func lowercaseHex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(2 * bytes.count)
+    for byte in bytes {
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0xF)])
+    }
+    return String(decoding: text, as: UTF8.self)
+}
+
+private func jsonStamp(_ stamp: Stamp) -> JSONText.Value {
+    .object([("hlc", .number(String(stamp.hlc.rawValue))), ("node", .string(lowercaseHex(stamp.node.bytes)))])
+}
+
+private func jsonValue(_ value: SQLiteValue) -> JSONText.Value {
+    switch value {
+    case .null:
+        return .null
+    case .integer(let v):
+        return .object([("integer", .number(String(v)))])
+    case .real(let v):
+        let text: JSONText.Value = v.isFinite ? .number(v.description)
+            : v.isNaN ? .string("NaN") : .string(v < 0 ? "-Infinity" : "Infinity")
+        return .object([("real", text)])
+    case .text(let v):
+        return .object([("text", .string(v))])
+    case .blob(let v):
+        return .object([("blob", .string(lowercaseHex(v)))])
+    }
+}
+
+/// Turns a parsed JSON tree into a ``Changeset``, enforcing the format's rules with offsets and paths.
+private enum JSONChangesetReader {
+    typealias Node = JSONText.Node
+
+    static func read(_ root: Node) throws -> Changeset {
+        guard case .object(let members) = root.kind else {
+            throw malformed(root, "the changeset", .wrongType(expected: "an object", found: root.typeName))
+        }
+        // The version first: another version may have other keys.
+        guard let formatNode = members.first(where: { $0.key == "format" })?.value else {
+            throw malformed(root, "the changeset", .missingKey("format"))
+        }
+        let format = try uint64(formatNode, "format")
+        guard format == UInt64(Changeset.formatVersion) else {
+            throw ChangesetError.unsupportedVersion(found: format, supported: ChangesetFormat.supportedVersions)
+        }
+        let top = try object(root, "the changeset", keys: ["format", "rows", "since", "source", "tables", "upTo"])
+        let source = try nodeID(top["source"]!, "source")
+        let since = try int64(top["since"]!, "since")
+        let upTo = try int64(top["upTo"]!, "upTo")
+        if let reason = ChangesetFormat.problem(since: since, upTo: upTo) {
+            throw malformed(top["since"]!, "since and upTo", reason)
+        }
+
+        var tables: [TableSchema] = []
+        var tableNames = Set<[UInt8]>()
+        for (t, tableNode) in try array(top["tables"]!, "tables").enumerated() {
+            let path = "tables[\(t)]"
+            let fields = try object(tableNode, path, keys: ["columns", "key", "name", "policy"])
+            let name = try identifier(fields["name"]!, path + ".name")
+            guard tableNames.insert(ChangesetFormat.folded(name)).inserted else {
+                throw malformed(fields["name"]!, path + ".name", .duplicateTable(name))
+            }
+            let key = try identifier(fields["key"]!, path + ".key")
+            var columnNames: Set<[UInt8]> = [ChangesetFormat.folded(key)]
+            let columnNodes = try array(fields["columns"]!, path + ".columns")
+            if UInt64(columnNodes.count) > ChangesetFormat.maxColumns {
+                throw malformed(fields["columns"]!, path + ".columns",
+                                .countTooLarge(declared: UInt64(columnNodes.count), limit: ChangesetFormat.maxColumns))
+            }
+            var columns: [String] = []
+            for (c, columnNode) in columnNodes.enumerated() {
+                let column = try identifier(columnNode, path + ".columns[\(c)]")
+                guard columnNames.insert(ChangesetFormat.folded(column)).inserted else {
+                    throw malformed(columnNode, path + ".columns[\(c)]", .duplicateColumn(column))
+                }
+                columns.append(column)
+            }
+            let policyText = try string(fields["policy"]!, path + ".policy")
+            guard let policy = TablePolicy(rawValue: policyText) else {
+                throw malformed(fields["policy"]!, path + ".policy", .unknownPolicy("\"\(policyText)\""))
+            }
+            tables.append(TableSchema(name: name, key: key, columns: columns, policy: policy))
+        }
+
+        var tableIndex: [[UInt8]: Int] = [:]
+        for (index, table) in tables.enumerated() { tableIndex[Array(table.name.utf8)] = index }
+        var rows: [RowChange] = []
+        for (i, rowNode) in try array(top["rows"]!, "rows").enumerated() {
+            let path = "rows[\(i)]"
+            let fields = try object(rowNode, path, keys: ["columns", "key", "liveness", "table"])
+            let tableName = try string(fields["table"]!, path + ".table")
+            guard let t = tableIndex[Array(tableName.utf8)] else {
+                throw malformed(fields["table"]!, path + ".table", .unknownTable(tableName))
+            }
+            let table = tables[t]
+            let key = try value(fields["key"]!, path + ".key")
+            if let reason = ChangesetFormat.problem(key: key) { throw malformed(fields["key"]!, path + ".key", reason) }
+
+            let livenessFields = try object(fields["liveness"]!, path + ".liveness", keys: ["causalLength", "stamp"])
+            let liveness = Liveness(
+                causalLength: try uint64(livenessFields["causalLength"]!, path + ".liveness.causalLength"),
+                stamp: try optionalStamp(livenessFields["stamp"]!, path + ".liveness.stamp"))
+            if let reason = ChangesetFormat.problem(liveness: liveness) {
+                throw malformed(livenessFields["stamp"]!, path + ".liveness.stamp", reason)
+            }
+
+            let columnNodes = try array(fields["columns"]!, path + ".columns")
+            guard columnNodes.count == table.columns.count else {
+                throw malformed(fields["columns"]!, path + ".columns",
+                                .columnCountMismatch(expected: table.columns.count, found: UInt64(columnNodes.count)))
+            }
+            var columns: [ColumnRegister?] = []
+            for (c, columnNode) in columnNodes.enumerated() {
+                let columnPath = path + ".columns[\(c)]"
+                if case .null = columnNode.kind {
+                    columns.append(nil)
+                    continue
+                }
+                let register = try object(columnNode, columnPath, keys: ["stamp", "value"])
+                let stamp = try stamp(register["stamp"]!, columnPath + ".stamp")
+                let value = try value(register["value"]!, columnPath + ".value")
+                columns.append(ColumnRegister(value: value, stamp: stamp))
+            }
+            rows.append(RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns)))
+        }
+        return Changeset(source: source, since: since, upTo: upTo, tables: tables, rows: rows)
+    }
+
+    // MARK: Typed accessors
+
+    static func malformed(_ node: Node, _ path: String, _ reason: ChangesetError.Reason) -> ChangesetError {
+        .malformed(offset: node.offset, field: path, reason: reason)
+    }
+
+    /// The members of an object that must have exactly `keys`.
+    static func object(_ node: Node, _ path: String, keys: [String]) throws -> [String: Node] {
+        guard case .object(let members) = node.kind else {
+            throw malformed(node, path, .wrongType(expected: "an object", found: node.typeName))
+        }
+        var result: [String: Node] = [:]
+        for member in members {
+            guard keys.contains(member.key) else {
+                throw ChangesetError.malformed(offset: member.keyOffset, field: path, reason: .unexpectedKey(member.key))
+            }
+            guard result[member.key] == nil else {
+                throw ChangesetError.malformed(offset: member.keyOffset, field: path, reason: .duplicateKey(member.key))
+            }
+            result[member.key] = member.value
+        }
+        for key in keys where result[key] == nil { throw malformed(node, path, .missingKey(key)) }
+        return result
+    }
+
+    static func array(_ node: Node, _ path: String) throws -> [Node] {
+        guard case .array(let items) = node.kind else {
+            throw malformed(node, path, .wrongType(expected: "an array", found: node.typeName))
+        }
+        return items
+    }
+
+    static func string(_ node: Node, _ path: String) throws -> String {
+        guard case .string(let text) = node.kind else {
+            throw malformed(node, path, .wrongType(expected: "a string", found: node.typeName))
+        }
+        return text
+    }
+
+    static func identifier(_ node: Node, _ path: String) throws -> String {
+        let name = try string(node, path)
+        if let reason = ChangesetFormat.problem(identifier: name) { throw malformed(node, path, reason) }
+        return name
+    }
+
+    static func int64(_ node: Node, _ path: String) throws -> Int64 {
+        guard case .number(let text) = node.kind else {
+            throw malformed(node, path, .wrongType(expected: "an integer", found: node.typeName))
+        }
+        guard let value = Int64(text) else { throw malformed(node, path, .numberOutOfRange(text)) }
+        return value
+    }
+
+    static func uint64(_ node: Node, _ path: String) throws -> UInt64 {
+        guard case .number(let text) = node.kind else {
+            throw malformed(node, path, .wrongType(expected: "an integer", found: node.typeName))
+        }
+        guard let value = UInt64(text) else { throw malformed(node, path, .numberOutOfRange(text)) }
+        return value
+    }
+
+    static func nodeID(_ node: Node, _ path: String) throws -> NodeID {
+        let text = try string(node, path)
+        guard let id = NodeID(hex: text) else { throw malformed(node, path, .invalidNodeID(text)) }
+        return id
+    }
+
+    static func stamp(_ node: Node, _ path: String) throws -> Stamp {
+        let fields = try object(node, path, keys: ["hlc", "node"])
+        return Stamp(
+            hlc: HLCTimestamp(rawValue: try uint64(fields["hlc"]!, path + ".hlc")),
+            node: try nodeID(fields["node"]!, path + ".node"))
+    }
+
+    static func optionalStamp(_ node: Node, _ path: String) throws -> Stamp? {
+        if case .null = node.kind { return nil }
+        return try stamp(node, path)
+    }
+
+    static let valueKinds = ["integer", "real", "text", "blob"]
+
+    static func value(_ node: Node, _ path: String) throws -> SQLiteValue {
+        let expected = "null or an object with one key: integer, real, text or blob"
+        guard case .object(let members) = node.kind else {
+            if case .null = node.kind { return .null }
+            throw malformed(node, path, .wrongType(expected: expected, found: node.typeName))
+        }
+        for member in members where !valueKinds.contains(member.key) {
+            throw ChangesetError.malformed(offset: member.keyOffset, field: path, reason: .unexpectedKey(member.key))
+        }
+        guard members.count == 1, let (kind, _, payload) = members.first.map({ ($0.key, $0.keyOffset, $0.value) }) else {
+            throw malformed(node, path, .wrongType(expected: expected, found: "an object with \(members.count) keys"))
+        }
+        let payloadPath = path + "." + kind
+        switch kind {
+        case "integer":
+            return .integer(try int64(payload, payloadPath))
+        case "real":
+            switch payload.kind {
+            case .number(let text):
+                guard let value = Double(text), value.isFinite else {
+                    throw malformed(payload, payloadPath, .numberOutOfRange(text))
+                }
+                return .real(value)
+            case .string("Infinity"): return .real(.infinity)
+            case .string("-Infinity"): return .real(-.infinity)
+            case .string("NaN"): throw malformed(payload, payloadPath, .notANumber)
+            default:
+                throw malformed(payload, payloadPath, .wrongType(
+                    expected: "a number, \"Infinity\" or \"-Infinity\"",
+                    found: payload.typeName))
+            }
+        case "text":
+            return .text(try string(payload, payloadPath))
+        default:
+            let digits = Array(try string(payload, payloadPath).utf8)
+            guard digits.count % 2 == 0 else { throw malformed(payload, payloadPath, .invalidHex) }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(digits.count / 2)
+            for k in stride(from: 0, to: digits.count, by: 2) {
+                guard let high = hexDigit(digits[k]), let low = hexDigit(digits[k + 1]) else {
+                    throw malformed(payload, payloadPath, .invalidHex)
+                }
+                bytes.append(high << 4 | low)
+            }
+            return .blob(bytes)
+        }
+    }
+
+    static func hexDigit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

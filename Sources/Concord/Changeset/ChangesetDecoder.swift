@@ -1,0 +1,257 @@
+/// Reads a binary changeset from a ``ByteSource``: the header at once, then one row per ``next()``.
+///
+/// Rows come one at a time so a changeset larger than memory can be
+/// checked and applied in a stream. Everything is validated as it is read
+/// (see ``ChangesetEncoder`` for the layout and ``ChangesetError`` for what is
+/// refused), but the checksum covers the whole stream and is only known at
+/// the end: nothing read is trustworthy until ``next()`` has returned `nil`.
+/// A replica therefore reads the stream once to validate it and again to
+/// apply it.
+///
+/// ```swift
+/// let decoder = try ChangesetDecoder(source: FileByteSource(path: "changes.cncd"))
+/// check(decoder.header.tables)
+/// while let row = try decoder.next() { validate(row) }   // nil: complete and checksum verified
+/// ```
+public final class ChangesetDecoder {
+    private enum State {
+        case reading
+        case finished
+        case failed(any Error)
+    }
+
+    /// The header, read and validated by `init`.
+    public let header: ChangesetHeader
+    /// Rows returned by ``next()`` so far.
+    public private(set) var rowsRead = 0
+
+    private var reader: ChangesetByteReader
+    /// Node ids in order of introduction; stamps refer to them by index + 1.
+    private var nodes: [NodeID]
+    private var knownNodes: Set<NodeID>
+    private var state = State.reading
+
+    /// Reads and validates the magic, version and header.
+    public init(source: any ByteSource) throws {
+        var reader = ChangesetByteReader(source: source)
+        let magic = ChangesetFormat.magic
+        let prefix = try reader.peek(8)
+        guard prefix.starts(with: magic) else {
+            if !prefix.isEmpty && magic.starts(with: prefix) {
+                throw ChangesetError.truncated(offset: prefix.count, field: "the magic \"CNCD\"")
+            }
+            throw ChangesetError.notAChangeset(prefix: prefix)
+        }
+        reader.skip(magic.count)
+        let version = try reader.fixedWidth(2, "the format version")
+        guard ChangesetFormat.supportedVersions.contains(UInt16(version)) else {
+            throw ChangesetError.unsupportedVersion(found: version, supported: ChangesetFormat.supportedVersions)
+        }
+        let source = NodeID(bytes: try reader.bytes(NodeID.byteCount, "the source node id"))!
+        let rangeOffset = reader.offset
+        let since = ChangesetFormat.unzigzag(try reader.varint("since"))
+        let upTo = ChangesetFormat.unzigzag(try reader.varint("upTo"))
+        if let reason = ChangesetFormat.problem(since: since, upTo: upTo) {
+            throw ChangesetError.malformed(offset: rangeOffset, field: "since and upTo", reason: reason)
+        }
+        let tableCount = try reader.count("the table count", limit: ChangesetFormat.maxTables)
+        var tables: [TableSchema] = []
+        var tableNames = Set<[UInt8]>()
+        for t in 0..<tableCount {
+            let nameOffset = reader.offset
+            let name = try reader.identifier("tables[\(t)].name")
+            guard tableNames.insert(ChangesetFormat.folded(name)).inserted else {
+                throw ChangesetError.malformed(offset: nameOffset, field: "tables[\(t)].name", reason: .duplicateTable(name))
+            }
+            let key = try reader.identifier("tables[\(t)].key (table '\(name)')")
+            var columnNames: Set<[UInt8]> = [ChangesetFormat.folded(key)]
+            let columnCount = try reader.count(
+                "the column count of tables[\(t)] (table '\(name)')", limit: ChangesetFormat.maxColumns)
+            var columns: [String] = []
+            for c in 0..<columnCount {
+                let columnOffset = reader.offset
+                let field = "tables[\(t)].columns[\(c)] (table '\(name)')"
+                let column = try reader.identifier(field)
+                guard columnNames.insert(ChangesetFormat.folded(column)).inserted else {
+                    throw ChangesetError.malformed(offset: columnOffset, field: field, reason: .duplicateColumn(column))
+                }
+                columns.append(column)
+            }
+            let policyOffset = reader.offset
+            let policyByte = try reader.byte("tables[\(t)].policy (table '\(name)')")
+            guard Int(policyByte) < ChangesetFormat.policies.count else {
+                throw ChangesetError.malformed(
+                    offset: policyOffset, field: "tables[\(t)].policy (table '\(name)')",
+                    reason: .unknownPolicy("byte \(policyByte)"))
+            }
+            tables.append(TableSchema(name: name, key: key, columns: columns, policy: ChangesetFormat.policies[Int(policyByte)]))
+        }
+        self.header = ChangesetHeader(source: source, since: since, upTo: upTo, tables: tables)
+        self.reader = reader
+        self.nodes = [source]
+        self.knownNodes = [source]
+    }
+
+    /// Reads a changeset held in memory.
+    public convenience init(bytes: [UInt8]) throws {
+        try self.init(source: MemoryByteSource(bytes))
+    }
+
+    /// The next row, or `nil` once the end record has been read, the checksum verified and no bytes follow.
+    ///
+    /// After `nil` it keeps returning `nil`; after an error it keeps throwing that error.
+    public func next() throws -> RowChange? {
+        switch state {
+        case .finished: return nil
+        case .failed(let error): throw error
+        case .reading: break
+        }
+        do {
+            guard let row = try readRecord() else {
+                state = .finished
+                return nil
+            }
+            rowsRead += 1
+            return row
+        } catch {
+            state = .failed(error)
+            throw error
+        }
+    }
+
+    private func readRecord() throws -> RowChange? {
+        let i = rowsRead
+        let tagOffset = reader.offset
+        let tag = try reader.byte("the record tag of rows[\(i)] or of the end record")
+        switch tag {
+        case ChangesetFormat.rowTag:
+            return try readRow(i)
+        case ChangesetFormat.endTag:
+            try readEnd()
+            return nil
+        default:
+            throw ChangesetError.malformed(
+                offset: tagOffset, field: "the record tag of rows[\(i)] or of the end record", reason: .unknownRecordTag(tag))
+        }
+    }
+
+    private func readRow(_ i: Int) throws -> RowChange {
+        let tableOffset = reader.offset
+        let t = try reader.varint("rows[\(i)].table")
+        guard t < UInt64(header.tables.count) else {
+            throw ChangesetError.malformed(
+                offset: tableOffset, field: "rows[\(i)].table",
+                reason: .tableIndexOutOfRange(index: t, tableCount: header.tables.count))
+        }
+        let table = header.tables[Int(t)]
+        let keyOffset = reader.offset
+        let key = try readValue("rows[\(i)].key (table '\(table.name)')")
+        if key.isNull {
+            throw ChangesetError.malformed(offset: keyOffset, field: "rows[\(i)].key (table '\(table.name)')", reason: .nullKey)
+        }
+        let countOffset = reader.offset
+        let columnCount = try reader.varint("the column count of rows[\(i)] (table '\(table.name)')")
+        guard columnCount == UInt64(table.columns.count) else {
+            throw ChangesetError.malformed(
+                offset: countOffset, field: "the column count of rows[\(i)] (table '\(table.name)')",
+                reason: .columnCountMismatch(expected: table.columns.count, found: columnCount))
+        }
+        let causalLength = try reader.varint("rows[\(i)].liveness.causalLength (table '\(table.name)')")
+        let stampOffset = reader.offset
+        let stamp = try readStamp("rows[\(i)].liveness.stamp (table '\(table.name)')")
+        if let reason = ChangesetFormat.problem(liveness: Liveness(causalLength: causalLength, stamp: stamp)) {
+            throw ChangesetError.malformed(
+                offset: stampOffset, field: "rows[\(i)].liveness.stamp (table '\(table.name)')", reason: reason)
+        }
+        var columns: [ColumnRegister?] = []
+        columns.reserveCapacity(table.columns.count)
+        for (c, column) in table.columns.enumerated() {
+            guard let stamp = try readStamp("rows[\(i)].columns[\(c)].stamp (table '\(table.name)', column '\(column)')") else {
+                columns.append(nil)
+                continue
+            }
+            let value = try readValue("rows[\(i)].columns[\(c)].value (table '\(table.name)', column '\(column)')")
+            columns.append(ColumnRegister(value: value, stamp: stamp))
+        }
+        return RowChange(
+            table: table.name, key: key,
+            registers: RowRegisters(liveness: Liveness(causalLength: causalLength, stamp: stamp), columns: columns))
+    }
+
+    private func readEnd() throws {
+        let countOffset = reader.offset
+        let storedCount = try reader.varint("the row count of the end record")
+        let checksumOffset = reader.offset
+        let computed = reader.finishChecksum()
+        let stored = UInt32(try reader.fixedWidth(4, "the CRC-32"))
+        guard stored == computed else {
+            throw ChangesetError.checksumMismatch(stored: stored, computed: computed, offset: checksumOffset)
+        }
+        guard storedCount == UInt64(rowsRead) else {
+            throw ChangesetError.malformed(
+                offset: countOffset, field: "the row count of the end record",
+                reason: .rowCountMismatch(stored: storedCount, counted: UInt64(rowsRead)))
+        }
+        if try !reader.peek(1).isEmpty {
+            throw ChangesetError.trailingBytes(offset: reader.offset)
+        }
+    }
+
+    private func readStamp(_ field: @autoclosure () -> String) throws -> Stamp? {
+        let refOffset = reader.offset
+        let ref = try reader.varint(field())
+        if ref == 0 { return nil }
+        let node: NodeID
+        if ref <= UInt64(nodes.count) {
+            node = nodes[Int(ref) - 1]
+        } else if ref == UInt64(nodes.count) + 1 {
+            let idOffset = reader.offset
+            node = NodeID(bytes: try reader.bytes(NodeID.byteCount, "the node id of " + field()))!
+            guard knownNodes.insert(node).inserted else {
+                throw ChangesetError.malformed(offset: idOffset, field: "the node id of " + field(), reason: .duplicateNode(node))
+            }
+            nodes.append(node)
+        } else {
+            throw ChangesetError.malformed(
+                offset: refOffset, field: field(), reason: .nodeIndexOutOfRange(index: ref, nodeCount: nodes.count))
+        }
+        let hlc = try reader.fixedWidth(8, "the clock of " + field())
+        return Stamp(hlc: HLCTimestamp(rawValue: hlc), node: node)
+    }
+
+    private func readValue(_ field: @autoclosure () -> String) throws -> SQLiteValue {
+        let offset = reader.offset
+        let tag = try reader.byte(field())
+        switch tag {
+        case ChangesetFormat.nullTag:
+            return .null
+        case ChangesetFormat.integerTag:
+            return .integer(ChangesetFormat.unzigzag(try reader.varint(field())))
+        case ChangesetFormat.realTag:
+            let value = Double(bitPattern: try reader.fixedWidth(8, field()))
+            if value.isNaN { throw ChangesetError.malformed(offset: offset, field: field(), reason: .notANumber) }
+            return .real(value)
+        case ChangesetFormat.textTag:
+            return .text(try reader.string(field()))
+        case ChangesetFormat.blobTag:
+            let length = try reader.count(field(), limit: ChangesetFormat.maxLength)
+            return .blob(try reader.bytes(length, field()))
+        default:
+            throw ChangesetError.malformed(offset: offset, field: field(), reason: .unknownValueTag(tag))
+        }
+    }
+}
+
+extension Changeset {
+    /// Decodes a binary changeset held in memory, validating all of it.
+    ///
+    /// ```swift
+    /// let changes = try Changeset(decoding: bytes)
+    /// ```
+    public init(decoding bytes: [UInt8]) throws {
+        let decoder = try ChangesetDecoder(bytes: bytes)
+        var rows: [RowChange] = []
+        while let row = try decoder.next() { rows.append(row) }
+        self.init(header: decoder.header, rows: rows)
+    }
+}

@@ -1,0 +1,128 @@
+/// The constants, integer codings and validity rules the binary and JSON changeset forms share.
+///
+/// Keeping the rules in one place means the encoder refuses exactly what the
+/// decoders refuse: anything that encodes decodes, in either form, to an equal
+/// changeset. The layout itself is documented on ``ChangesetEncoder``.
+///
+/// ```swift
+/// var bytes: [UInt8] = []
+/// ChangesetFormat.appendVarint(ChangesetFormat.zigzag(-3), to: &bytes)   // [5]
+/// ```
+enum ChangesetFormat {
+    static let magic: [UInt8] = Array("CNCD".utf8)
+    static let supportedVersions: [UInt16] = [Changeset.formatVersion]
+
+    static let rowTag: UInt8 = 1
+    static let endTag: UInt8 = 2
+
+    static let nullTag: UInt8 = 0
+    static let integerTag: UInt8 = 1
+    static let realTag: UInt8 = 2
+    static let textTag: UInt8 = 3
+    static let blobTag: UInt8 = 4
+
+    /// Policies by their byte in the binary form.
+    static let policies: [TablePolicy] = [.column, .row]
+
+    /// SQLite's default maximum string or blob length (`SQLITE_MAX_LENGTH`).
+    static let maxLength: UInt64 = 1_000_000_000
+    /// SQLite's hard upper bound on columns in a table (`SQLITE_MAX_COLUMN`).
+    static let maxColumns: UInt64 = 32_767
+    /// A bound that keeps every count convertible to `Int`.
+    static let maxTables: UInt64 = UInt64(Int32.max)
+
+    // MARK: Integer codings
+
+    /// Maps signed to unsigned so small magnitudes get short varints: 0, -1, 1, -2 ... → 0, 1, 2, 3 ...
+    static func zigzag(_ value: Int64) -> UInt64 {
+        UInt64(bitPattern: (value << 1) ^ (value >> 63))
+    }
+
+    static func unzigzag(_ value: UInt64) -> Int64 {
+        Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
+    }
+
+    /// Appends `value` as unsigned LEB128: seven bits a byte, low first, high bit = more follow.
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    static func appendUInt64(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        appendVarint(UInt64(text.utf8.count), to: &bytes)
+        bytes += text.utf8
+    }
+
+    // MARK: Rules
+
+    /// Why `name` cannot name a table or column, or `nil` if it can.
+    static func problem(identifier name: String) -> ChangesetError.Reason? {
+        if name.isEmpty { return .emptyIdentifier }
+        if name.utf8.contains(0) { return .identifierContainsNUL }
+        if UInt64(name.utf8.count) > maxLength { return .lengthTooLarge(declared: UInt64(name.utf8.count), limit: maxLength) }
+        return nil
+    }
+
+    /// The name as SQLite compares identifiers: ASCII letters folded to lower case.
+    static func folded(_ name: String) -> [UInt8] {
+        name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+    }
+
+    static func problem(since: Int64, upTo: Int64) -> ChangesetError.Reason? {
+        since >= 0 && since <= upTo ? nil : .invalidVersionRange(since: since, upTo: upTo)
+    }
+
+    /// Why `value` cannot appear in a changeset, or `nil` if it can.
+    static func problem(value: SQLiteValue) -> ChangesetError.Reason? {
+        switch value {
+        case .real(let v) where v.isNaN: return .notANumber
+        case .text(let s) where UInt64(s.utf8.count) > maxLength:
+            return .lengthTooLarge(declared: UInt64(s.utf8.count), limit: maxLength)
+        case .blob(let b) where UInt64(b.count) > maxLength:
+            return .lengthTooLarge(declared: UInt64(b.count), limit: maxLength)
+        default: return nil
+        }
+    }
+
+    static func problem(key: SQLiteValue) -> ChangesetError.Reason? {
+        key.isNull ? .nullKey : problem(value: key)
+    }
+
+    static func problem(liveness: Liveness) -> ChangesetError.Reason? {
+        liveness.causalLength > 0 && liveness.stamp == nil ? .liveWithoutStamp(causalLength: liveness.causalLength) : nil
+    }
+
+    /// Checks a table list: valid, distinct names; the key not repeated among the columns.
+    ///
+    /// Returns the offending field (as `tables[i].columns[j]`) and why.
+    static func problem(tables: [TableSchema]) -> (field: String, reason: ChangesetError.Reason)? {
+        if UInt64(tables.count) > maxTables {
+            return ("the table count", .countTooLarge(declared: UInt64(tables.count), limit: maxTables))
+        }
+        var tableNames = Set<[UInt8]>()
+        for (t, table) in tables.enumerated() {
+            if let reason = problem(identifier: table.name) { return ("tables[\(t)].name", reason) }
+            if !tableNames.insert(folded(table.name)).inserted { return ("tables[\(t)].name", .duplicateTable(table.name)) }
+            if let reason = problem(identifier: table.key) { return ("tables[\(t)].key", reason) }
+            if UInt64(table.columns.count) > maxColumns {
+                return ("tables[\(t)].columns", .countTooLarge(declared: UInt64(table.columns.count), limit: maxColumns))
+            }
+            var columnNames: Set<[UInt8]> = [folded(table.key)]
+            for (c, column) in table.columns.enumerated() {
+                if let reason = problem(identifier: column) { return ("tables[\(t)].columns[\(c)]", reason) }
+                if !columnNames.insert(folded(column)).inserted {
+                    return ("tables[\(t)].columns[\(c)]", .duplicateColumn(column))
+                }
+            }
+        }
+        return nil
+    }
+}
