@@ -1,1 +1,22 @@
-@main struct Main { static func main() {} }
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `concord` command-line tool.
+@main
+struct Main {
+    static let version = "0.1.0"
+
+    static let tool = CommandLineTool(
+        name: "concord",
+        abstract: "Replicate SQLite databases across devices without losing edits.",
+        version: version,
+        subcommands: [.enable, .export, .import, .sync, .status, .check, .demo, .bench])
+
+    static func main() {
+        var output = Output.standard()
+        exit(tool.run(arguments: Array(CommandLine.arguments.dropFirst()), output: &output))
+    }
+}

@@ -70,12 +70,5 @@ struct ShellError: Error, CustomStringConvertible {
 }
 
 /// Exchanges changes both ways until neither side has anything new.
-func syncBoth(_ a: Replica, _ b: Replica) throws {
-    for _ in 0..<3 {
-        try b.apply(a.changes(since: b.peerVersion(a.nodeID)))
-        try a.apply(b.changes(since: a.peerVersion(b.nodeID)))
-    }
-}
+func syncBoth(_ a: Replica, _ b: Replica) throws { try Replica.sync([a, b]) }
 
-/// The rows of a query, rendered as text for easy comparison.
-func rows(_ replica: Replica, _ sql: String) throws -> [[SQLiteValue]] { try replica.database.query(sql) }

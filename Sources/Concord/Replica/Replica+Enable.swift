@@ -35,6 +35,14 @@ extension Replica {
         try loadSyncedTables()
     }
 
+    /// Checks that `table` in `database` can sync under `policy`, without writing anything.
+    ///
+    /// `enableSync(on:policy:)` runs the same check; call this first to refuse
+    /// a whole set of tables before any of them is enabled.
+    public static func validate(_ table: String, policy: TablePolicy = .column, in database: Database) throws {
+        _ = try TableInspector(database).inspect(table, policy: policy)
+    }
+
     /// Stamps every row already in `table` as a local insert.
     private func recordExistingRows(of table: SyncedTable) throws {
         var clock = try self.clock

@@ -6,23 +6,34 @@ extension Replica {
     /// Rows come in the order they were stored; each carries all its registers,
     /// so the receiver can merge it whatever it has seen before.
     public func changes(since version: Int64 = 0) throws -> Changeset {
+        var header: ChangesetHeader?
         var rows: [RowChange] = []
-        let (tables, upTo) = try exportChanges(since: version) { rows.append($0) }
-        return Changeset(source: nodeID, since: version, upTo: upTo, tables: tables, rows: rows)
+        try exportChanges(since: version, header: { header = $0 }, row: { rows.append($0) })
+        return Changeset(header: header!, rows: rows)
     }
 
-    /// Streams the changes after `version` to `body`, table by table, and
-    /// returns the table declarations and the version they reach.
-    @discardableResult
-    public func exportChanges(since version: Int64, _ body: (RowChange) throws -> Void) throws -> ([TableSchema], Int64) {
+    /// Streams the changes after `version`: first the header, then each row, table by table.
+    ///
+    /// One read transaction covers it all, so the rows and the header's
+    /// ``ChangesetHeader/upTo`` describe the same moment even while the app writes.
+    public func exportChanges(
+        since version: Int64, header: (ChangesetHeader) throws -> Void, row: (RowChange) throws -> Void
+    ) throws {
         try database.readTransaction {
-            let upTo = try self.version
+            try header(ChangesetHeader(source: nodeID, since: version, upTo: try self.version,
+                                       tables: tables.map(\.schema)))
             for table in tables {
-                try RegisterStore(table: table, replica: self).forEachRow(since: version) { key, row in
-                    try body(RowChange(table: table.name, key: key, registers: row.registers))
+                try RegisterStore(table: table, replica: self).forEachRow(since: version) { key, stored in
+                    try row(RowChange(table: table.name, key: key, registers: stored.registers))
                 }
             }
-            return (tables.map(\.schema), upTo)
         }
+    }
+
+    /// Writes the changes after `version` to `sink` in the binary format, without holding them in memory.
+    public func exportChanges(since version: Int64, to sink: any ByteSink) throws {
+        let encoder = ChangesetEncoder(sink: sink)
+        try exportChanges(since: version, header: { try encoder.begin(header: $0) }, row: { try encoder.write($0) })
+        try encoder.finish()
     }
 }

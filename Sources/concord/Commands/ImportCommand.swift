@@ -1,0 +1,35 @@
+import Concord
+import Foundation
+
+extension Subcommand {
+    static let `import` = Subcommand(CommandSpec(
+        name: "import",
+        abstract: "Merge a changeset into a replica.",
+        discussion: """
+            Reads a binary or JSON changeset from FILE, or from standard input when FILE is \
+            absent or '-'. The whole changeset is validated before anything is written, and \
+            applied in one transaction; importing it again changes nothing. Prints one line: \
+            how many rows were applied and how many ignored.
+            """,
+        arguments: [
+            .positional("db", help: "The replica's database file."),
+            .positional("file", .optional, help: "The changeset file, or '-' for standard input."),
+        ])
+    ) { arguments, output in
+        let replica = try Replica(path: try arguments.required("db"), create: false)
+        let file = arguments.positional("file") ?? "-"
+        let report: ApplyReport
+        if file == "-" {
+            // Standard input can be read only once; spool it so it can be validated before it is applied.
+            let spool = FileManager.default.temporaryDirectory.appendingPathComponent("concord-import-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: spool) }
+            let source = FileByteSource.standardInput(), sink = try FileByteSink(path: spool.path)
+            while case let chunk = try source.read(maxCount: 1 << 16), !chunk.isEmpty { try sink.write(chunk) }
+            try sink.close()
+            report = try replica.applyChangeset(atPath: spool.path)
+        } else {
+            report = try replica.applyChangeset(atPath: file)
+        }
+        print(report.description, to: &output)
+    }
+}

@@ -1,0 +1,37 @@
+import Concord
+import Foundation
+
+extension Subcommand {
+    static let status = Subcommand(CommandSpec(
+        name: "status",
+        abstract: "Show a replica's node id, version, clock, tables and peers.",
+        arguments: [
+            .positional("db", help: "The replica's database file."),
+            .flag("json", help: "Print machine-readable JSON."),
+        ])
+    ) { arguments, output in
+        let replica = try Replica(path: try arguments.required("db"), create: false)
+        let status = try replica.status()
+        if arguments.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(status), as: UTF8.self), to: &output)
+            return
+        }
+        let millisecondsPart = Double(status.clock >> 16) / 1000
+        let time = ISO8601DateFormatter.string(
+            from: Date(timeIntervalSince1970: millisecondsPart), timeZone: TimeZone(identifier: "UTC")!,
+            formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        print("node     \(status.node)", to: &output)
+        print("version  \(status.version)", to: &output)
+        print("clock    \(status.clockReading) (\(status.clock == 0 ? "no writes yet" : time))", to: &output)
+        print("tables", to: &output)
+        for table in status.tables {
+            print("  \(table.name)  policy \(table.policy)  rows \(table.rows)  tombstones \(table.tombstones)", to: &output)
+        }
+        if status.tables.isEmpty { print("  (none; run `concord enable`)", to: &output) }
+        print("peers", to: &output)
+        for peer in status.peers { print("  \(peer.node)  read up to version \(peer.version)", to: &output) }
+        if status.peers.isEmpty { print("  (none yet)", to: &output) }
+    }
+}

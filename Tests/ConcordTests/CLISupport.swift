@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The `concord` executable SwiftPM built next to this test bundle.
+let concordExecutable: URL = {
+    let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = bundle.deletingLastPathComponent()
+    // On Linux the runner is `<build>/<Package>PackageTests.xctest`; the tool sits beside it.
+    while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("concord").path),
+          directory.path != "/" {
+        directory.deleteLastPathComponent()
+    }
+    return directory.appendingPathComponent("concord")
+}()
+
+/// What one run of the tool printed and returned.
+struct ToolRun {
+    var status: Int32
+    var output: Data
+    var errors: String
+    var text: String { String(decoding: output, as: UTF8.self) }
+}
+
+/// Runs `concord` with `arguments`, feeding `input` on standard input.
+@discardableResult
+func concord(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory) throws -> ToolRun {
+    let process = Process()
+    process.executableURL = concordExecutable
+    process.arguments = arguments
+    process.currentDirectoryURL = directory.url
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    // Drain both pipes while the tool runs, so a full pipe never blocks it.
+    let errors = PipeReader(stderr)
+    stdin.fileHandleForWriting.write(input)
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ToolRun(status: process.terminationStatus, output: output, errors: String(decoding: errors.wait(), as: UTF8.self))
+}
+
+/// Runs `concord` and records an issue unless it exits 0.
+@discardableResult
+func concordOK(_ arguments: String..., input: Data = Data(), in directory: TemporaryDirectory,
+               sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
+    let run = try concord(arguments, input: input, in: directory)
+    #expect(run.status == 0, "concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)",
+            sourceLocation: sourceLocation)
+    return run
+}
+
+/// Reads a pipe to its end on a background thread.
+private final class PipeReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        Thread.detachNewThread { [self] in
+            data = pipe.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+/// The SHA-free fingerprint tests use to say "byte-identical": the file's bytes.
+func fileBytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }

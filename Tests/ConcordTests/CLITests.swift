@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// Black-box tests of the `concord` tool, with the real `sqlite3` shell as the only writer.
+@Suite("concord command line")
+struct CLITests {
+    /// Two replicas `a.db` and `b.db` of one reminders table, synced, both holding r1.
+    private func twoReplicas() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        for name in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(name), "CREATE TABLE reminders (id TEXT PRIMARY KEY, title TEXT, done INTEGER);")
+        }
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO reminders VALUES ('r1', 'milk', 0);")
+        try concordOK("enable", "a.db", "--table", "reminders", in: directory)
+        try concordOK("enable", "b.db", "--table", "reminders", in: directory)
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        return directory
+    }
+
+    private func show(_ directory: TemporaryDirectory, _ name: String) throws -> String {
+        try sqlite3Shell(directory.path(name), "SELECT * FROM reminders ORDER BY id;")
+    }
+
+    /// Both replicas show `expected` and pass `concord check`.
+    private func expectBoth(_ directory: TemporaryDirectory, _ expected: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for name in ["a.db", "b.db"] {
+            #expect(try show(directory, name) == expected, "\(name)", sourceLocation: sourceLocation)
+            try concordOK("check", name, in: directory, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func editsOfDifferentColumnsBothSurvive() throws {
+        let directory = try twoReplicas()
+        try sqlite3Shell(directory.path("a.db"), "UPDATE reminders SET title = 'oat milk' WHERE id = 'r1';")
+        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET done = 1 WHERE id = 'r1';")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        try expectBoth(directory, "r1|oat milk|1\n")
+    }
+
+    @Test(arguments: [["a.db", "b.db"], ["b.db", "a.db"]])
+    func theLaterWriteOfOneColumnWinsWhicheverSideSyncsFirst(order: [String]) throws {
+        let directory = try twoReplicas()
+        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'earlier' WHERE id = 'r1';")
+        Thread.sleep(forTimeInterval: 0.01)
+        try sqlite3Shell(directory.path("a.db"), "UPDATE reminders SET title = 'later' WHERE id = 'r1';")
+        let changes = try concordOK("export", order[0], in: directory).output
+        try concordOK("import", order[1], input: changes, in: directory)
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        try expectBoth(directory, "r1|later|0\n")
+    }
+
+    @Test func aDeleteBeatsAConcurrentUpdateAndAReinsertComesBack() throws {
+        let directory = try twoReplicas()
+        try sqlite3Shell(directory.path("a.db"), "DELETE FROM reminders WHERE id = 'r1';")
+        Thread.sleep(forTimeInterval: 0.01)
+        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'edited after' WHERE id = 'r1';")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        try expectBoth(directory, "")
+        try sqlite3Shell(directory.path("b.db"), "INSERT INTO reminders VALUES ('r1', 'again', 0);")
+        try concordOK("sync", "b.db", "a.db", in: directory)
+        try expectBoth(directory, "r1|again|0\n")
+    }
+
+    @Test func importingTheSameChangesetTwiceChangesNothing() throws {
+        let directory = try twoReplicas()
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO reminders VALUES ('r2', 'bread', 0);")
+        try concordOK("export", "a.db", "--output", "changes.bin", in: directory)
+        #expect(try concordOK("import", "b.db", "changes.bin", in: directory).text == "applied 1, ignored 1\n")
+        let before = try fileBytes(directory.path("b.db"))
+        #expect(try concordOK("import", "b.db", "changes.bin", in: directory).text == "applied 0, ignored 2\n")
+        #expect(try fileBytes(directory.path("b.db")) == before)
+        try expectBoth(directory, "r1|milk|0\nr2|bread|0\n")
+    }
+
+    @Test func aDamagedChangesetIsRefusedAndTheDatabaseStaysByteIdentical() throws {
+        let directory = try twoReplicas()
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO reminders VALUES ('r2', 'bread', 0);")
+        let changes = try concordOK("export", "a.db", in: directory).output
+        let before = try fileBytes(directory.path("b.db"))
+        var flipped = changes
+        flipped[flipped.count / 2] ^= 0x10
+        for (damage, expected) in [(changes.prefix(changes.count - 3), "truncated"), (flipped, "corrupted")] {
+            let run = try concord(["import", "b.db"], input: Data(damage), in: directory)
+            #expect(run.status == 1)
+            #expect(run.errors.hasPrefix("Error: "))
+            #expect(run.errors.localizedCaseInsensitiveContains(expected), "\(run.errors)")
+            #expect(try fileBytes(directory.path("b.db")) == before)
+        }
+        try concordOK("check", "b.db", in: directory)
+    }
+
+    @Test func jsonExportImportsLikeBinary() throws {
+        let directory = try twoReplicas()
+        try sqlite3Shell(directory.path("a.db"), "UPDATE reminders SET done = 1 WHERE id = 'r1';")
+        let json = try concordOK("export", "a.db", "--format", "json", in: directory).output
+        #expect(json.first == UInt8(ascii: "{"))
+        try concordOK("import", "b.db", "-", input: json, in: directory)
+        try expectBoth(directory, "r1|milk|1\n")
+    }
+
+    @Test func statusReportsTablesAndPeers() throws {
+        let directory = try twoReplicas()
+        let status = try concordOK("status", "b.db", "--json", in: directory).text
+        let decoded = try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any]
+        let tables = decoded?["tables"] as? [[String: Any]]
+        #expect(tables?.first?["name"] as? String == "reminders")
+        #expect(tables?.first?["rows"] as? Int == 1)
+        #expect((decoded?["peers"] as? [Any])?.count == 1)
+        #expect(try concordOK("status", "b.db", in: directory).text.contains("reminders  policy column  rows 1"))
+    }
+
+    @Test func usageErrorsExit64AndRuntimeFailuresExit1() throws {
+        let directory = TemporaryDirectory()
+        let missing = try concord(["export"], in: directory)
+        #expect(missing.status == 64)
+        #expect(missing.errors.hasPrefix("Error: Missing expected argument '<db>'\nUsage: concord export"))
+        let help = try concord(["import", "--help"], in: directory)
+        #expect(help.status == 0 && help.text.hasPrefix("OVERVIEW: Merge a changeset into a replica."))
+        try sqlite3Shell(directory.path("plain.db"), "CREATE TABLE t (id INTEGER PRIMARY KEY);")
+        let refused = try concord(["enable", "plain.db", "--table", "t"], in: directory)
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("cannot sync table 't'"))
+        #expect(try sqlite3Shell(directory.path("plain.db"), ".tables") == "t\n", "a refused enable writes nothing")
+        let notReplica = try concord(["status", "plain.db"], in: directory)
+        #expect(notReplica.status == 1 && notReplica.errors.contains("not a Concord replica"))
+        #expect(try concord(["--version"], in: directory).text == "0.1.0\n")
+    }
+
+    @Test func theDemoConverges() throws {
+        let run = try concordOK("demo", in: TemporaryDirectory())
+        #expect(run.text.contains("pass `concord check`: yes"))
+    }
+}
