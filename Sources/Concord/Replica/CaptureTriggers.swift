@@ -1,30 +1,22 @@
-/// The SQL that makes any SQLite client's writes to a synced table into stamped register writes.
+/// The SQL that makes any SQLite client's writes to a synced table land in the capture log.
 ///
 /// Triggers, not a hook in Concord's own connection, so that the app, the
 /// `sqlite3` shell and any other process are all captured, in the order they
-/// wrote, without loading anything of Concord. Each trigger advances the
-/// replica's clock in `_concord_state` with the packed HLC rule
-/// `max(last + 1, now << 16)` and records the write in `_concord_rows_T` in
-/// the same transaction as the write itself, so a write's stamp is the time it
-/// was made and a crash loses the write and its stamp together. While
+/// wrote, without loading anything of Concord. Each write appends one row to
+/// `_concord_log` in the same transaction as the write: the key, the
+/// operation, the time of the write (SQL's `'now'`, read from the connection's
+/// VFS) and, for an UPDATE, which columns changed (`IS NOT`), so an ORM that
+/// writes every column does not clobber concurrent edits of the others. A
+/// DELETE also keeps the row's values, which the table no longer has. While
 /// Concord merges (`applying = 1`) the triggers stand aside.
-///
-/// An UPDATE stamps only the columns whose values changed (`IS NOT`), so an
-/// ORM that writes every column does not clobber concurrent edits of the
-/// others.
 struct CaptureTriggers {
     let table: SyncedTable
+    /// The table's id in `_concord_tables`.
+    let id: Int64
 
     /// DDL for the table's metadata tables and triggers.
     var createSQL: String {
         [metadataTablesSQL, insertTrigger, updateTrigger, keyGuardTrigger, deleteTrigger].joined(separator: "\n")
-    }
-
-    /// DDL that removes the triggers (metadata stays).
-    var dropTriggersSQL: String {
-        ["insert", "update", "key", "delete"].map {
-            "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(table.name, $0)));"
-        }.joined(separator: "\n")
     }
 
     private var metadataTablesSQL: String {
@@ -41,7 +33,6 @@ struct CaptureTriggers {
     }
 
     private var active: String { "(SELECT applying FROM \(Metadata.state)) = 0" }
-    private var now: String { "(SELECT version, hlc, node FROM \(Metadata.state)) AS s" }
 
     private func trigger(_ event: String, _ timing: String, _ when: String, _ body: [String]) -> String {
         """
@@ -53,45 +44,24 @@ struct CaptureTriggers {
         """
     }
 
-    /// An insert writes every column; over a deleted row it is a re-insert (next odd length).
-    private var insertTrigger: String {
-        let clearStamps = table.stampColumns.map { ", \($0) = NULL" }.joined()
-        return trigger("insert", "AFTER INSERT", active, [
-            Metadata.tickSQL,
-            "DELETE FROM \(table.hiddenTable) WHERE pk = NEW.\(table.quotedKey)",
-            """
-            INSERT INTO \(table.rowsTable) (pk, cl, ver, hlc, node) \
-            SELECT NEW.\(table.quotedKey), 1, version, hlc, node FROM \(Metadata.state) WHERE true \
-            ON CONFLICT (pk) DO UPDATE SET cl = cl + 1 - cl % 2, ver = excluded.ver, hlc = excluded.hlc, \
-            node = excluded.node, clh = NULL, cln = NULL\(clearStamps)
-            """,
-        ])
+    private func logSQL(_ operation: Metadata.Operation, key: String, mask: String = "NULL") -> String {
+        "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) "
+            + "VALUES (\(id), \(key), \(operation.rawValue), \(Metadata.nowMilliseconds), \(mask))"
     }
 
-    /// An update stamps the changed columns (column policy) or the whole row (row policy).
+    private var insertTrigger: String {
+        trigger("insert", "AFTER INSERT", active, [logSQL(.insert, key: "NEW.\(table.quotedKey)")])
+    }
+
+    /// An update logs which columns changed, one bit per column.
     private var updateTrigger: String {
         let changed = table.quotedColumns.map { "NEW.\($0) IS NOT OLD.\($0)" }
         guard !changed.isEmpty else { return "" }
-        let assignments: String
-        switch table.policy {
-        case .column:
-            assignments = table.columns.map { column in
-                let c = quoteIdentifier(column)
-                let h = quoteIdentifier(Metadata.stampColumn(column))
-                let n = quoteIdentifier(Metadata.nodeColumn(column))
-                return "\(h) = CASE WHEN NEW.\(c) IS NOT OLD.\(c) THEN s.hlc ELSE \(h) END, "
-                    + "\(n) = CASE WHEN NEW.\(c) IS NOT OLD.\(c) THEN s.node ELSE \(n) END"
-            }.joined(separator: ", ")
-        case .row:
-            // The row is one register: the new write supplies every column. The
-            // liveness stamp keeps its own value (it would otherwise follow the base).
-            let rows = table.rowsTable
-            assignments = "clh = coalesce(\(rows).clh, \(rows).hlc), cln = coalesce(\(rows).cln, \(rows).node), "
-                + "hlc = s.hlc, node = s.node"
+        let bits = changed.enumerated().map { index, test in
+            "((\(test)) << \(min(index, Metadata.maskBits)))"
         }
         return trigger("update", "AFTER UPDATE", "\(active) AND (\(changed.joined(separator: " OR ")))", [
-            Metadata.tickSQL,
-            "UPDATE \(table.rowsTable) SET ver = s.version, \(assignments) FROM \(now) WHERE pk = NEW.\(table.quotedKey)",
+            logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | ")),
         ])
     }
 
@@ -103,15 +73,13 @@ struct CaptureTriggers {
         ])
     }
 
-    /// A delete moves the row's values to the hidden table and its length to the next even number.
+    /// A delete keeps the row's values in the hidden table, since the user table no longer has them.
     private var deleteTrigger: String {
         let columns = table.quotedColumns.map { ", \($0)" }.joined()
         let values = table.quotedColumns.map { ", OLD.\($0)" }.joined()
         return trigger("delete", "AFTER DELETE", active, [
-            Metadata.tickSQL,
             "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) VALUES (OLD.\(table.quotedKey)\(values))",
-            "UPDATE \(table.rowsTable) SET cl = cl + cl % 2, ver = s.version, clh = s.hlc, cln = s.node "
-                + "FROM \(now) WHERE pk = OLD.\(table.quotedKey)",
+            logSQL(.delete, key: "OLD.\(table.quotedKey)"),
         ])
     }
 

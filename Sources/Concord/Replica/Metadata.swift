@@ -16,11 +16,17 @@
 ///
 /// Node ids are kept once, in `_concord_nodes`, and referred to by index;
 /// index 0 with clock 0 stands for "no write yet".
+///
+/// Capture triggers write only to `_concord_log`: an append per write (table,
+/// key, operation, time of the write, changed columns), which costs the app
+/// little. Concord folds the log into the registers, in write order, before
+/// it exports, merges or checks anything.
 enum Metadata {
     static let state = "_concord_state"
     static let nodes = "_concord_nodes"
     static let tables = "_concord_tables"
     static let peers = "_concord_peers"
+    static let log = "_concord_log"
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
@@ -37,12 +43,21 @@ enum Metadata {
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
         CREATE TABLE \(tables) (
-            name TEXT PRIMARY KEY,
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
             key TEXT NOT NULL,
             columns TEXT NOT NULL,
             policy TEXT NOT NULL
         );
         CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE \(log) (
+            seq INTEGER PRIMARY KEY,
+            tbl INTEGER NOT NULL,
+            pk NOT NULL,
+            op INTEGER NOT NULL,
+            at INTEGER NOT NULL,
+            mask INTEGER
+        );
         """
 
     static func rowsTable(_ table: String) -> String { prefix + "rows_" + table }
@@ -55,6 +70,11 @@ enum Metadata {
     /// SQL for the current Unix time in milliseconds, read from the connection's VFS.
     static let nowMilliseconds = "CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)"
 
-    /// Advances the clock for one local write: `max(last + 1, now << 16)`.
-    static let tickSQL = "UPDATE \(state) SET hlc = max(hlc + 1, \(nowMilliseconds) * 65536), version = version + 1"
+    /// Operation codes in `_concord_log.op`.
+    enum Operation: Int64 {
+        case insert = 1, update = 2, delete = 3
+    }
+
+    /// Columns past this position share the last bit of an update's change mask.
+    static let maskBits = 62
 }

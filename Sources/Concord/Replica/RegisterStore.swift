@@ -4,8 +4,9 @@
 /// the user table (for shown rows) or the hidden table (for the rest) into
 /// ``RowRegisters``, and writes merged registers back, materializing the row
 /// in the user table when it is shown and moving its values to the hidden
-/// table when it is not.
-struct RegisterStore {
+/// table when it is not. Its SQL is built once per table and its statements
+/// prepared once, since apply and fold call it for every row.
+final class RegisterStore {
     let table: SyncedTable
     unowned let replica: Replica
 
@@ -18,42 +19,84 @@ struct RegisterStore {
         var hasHiddenValues: Bool
     }
 
+    /// The statements this store runs, each prepared on first use.
+    private enum Slot: Int, CaseIterable {
+        case select, stamps, writeMetadata, upsertShown, writeHidden, deleteHidden, deleteShown
+    }
+
+    private let selectSQL: String
+    private var sql: [String] = []
+    private var statements: [Statement?] = Array(repeating: nil, count: Slot.allCases.count)
+
+    init(table: SyncedTable, replica: Replica) {
+        self.table = table
+        self.replica = replica
+        let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
+        let values = table.quotedColumns.map { "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($0) END" }
+        selectSQL = "SELECT m.pk, " + (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
+            .joined(separator: ", ")
+            + " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
+            + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk"
+        let stampsSQL = "SELECT m.pk, " + stamps.joined(separator: ", ") + " FROM \(table.rowsTable) AS m WHERE m.pk = ?"
+        let metadataColumns = ["pk", "cl", "ver", "hlc", "node", "clh", "cln"] + table.stampColumns
+        let writeMetadataSQL = "INSERT OR REPLACE INTO \(table.rowsTable) (\(metadataColumns.joined(separator: ", "))) "
+            + "VALUES (\(Self.placeholders(metadataColumns.count)))"
+        let update = table.quotedColumns.isEmpty
+            ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let upsertShownSQL = "INSERT INTO \(table.quotedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
+            + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
+        let writeHiddenSQL = "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.quotedColumns).joined(separator: ", "))) "
+            + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
+        sql = [selectSQL + " WHERE m.pk = ?", stampsSQL, writeMetadataSQL, upsertShownSQL, writeHiddenSQL,
+               "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
+               "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"]
+    }
+
+    private func statement(_ slot: Slot) throws -> Statement {
+        if let statement = statements[slot.rawValue] { return statement }
+        let statement = try database.prepare(sql[slot.rawValue])
+        statements[slot.rawValue] = statement
+        return statement
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
     private var database: Database { replica.database }
 
-    /// `m.cl, m.hlc, m.node, m.clh, m.cln, [m.h_c, m.n_c]..., hidden?, shown?, values...`
-    private var registerColumns: String {
-        let stamps = table.stampColumns.map { "m.\($0)" }
-        let values = table.quotedColumns.map { "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($0) END" }
-        return (["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + stamps
-            + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values).joined(separator: ", ")
-    }
-
-    private var joins: String {
-        "\(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
-            + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk"
-    }
+    // MARK: Reading
 
     /// The stored registers of the row with `key`, or `nil` if this replica never heard of it.
     func load(_ key: SQLiteValue) throws -> StoredRow? {
-        let statement = try database.cached("SELECT \(registerColumns) FROM \(joins) WHERE m.pk = ?")
+        let statement = try statement(.select)
         try statement.bind([key])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try decode(statement, from: 0)
+        return try decode(statement, withValues: true)
+    }
+
+    /// The stored stamps of the row with `key` (values read as NULL), for folding local writes.
+    func loadStamps(_ key: SQLiteValue) throws -> RowRegisters? {
+        let statement = try statement(.stamps)
+        try statement.bind([key])
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try decode(statement, withValues: false).registers
     }
 
     /// Calls `body` with every row changed after `version`, in version then key order.
     func forEachRow(since version: Int64, _ body: (SQLiteValue, StoredRow) throws -> Void) throws {
-        let statement = try database.prepare(
-            "SELECT m.pk, \(registerColumns) FROM \(joins) WHERE m.ver > ? ORDER BY m.ver, m.pk")
+        let statement = try database.prepare(selectSQL + " WHERE m.ver > ? ORDER BY m.ver, m.pk")
         try statement.bind([.integer(version)])
         while try statement.step() {
-            try body(statement.column(0), try decode(statement, from: 1))
+            try body(statement.column(0), try decode(statement, withValues: true))
         }
     }
 
-    private func decode(_ statement: Statement, from first: Int32) throws -> StoredRow {
-        var index = first
+    /// Decodes a row of `selectSQL` (or of `stampsSQL` when `withValues` is false); column 0 is the key.
+    private func decode(_ statement: Statement, withValues: Bool) throws -> StoredRow {
+        var index: Int32 = 1
         func next() -> Int32 { defer { index += 1 }; return index }
         let causalLength = UInt64(bitPattern: statement.int64(next()))
         let base = try stamp(statement, next(), next())
@@ -68,10 +111,10 @@ struct RegisterStore {
                 stamps.append(base)
             }
         }
-        let hasHiddenValues = statement.int64(next()) != 0
-        let shown = statement.int64(next()) != 0
+        let hasHiddenValues = withValues && statement.int64(next()) != 0
+        let shown = withValues && statement.int64(next()) != 0
         let columns = stamps.map { stamp in
-            let value = statement.column(next())
+            let value = withValues ? statement.column(next()) : .null
             return stamp.map { ColumnRegister(value: value, stamp: $0) }
         }
         return StoredRow(
@@ -85,40 +128,28 @@ struct RegisterStore {
         return Stamp(hlc: HLCTimestamp(sqliteValue: hlc), node: node)
     }
 
+    // MARK: Writing
+
     /// Writes `registers` for `key` at `version`, showing the row in the user table or hiding it.
     func store(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64, show: Bool, previous: StoredRow?) throws {
         try writeMetadata(key, registers, version: version)
         let values = registers.columns.map { $0?.value ?? .null }
         if show {
-            try upsertShown(key, values)
-            if previous?.hasHiddenValues == true {
-                try database.execute("DELETE FROM \(table.hiddenTable) WHERE pk = ?", [key])
-            }
+            try statement(.upsertShown).run([key] + values)
+            if previous?.hasHiddenValues == true { try deleteHidden(key) }
         } else {
-            if previous?.shown == true {
-                try database.execute("DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?", [key])
-            }
+            if previous?.shown == true { try statement(.deleteShown).run([key]) }
             if registers.columns.contains(where: { $0 != nil }) {
-                let placeholders = Array(repeating: ", ?", count: values.count).joined()
-                try database.execute(
-                    "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(table.quotedColumns.map { ", \($0)" }.joined())) "
-                        + "VALUES (?\(placeholders))", [key] + values)
+                try statement(.writeHidden).run([key] + values)
             }
         }
     }
 
-    private func upsertShown(_ key: SQLiteValue, _ values: [SQLiteValue]) throws {
-        let columns = ([table.quotedKey] + table.quotedColumns).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: values.count + 1).joined(separator: ", ")
-        let update = table.quotedColumns.isEmpty
-            ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        try database.execute(
-            "INSERT INTO \(table.quotedName) (\(columns)) VALUES (\(placeholders)) "
-                + "ON CONFLICT (\(table.quotedKey)) DO \(update)", [key] + values)
-    }
+    /// Removes the hidden copy of a row that is shown again.
+    func deleteHidden(_ key: SQLiteValue) throws { try statement(.deleteHidden).run([key]) }
 
     /// Stores the stamps compactly: the most common stamp is the base, the rest are overrides.
-    private func writeMetadata(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64) throws {
+    func writeMetadata(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64) throws {
         let columnStamps = registers.columns.map { $0?.stamp }
         let base: Stamp?
         if table.hasColumnStamps {
@@ -135,9 +166,7 @@ struct RegisterStore {
         if table.hasColumnStamps {
             for stamp in columnStamps { values += stamp == base ? [.null, .null] : try encode(stamp) }
         }
-        let names = (["pk", "cl", "ver", "hlc", "node", "clh", "cln"] + table.stampColumns).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        try database.execute("INSERT OR REPLACE INTO \(table.rowsTable) (\(names)) VALUES (\(placeholders))", values)
+        try statement(.writeMetadata).run(values)
     }
 
     private func encode(_ stamp: Stamp?) throws -> [SQLiteValue] {

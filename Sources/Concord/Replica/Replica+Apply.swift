@@ -34,7 +34,7 @@ extension Replica {
     ) throws -> ApplyReport {
         let plans = try tables.map { try plan(for: $0) }
         let plansByName = Dictionary(uniqueKeysWithValues: plans.map { ($0.remote.name, $0) })
-        var clock = try self.clock
+        let clock = try self.clock
         let physical = configuration.clock.unixMilliseconds()
         var newest: Stamp?
         var validation = try rows()
@@ -53,12 +53,13 @@ extension Replica {
         var report = ApplyReport()
         do {
             try database.transaction {
+                let folded = try foldLocalWrites()
                 try database.execute("UPDATE \(Metadata.state) SET applying = 1")
-                let version = try self.version + 1
                 var applying = try rows()
+                let version = try self.version + 1
                 while let row = try applying.next() {
                     let plan = plansByName[row.table]!
-                    let store = RegisterStore(table: plan.local, replica: self)
+                    let store = store(plan.local)
                     let remote = plan.localRegisters(row.registers)
                     let stored = try store.load(row.key)
                     let outcome = RowMerge.merge(local: stored?.registers, remote: remote, policy: plan.local.policy)
@@ -68,8 +69,9 @@ extension Replica {
                                     show: outcome.merged.liveness.isAlive, previous: stored)
                 }
                 let peerMoved = try recordPeer(source, since: since, upTo: upTo)
-                guard report.applied > 0 || peerMoved else { throw NothingToApply() }
+                guard report.applied > 0 || peerMoved || folded > 0 else { throw NothingToApply() }
                 if report.applied > 0, let newest {
+                    var clock = try self.clock
                     try clock.receive(newest.hlc, from: newest.node, physical: physical)
                     try storeClock(clock, version: version)
                 }

@@ -24,7 +24,8 @@ extension Replica {
         for row in try database.query("PRAGMA foreign_key_check") {
             problems.append("foreign key check: row \(row[1]) of \(row[0].textValue ?? "?") references missing \(row[2].textValue ?? "?")")
         }
-        try database.readTransaction {
+        try database.transaction {
+            try foldLocalWrites()
             for table in tables { problems += try projectionProblems(table) }
         }
         return CheckReport(problems: problems)
@@ -36,7 +37,7 @@ extension Replica {
             "SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t LEFT JOIN \(table.rowsTable) AS m "
                 + "ON m.pk = t.\(table.quotedKey) WHERE m.pk IS NULL ORDER BY 1 LIMIT 20")
         problems += unrecorded.map { "\(table.name) \($0[0]): in the table but has no registers (written while capture was off?)" }
-        try RegisterStore(table: table, replica: self).forEachRow(since: .min) { key, row in
+        try store(table).forEachRow(since: .min) { key, row in
             let shouldShow = row.registers.liveness.isAlive
             if shouldShow != row.shown {
                 problems.append("\(table.name) \(key): \(row.shown ? "shown" : "not shown") but "

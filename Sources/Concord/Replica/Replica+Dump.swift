@@ -11,7 +11,8 @@ extension Replica {
     /// ```
     public func canonicalDump() throws -> String {
         var lines: [String] = []
-        try database.readTransaction {
+        try database.transaction {
+            try foldLocalWrites()
             for table in tables {
                 lines.append("table \(table.name) key \(table.key) policy \(table.policy.rawValue) columns \(table.columns)")
                 let columns = ([table.quotedKey] + table.quotedColumns).joined(separator: ", ")
@@ -20,7 +21,7 @@ extension Replica {
                     lines.append("  row " + row.map(\.description).joined(separator: " | "))
                 }
                 var registers: [(SQLiteValue, String)] = []
-                try RegisterStore(table: table, replica: self).forEachRow(since: .min) { key, row in
+                try store(table).forEachRow(since: .min) { key, row in
                     registers.append((key, Self.describe(key, row.registers, columns: table.columns)))
                 }
                 lines += registers.sorted { $0.0 < $1.0 }.map(\.1)

@@ -25,11 +25,14 @@ extension Replica {
                 fix: "give every row a unique key (e.g. a UUID) before enabling sync")
         }
         try database.transaction {
+            try foldLocalWrites()
             try database.execute(
                 "INSERT INTO \(Metadata.tables) (name, key, columns, policy) VALUES (?, ?, ?, ?)",
                 [.text(inspected.name), .text(inspected.key), .text(ColumnList.encode(inspected.columns)),
                  .text(policy.rawValue)])
-            try database.execute(CaptureTriggers(table: inspected).createSQL)
+            let id = try database.scalar("SELECT id FROM \(Metadata.tables) WHERE name = ?",
+                                         [.text(inspected.name)])?.integerValue ?? 0
+            try database.execute(CaptureTriggers(table: inspected, id: id).createSQL)
             try recordExistingRows(of: inspected)
         }
         try loadSyncedTables()

@@ -14,16 +14,18 @@ extension Replica {
 
     /// Streams the changes after `version`: first the header, then each row, table by table.
     ///
-    /// One read transaction covers it all, so the rows and the header's
-    /// ``ChangesetHeader/upTo`` describe the same moment even while the app writes.
+    /// One transaction covers it all — folding the capture log, then reading —
+    /// so the rows and the header's ``ChangesetHeader/upTo`` describe the same
+    /// moment even while the app writes.
     public func exportChanges(
         since version: Int64, header: (ChangesetHeader) throws -> Void, row: (RowChange) throws -> Void
     ) throws {
-        try database.readTransaction {
+        try database.transaction {
+            try foldLocalWrites()
             try header(ChangesetHeader(source: nodeID, since: version, upTo: try self.version,
                                        tables: tables.map(\.schema)))
             for table in tables {
-                try RegisterStore(table: table, replica: self).forEachRow(since: version) { key, stored in
+                try store(table).forEachRow(since: version) { key, stored in
                     try row(RowChange(table: table.name, key: key, registers: stored.registers))
                 }
             }

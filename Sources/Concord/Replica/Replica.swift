@@ -23,6 +23,10 @@ public final class Replica {
     public let nodeID: NodeID
     /// Synced tables by name, refreshed when sync is enabled.
     private(set) var syncedTables: [String: SyncedTable] = [:]
+    /// Table names by their id in `_concord_tables`, as the capture log refers to them.
+    private(set) var tableNames: [Int64: String] = [:]
+    /// The register store of each synced table, by name.
+    private var stores: [String: RegisterStore] = [:]
     /// Node ids by their index in `_concord_nodes`.
     private var nodesByIndex: [Int64: NodeID] = [:]
     private var indexesByNode: [NodeID: Int64] = [:]
@@ -111,12 +115,26 @@ public final class Replica {
 
     func loadSyncedTables() throws {
         syncedTables = [:]
-        for row in try database.query("SELECT name, key, columns, policy FROM \(Metadata.tables) ORDER BY name") {
-            guard case .text(let name) = row[0], case .text(let key) = row[1], case .text(let columns) = row[2],
-                  case .text(let policyName) = row[3], let policy = TablePolicy(rawValue: policyName)
+        tableNames = [:]
+        stores = [:]
+        for row in try database.query("SELECT id, name, key, columns, policy FROM \(Metadata.tables) ORDER BY name") {
+            guard case .integer(let id) = row[0], case .text(let name) = row[1], case .text(let key) = row[2],
+                  case .text(let columns) = row[3], case .text(let policyName) = row[4],
+                  let policy = TablePolicy(rawValue: policyName)
             else { continue }
-            syncedTables[name] = SyncedTable(name: name, key: key, columns: ColumnList.decode(columns), policy: policy)
+            let table = SyncedTable(name: name, key: key, columns: ColumnList.decode(columns), policy: policy)
+            syncedTables[name] = table
+            tableNames[id] = name
+            stores[name] = RegisterStore(table: table, replica: self)
         }
+    }
+
+    /// The register store of a synced table.
+    func store(_ table: SyncedTable) -> RegisterStore {
+        if let store = stores[table.name] { return store }
+        let store = RegisterStore(table: table, replica: self)
+        stores[table.name] = store
+        return store
     }
 
     // MARK: Node ids
