@@ -46,6 +46,13 @@ func concord(_ arguments: [String], input: Data = Data(), in directory: Temporar
 @discardableResult
 func concordOK(_ arguments: String..., input: Data = Data(), in directory: TemporaryDirectory,
                sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
+    try concordOK(arguments, input: input, in: directory, sourceLocation: sourceLocation)
+}
+
+/// Runs `concord` with an argument list and records an issue unless it exits 0.
+@discardableResult
+func concordOK(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory,
+               sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
     let run = try concord(arguments, input: input, in: directory)
     #expect(run.status == 0, "concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)",
             sourceLocation: sourceLocation)

@@ -80,11 +80,11 @@ struct CLITests {
         let before = try fileBytes(directory.path("b.db"))
         var flipped = changes
         flipped[flipped.count / 2] ^= 0x10
-        for (damage, expected) in [(changes.prefix(changes.count - 3), "truncated"), (flipped, "corrupted")] {
+        for damage in [changes.prefix(changes.count - 3), flipped] {
             let run = try concord(["import", "b.db"], input: Data(damage), in: directory)
             #expect(run.status == 1)
-            #expect(run.errors.hasPrefix("Error: "))
-            #expect(run.errors.localizedCaseInsensitiveContains(expected), "\(run.errors)")
+            #expect(run.errors.hasPrefix("Error: The changeset is "), "\(run.errors)")
+            #expect(run.errors.contains("byte") && run.errors.contains("export it again"), "\(run.errors)")
             #expect(try fileBytes(directory.path("b.db")) == before)
         }
         try concordOK("check", "b.db", in: directory)

@@ -28,10 +28,73 @@ private let tiny = Changeset(
 /// The bytes of `tiny`, worked out by hand from the layout on `ChangesetEncoder` (CRC from zlib).
 private let tinyHex =
     "434e43440100" + "000102030405060708090a0b0c0d0e0f" + "0006" + "01"
-    + "0972656d696e64657273" + "026964" + "02" + "057469746c65" + "04646f6e65" + "00"
+    + "0972656d696e64657273" + "026964" + "02" + "057469746c65" + "036c7777" + "04646f6e65" + "036c7777" + "00"
     + "01" + "00" + "0102" + "02" + "01" + "01" + "0000010000000000"
     + "02" + "ffeeddccbbaa99887766554433221100" + "0100010000000000" + "0308427579206d696c6b" + "00"
-    + "02" + "01" + "4d44ed86"
+    + "02" + "01" + "2f66a1b0"
+
+/// A counter column beside a custom and a `max` one, over two rows and three nodes.
+///
+/// Row p1's counter has three contributions in node order (source < third < other);
+/// the third node is introduced by the column's stamp, the other node inside a
+/// contribution. Its value is the sum over the row's current life (causal length 3):
+/// 5 - 2; the other node's 7 was made before a delete and re-insert. Row p2's counter
+/// has no contributions.
+private let counters = Changeset(
+    source: sourceNode, since: 3, upTo: 9,
+    tables: [
+        TableSchema(
+            name: "posts", key: "id", columns: ["likes", "tags", "score"], policy: .column,
+            merges: [.counter, .custom("tagSet"), .max]),
+    ],
+    rows: [
+        RowChange(
+            table: "posts", key: "p1",
+            registers: RowRegisters(
+                liveness: Liveness(causalLength: 3, stamp: stamp(0x2_0000)),
+                columns: [
+                    ColumnRegister(value: 3, stamp: stamp(0x2_0005, thirdNode), contributions: [
+                        CounterContribution(causalLength: 3, amount: 5, stamp: stamp(0x2_0001)),
+                        CounterContribution(causalLength: 3, amount: -2, stamp: stamp(0x2_0005, thirdNode)),
+                        CounterContribution(causalLength: 1, amount: 7, stamp: stamp(0x1_0000, otherNode)),
+                    ]),
+                    ColumnRegister(value: #"["a"]"#, stamp: stamp(0x2_0002, otherNode)),
+                    nil,
+                ])),
+        RowChange(
+            table: "posts", key: "p2",
+            registers: RowRegisters(
+                liveness: Liveness(causalLength: 1, stamp: stamp(0x3_0000, otherNode)),
+                columns: [
+                    ColumnRegister(value: 0, stamp: stamp(0x3_0000, otherNode)),
+                    nil,
+                    ColumnRegister(value: 2.5, stamp: stamp(0x3_0001)),
+                ])),
+    ])
+
+/// The bytes of `counters`, worked out by hand from the layout on `ChangesetEncoder` (CRC from zlib).
+private let countersHex =
+    "434e43440100" + "000102030405060708090a0b0c0d0e0f" + "06" + "12" + "01"
+    + "05706f737473" + "026964" + "03"
+    + "056c696b6573" + "07636f756e746572"  // likes, counter
+    + "0474616773" + "06746167536574"  // tags, tagSet
+    + "0573636f7265" + "036d6178"  // score, max
+    + "00"
+    // p1: alive (3), stamped by the source.
+    + "01" + "00" + "03027031" + "03" + "03" + "01" + "0000020000000000"
+    // likes: a new node (third) introduced by its stamp, the integer 3, then 3 contributions.
+    + "02" + "0123456789abcdef0123456789abcdef" + "0500020000000000" + "0106" + "03"
+    + "03" + "0a" + "01" + "0100020000000000"  // cl 3, +5, source
+    + "03" + "03" + "02" + "0500020000000000"  // cl 3, -2, third
+    + "01" + "0e" + "03" + "ffeeddccbbaa99887766554433221100" + "0000010000000000"  // cl 1, +7, other: new node
+    + "03" + "0200020000000000" + "03055b2261225d"  // tags: other, the text ["a"]
+    + "00"  // score: never written
+    // p2: alive (1), stamped by the other node.
+    + "01" + "00" + "03027032" + "03" + "01" + "03" + "0000030000000000"
+    + "03" + "0000030000000000" + "0100" + "00"  // likes: 0, no contributions
+    + "00"  // tags: never written
+    + "01" + "0100030000000000" + "02" + "0000000000000440"  // score: the real 2.5
+    + "02" + "02" + "e20bbdf6"
 
 /// Every kind of value, edge cases included, over two tables and three nodes.
 private let everyKind: Changeset = {
@@ -124,9 +187,12 @@ private struct Raw {
     mutating func raw(_ b: [UInt8]) { bytes += b }
 
     /// Magic, version, source, since, upTo and the given tables (name, key, columns, policy byte).
+    ///
+    /// `merges[t]`, when given, holds table `t`'s merge names; otherwise every column is `lww`.
     static func header(
         version: UInt16 = 1, since: Int64 = 0, upTo: Int64 = 5,
-        tables: [(String, String, [String], UInt8)] = [("t", "id", ["a"], 0)]
+        tables: [(String, String, [String], UInt8)] = [("t", "id", ["a"], 0)],
+        merges: [[String]]? = nil
     ) -> Raw {
         var r = Raw()
         r.raw(Array("CNCD".utf8))
@@ -136,11 +202,14 @@ private struct Raw {
         r.zigzag(since)
         r.zigzag(upTo)
         r.varint(UInt64(tables.count))
-        for (name, key, columns, policy) in tables {
+        for (t, (name, key, columns, policy)) in tables.enumerated() {
             r.string(name)
             r.string(key)
             r.varint(UInt64(columns.count))
-            for column in columns { r.string(column) }
+            for (c, column) in columns.enumerated() {
+                r.string(column)
+                r.string(merges?[t][c] ?? "lww")
+            }
             r.u8(policy)
         }
         return r
@@ -150,6 +219,14 @@ private struct Raw {
     mutating func row(key: Int64 = 1) {
         u8(1); varint(0); u8(1); zigzag(key); varint(1); varint(1); varint(1); u64(42); varint(0)
     }
+
+    /// The start of a row of table 0 up to its first column: key `key`, alive (length 1), stamped by the source.
+    mutating func rowStart(key: Int64 = 1, columns: UInt64 = 1) {
+        u8(1); varint(0); u8(1); zigzag(key); varint(columns); varint(1); varint(1); u64(42)
+    }
+
+    /// A stamp by node reference `ref` (1 is the source) at clock `hlc`.
+    mutating func stamp(_ ref: UInt64, _ hlc: UInt64) { varint(ref); u64(hlc) }
 
     /// End tag, row count, CRC of everything so far.
     func sealed(rows: UInt64) -> [UInt8] {
@@ -205,18 +282,31 @@ private func randomValue(_ rng: inout SeededGenerator) -> SQLiteValue {
     }
 }
 
+extension Stamp {
+    /// A stamp of `node` at a random clock, small or large.
+    fileprivate init(node: NodeID, _ rng: inout SeededGenerator) {
+        self.init(hlc: HLCTimestamp(rawValue: rng.next() >> UInt64.random(in: 0...63, using: &rng)), node: node)
+    }
+}
+
 private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
     let nodes = (0..<Int.random(in: 1...4, using: &rng)).map { _ in NodeID.random(using: &rng) }
     let names = ["reminders", "Lists", "naïve", "表", "a b", "x\"y", "tags", "items"].shuffled(using: &rng)
+    let mergeChoices = ColumnMerge.builtIns + [.custom("tagSet"), .custom("Max"), .custom("ünïon 🧮")]
     var tables: [TableSchema] = []
     for name in names.prefix(Int.random(in: 0...3, using: &rng)) {
         let columns = ["title", "done", "Due", "ünï", "notes", "rank"].shuffled(using: &rng)
+            .prefix(Int.random(in: 0...5, using: &rng))
+        // Counters half the time, so most changesets have some.
+        let merges = columns.map { _ in
+            Bool.random(using: &rng) ? ColumnMerge.counter : mergeChoices.randomElement(using: &rng)!
+        }
         tables.append(TableSchema(
-            name: name, key: "id", columns: Array(columns.prefix(Int.random(in: 0...5, using: &rng))),
-            policy: TablePolicy.allCases.randomElement(using: &rng)!))
+            name: name, key: "id", columns: Array(columns),
+            policy: TablePolicy.allCases.randomElement(using: &rng)!, merges: merges))
     }
     func randomStamp(_ rng: inout SeededGenerator) -> Stamp {
-        Stamp(hlc: HLCTimestamp(rawValue: rng.next() >> UInt64.random(in: 0...63, using: &rng)), node: nodes.randomElement(using: &rng)!)
+        Stamp(node: nodes.randomElement(using: &rng)!, &rng)
     }
     var rows: [RowChange] = []
     if !tables.isEmpty {
@@ -227,8 +317,20 @@ private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
             let length = Bool.random(using: &rng) ? UInt64.random(in: 0...5, using: &rng) : rng.next()
             let liveness = length == 0 && Bool.random(using: &rng)
                 ? Liveness.unknown : Liveness(causalLength: length, stamp: randomStamp(&rng))
-            let columns: [ColumnRegister?] = table.columns.map { _ in
-                Bool.random(using: &rng) ? nil : ColumnRegister(value: randomValue(&rng), stamp: randomStamp(&rng))
+            let columns: [ColumnRegister?] = table.merges.map { merge in
+                if Bool.random(using: &rng) { return nil }
+                var register = ColumnRegister(value: randomValue(&rng), stamp: randomStamp(&rng))
+                if merge == .counter {
+                    // A random subset of the nodes, each at most once, in node order.
+                    register.contributions = nodes.sorted().filter { _ in Bool.random(using: &rng) }.map { node in
+                        let amounts: [Int64] = [0, 1, -1, .min, .max, Int64(bitPattern: rng.next()) >> UInt64.random(in: 0...63, using: &rng)]
+                        return CounterContribution(
+                            causalLength: Bool.random(using: &rng) ? UInt64.random(in: 0...5, using: &rng) : rng.next(),
+                            amount: amounts.randomElement(using: &rng)!,
+                            stamp: Stamp(node: node, &rng))
+                    }
+                }
+                return register
             }
             rows.append(RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns)))
         }
@@ -312,6 +414,10 @@ struct ChangesetCodecTests {
                     "done"
                   ],
                   "key": "id",
+                  "merges": [
+                    "lww",
+                    "lww"
+                  ],
                   "name": "reminders",
                   "policy": "column"
                 }
@@ -403,8 +509,9 @@ struct ChangesetCodecTests {
         #expect(error?.description.contains("'/nonexistent/changes.cncd'") == true)
     }
 
-    @Test func everyTruncationIsRefusedAtItsOffset() throws {
-        let bytes = try tiny.encoded()
+    @Test(arguments: [("tiny", tiny), ("counters", counters)])
+    func everyTruncationIsRefusedAtItsOffset(_ name: String, _ changes: Changeset) throws {
+        let bytes = try changes.encoded()
         for length in 0..<bytes.count {
             let prefix = Array(bytes.prefix(length))
             for streaming in [false, true] {
@@ -416,23 +523,24 @@ struct ChangesetCodecTests {
                     continue
                 }
                 guard case .truncated(let offset, let field)? = error else {
-                    Issue.record("prefix of \(length) bytes: expected .truncated, got \(String(describing: error))")
+                    Issue.record("\(name), prefix of \(length) bytes: expected .truncated, got \(String(describing: error))")
                     continue
                 }
-                #expect(offset == length, "field: \(field)")
+                #expect(offset == length, "\(name), field: \(field)")
                 #expect(error!.description.contains("byte \(length)"))
             }
         }
     }
 
     @Test func everySingleBitFlipIsRefused() throws {
-        // Every bit of the small changeset; every 7th bit (so each bit position in turn) of the large one.
-        for (changes, step) in [(tiny, 1), (everyKind, 7)] {
+        // Every bit of the small ones; every 7th bit (so each bit position in turn) of the large one.
+        for (changes, step) in [(tiny, 1), (counters, 1), (everyKind, 7)] {
             let bytes = try changes.encoded()
             for bit in stride(from: 0, to: bytes.count * 8, by: step) {
                 var damaged = bytes
                 damaged[bit / 8] ^= 1 << UInt8(bit % 8)
                 _ = changesetError { try Changeset(decoding: damaged) }
+                _ = changesetError { try decodeStreaming(damaged, chunks: [3]) }
             }
         }
     }
@@ -441,9 +549,9 @@ struct ChangesetCodecTests {
         var bytes = try tiny.encoded()
         bytes[bytes.count - 1] ^= 0x80
         let error = changesetError { try Changeset(decoding: bytes) }
-        #expect(error == .checksumMismatch(stored: 0x06ED_444D, computed: 0x86ED_444D, offset: bytes.count - 4))
-        #expect(error?.description.contains("0x06ED444D") == true)
-        #expect(error?.description.contains("0x86ED444D") == true)
+        #expect(error == .checksumMismatch(stored: 0x30A1_662F, computed: 0xB0A1_662F, offset: bytes.count - 4))
+        #expect(error?.description.contains("0x30A1662F") == true)
+        #expect(error?.description.contains("0xB0A1662F") == true)
         #expect(error?.description.contains("byte \(bytes.count - 4)") == true)
 
         // A change in a row is only caught by the checksum, at the end.
@@ -614,6 +722,19 @@ struct ChangesetCodecTests {
         c = tiny
         c.tables[0].key = ""
         #expect(refusal(c) == .emptyIdentifier)
+        c = tiny
+        c.tables[0].merges = [.lww]
+        #expect(refusal(c) == .mergeCountMismatch(columns: 2, merges: 1))
+        c = tiny
+        c.tables[0].merges[1] = .custom("")
+        #expect(refusal(c) == .emptyIdentifier)
+        c = tiny
+        c.tables[0].merges[1] = .custom("sum\u{0}")
+        #expect(refusal(c) == .identifierContainsNUL)
+        c = tiny
+        c.tables[0].merges[1] = .custom("max")
+        #expect(refusal(c) == .customMergeShadowsBuiltIn("max"))
+        #expect(changesetError { try c.encoded() }?.description.contains("tables[0].merges[1]") == true)
 
         // A refused row writes nothing; the encoder carries on.
         let sink = MemoryByteSink()
@@ -697,8 +818,9 @@ struct ChangesetCodecTests {
         #expect(try Changeset.decode(anyFormat: Array(("\u{FEFF} \n" + good).utf8)) == tiny)
     }
 
-    @Test func everyJSONTruncationIsRefused() throws {
-        let json = tiny.jsonData()
+    @Test(arguments: [tiny, counters])
+    func everyJSONTruncationIsRefused(_ changes: Changeset) throws {
+        let json = changes.jsonData()
         for length in 0..<json.count - 1 {  // the final newline is optional
             let error = changesetError { try Changeset(json: Array(json.prefix(length))) }
             guard case .truncated(let offset, _)? = error else {
@@ -709,10 +831,369 @@ struct ChangesetCodecTests {
         }
     }
 
+    // MARK: Merges and counter contributions
+
+    @Test func counterLayoutIsPinned() throws {
+        #expect(try counters.encoded() == hexBytes(countersHex))
+        #expect(try Changeset(decoding: hexBytes(countersHex)) == counters)
+        #expect(try decodeStreaming(hexBytes(countersHex), chunks: [1, 2, 5]) == counters)
+    }
+
+    @Test func counterJSONLayoutIsPinned() throws {
+        let expected = #"""
+            {
+              "format": 1,
+              "rows": [
+                {
+                  "columns": [
+                    {
+                      "contributions": [
+                        {
+                          "amount": 5,
+                          "causalLength": 3,
+                          "stamp": {
+                            "hlc": 131073,
+                            "node": "000102030405060708090a0b0c0d0e0f"
+                          }
+                        },
+                        {
+                          "amount": -2,
+                          "causalLength": 3,
+                          "stamp": {
+                            "hlc": 131077,
+                            "node": "0123456789abcdef0123456789abcdef"
+                          }
+                        },
+                        {
+                          "amount": 7,
+                          "causalLength": 1,
+                          "stamp": {
+                            "hlc": 65536,
+                            "node": "ffeeddccbbaa99887766554433221100"
+                          }
+                        }
+                      ],
+                      "stamp": {
+                        "hlc": 131077,
+                        "node": "0123456789abcdef0123456789abcdef"
+                      },
+                      "value": {
+                        "integer": 3
+                      }
+                    },
+                    {
+                      "stamp": {
+                        "hlc": 131074,
+                        "node": "ffeeddccbbaa99887766554433221100"
+                      },
+                      "value": {
+                        "text": "[\"a\"]"
+                      }
+                    },
+                    null
+                  ],
+                  "key": {
+                    "text": "p1"
+                  },
+                  "liveness": {
+                    "causalLength": 3,
+                    "stamp": {
+                      "hlc": 131072,
+                      "node": "000102030405060708090a0b0c0d0e0f"
+                    }
+                  },
+                  "table": "posts"
+                },
+                {
+                  "columns": [
+                    {
+                      "contributions": [],
+                      "stamp": {
+                        "hlc": 196608,
+                        "node": "ffeeddccbbaa99887766554433221100"
+                      },
+                      "value": {
+                        "integer": 0
+                      }
+                    },
+                    null,
+                    {
+                      "stamp": {
+                        "hlc": 196609,
+                        "node": "000102030405060708090a0b0c0d0e0f"
+                      },
+                      "value": {
+                        "real": 2.5
+                      }
+                    }
+                  ],
+                  "key": {
+                    "text": "p2"
+                  },
+                  "liveness": {
+                    "causalLength": 1,
+                    "stamp": {
+                      "hlc": 196608,
+                      "node": "ffeeddccbbaa99887766554433221100"
+                    }
+                  },
+                  "table": "posts"
+                }
+              ],
+              "since": 3,
+              "source": "000102030405060708090a0b0c0d0e0f",
+              "tables": [
+                {
+                  "columns": [
+                    "likes",
+                    "tags",
+                    "score"
+                  ],
+                  "key": "id",
+                  "merges": [
+                    "counter",
+                    "tagSet",
+                    "max"
+                  ],
+                  "name": "posts",
+                  "policy": "column"
+                }
+              ],
+              "upTo": 9
+            }
+
+            """#
+        #expect(String(decoding: counters.jsonData(), as: UTF8.self) == expected)
+        #expect(try Changeset(json: Array(expected.utf8)) == counters)
+    }
+
+    @Test func counterRegistersRoundTripInBothForms() throws {
+        // Six contributions at the extremes of every field; node ids ascending by their last byte.
+        let nodes = (0..<6).map { NodeID(bytes: [UInt8](repeating: 0xA5, count: 15) + [UInt8($0 * 40)])! }
+        let lengths: [UInt64] = [0, 1, .max, 3, 127, 128]
+        let amounts: [Int64] = [.min, .max, 0, -1, 1, -64]
+        let clocks: [UInt64] = [0, .max, 1, 65536, 127, 128]
+        var changes = counters
+        changes.rows[0].registers.columns[0]!.contributions = nodes.indices.map {
+            CounterContribution(causalLength: lengths[$0], amount: amounts[$0], stamp: stamp(clocks[$0], nodes[$0]))
+        }
+        // A counter in a row-policy table, and a second counter column in the same row.
+        changes.tables[0].policy = .row
+        changes.tables[0].merges[2] = .counter
+        changes.rows[1].registers.columns[2]!.contributions = [
+            CounterContribution(causalLength: 1, amount: 2, stamp: stamp(0x3_0001)),
+            CounterContribution(causalLength: 1, amount: 1, stamp: stamp(0x3_0000, nodes[5])),
+        ]
+
+        let bytes = try changes.encoded()
+        let decoded = try Changeset(decoding: bytes)
+        #expect(decoded == changes)
+        #expect(try decoded.encoded() == bytes)
+        #expect(try decodeStreaming(bytes, chunks: [1, 7, 64]) == changes)
+
+        let json = changes.jsonData()
+        let fromJSON = try Changeset(json: json)
+        #expect(fromJSON == changes)
+        #expect(fromJSON.jsonData() == json)
+        #expect(try fromJSON.encoded() == bytes)
+        let text = String(decoding: json, as: UTF8.self)
+        #expect(text.contains(#""amount": -9223372036854775808"#))
+        #expect(text.contains(#""causalLength": 18446744073709551615"#))
+        // The p2 counter has an empty list, which JSON still writes for a counter column.
+        #expect(text.contains(#""contributions": []"#))
+    }
+
+    @Test func customMergeNamesRoundTripExactly() throws {
+        let names = ["lww", "max", "min", "counter", "union", "tagSet", "Max", "LWW", " counter", "ünïon 🧮", "a\"b\\c\n"]
+        let merges = names.map(ColumnMerge.init(name:))
+        #expect(Array(merges.prefix(5)) == ColumnMerge.builtIns)
+        #expect(merges[6] == .custom("Max"))  // names compare exactly: no case folding into a built-in
+        let table = TableSchema(
+            name: "t", key: "id", columns: names.indices.map { "c\($0)" }, policy: .column, merges: merges)
+        let changes = Changeset(source: sourceNode, since: 0, upTo: 0, tables: [table], rows: [])
+
+        let decoded = try Changeset(decoding: changes.encoded())
+        #expect(decoded.tables[0].merges == merges)
+        #expect(decoded.tables[0].merges.map(\.name) == names)
+        #expect(try Changeset(json: changes.jsonData()).tables[0].merges == merges)
+        #expect(String(decoding: changes.jsonData(), as: UTF8.self).contains(#""a\"b\\c\n""#))
+        // The default is lww for every column.
+        #expect(TableSchema(name: "t", key: "id", columns: ["a", "b"], policy: .column).merges == [.lww, .lww])
+    }
+
+    @Test func malformedMergeNamesAreRefusedWithOffsets() throws {
+        // The merge string is the last thing before the policy byte.
+        let empty = Raw.header(merges: [[""]])
+        #expect(malformedReason(empty.sealed(rows: 0))! == (empty.bytes.count - 2, .emptyIdentifier))
+        let nul = Raw.header(merges: [["su\u{0}m"]])
+        #expect(malformedReason(nul.sealed(rows: 0))! == (nul.bytes.count - 6, .identifierContainsNUL))
+        var utf8 = Raw.header(tables: [("t", "id", [], 0)])
+        utf8.bytes.removeLast(2)  // column count 0, policy
+        utf8.varint(1); utf8.string("a")
+        let mergeOffset = utf8.bytes.count
+        utf8.raw([2, 0xC3, 0x28, 0])
+        #expect(malformedReason(utf8.sealed(rows: 0))! == (mergeOffset, .invalidUTF8))
+        let error = changesetError { try Changeset(decoding: empty.sealed(rows: 0)) }
+        #expect(error?.description.contains("tables[0].merges[0] (table 't', column 'a')") == true)
+    }
+
+    @Test func unsortedOrDuplicateContributionsAreRefusedWithOffsets() throws {
+        /// Table t with one counter column n; one row whose register holds `build`'s contributions.
+        func row(_ count: UInt64, _ build: (inout Raw) -> Void) -> (bytes: [UInt8], listStart: Int) {
+            var r = Raw.header(tables: [("t", "id", ["n"], 0)], merges: [["counter"]])
+            r.rowStart()
+            r.stamp(1, 50)
+            r.u8(1); r.zigzag(3)
+            r.varint(count)
+            let listStart = r.bytes.count
+            build(&r)
+            return (r.sealed(rows: 1), listStart)
+        }
+        // Each entry: varint causalLength (1 byte here), zigzag amount (1 byte), then the stamp.
+        let entry = 2
+        let stampSize = 1 + 8
+        let newNodeStampSize = 1 + 16 + 8
+
+        // other (ffee...), then source (0001...): out of order.
+        let unsorted = row(2) {
+            $0.varint(1); $0.zigzag(5); $0.varint(2); $0.raw(otherNode.bytes); $0.u64(7)
+            $0.varint(1); $0.zigzag(-2); $0.stamp(1, 8)
+        }
+        #expect(malformedReason(unsorted.bytes)!
+            == (unsorted.listStart + entry + newNodeStampSize + entry, .contributionsOutOfOrder(previous: otherNode, found: sourceNode)))
+        let message = changesetError { try Changeset(decoding: unsorted.bytes) }?.description ?? ""
+        #expect(message.contains("rows[0].columns[0].contributions[1].stamp (table 't', column 'n')"))
+        #expect(message.contains("strictly increasing node-id order"))
+
+        // source twice.
+        let duplicate = row(2) {
+            $0.varint(1); $0.zigzag(5); $0.stamp(1, 7)
+            $0.varint(3); $0.zigzag(1); $0.stamp(1, 8)
+        }
+        #expect(malformedReason(duplicate.bytes)! == (duplicate.listStart + entry + stampSize + entry, .duplicateContribution(sourceNode)))
+
+        // A contribution without a stamp, and a count beyond the limit.
+        let unstamped = row(1) { $0.varint(1); $0.zigzag(5); $0.varint(0) }
+        #expect(malformedReason(unstamped.bytes)! == (unstamped.listStart + entry, .contributionWithoutStamp))
+        let tooMany = row(3_000_000_000) { _ in }
+        #expect(malformedReason(tooMany.bytes)!
+            == (tooMany.listStart - 5, .countTooLarge(declared: 3_000_000_000, limit: 2_147_483_647)))
+
+        // The same entries sorted decode, the new node introduced inside a contribution.
+        let sorted = row(2) {
+            $0.varint(1); $0.zigzag(-2); $0.stamp(1, 8)
+            $0.varint(1); $0.zigzag(5); $0.varint(2); $0.raw(otherNode.bytes); $0.u64(7)
+        }
+        let decoded = try Changeset(decoding: sorted.bytes)
+        #expect(decoded.rows[0].registers.columns[0]?.contributions == [
+            CounterContribution(causalLength: 1, amount: -2, stamp: stamp(8)),
+            CounterContribution(causalLength: 1, amount: 5, stamp: stamp(7, otherNode)),
+        ])
+
+        // The encoder refuses the same, naming the entry, and writes nothing for the row.
+        func refusal(_ changes: Changeset) -> ChangesetError? { changesetError { try changes.encoded() } }
+        var swapped = counters
+        swapped.rows[0].registers.columns[0]!.contributions.swapAt(0, 1)
+        #expect(refusal(swapped) == .unencodable(
+            field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
+            reason: .contributionsOutOfOrder(previous: thirdNode, found: sourceNode)))
+        var twice = counters
+        twice.rows[0].registers.columns[0]!.contributions[1].stamp.node = sourceNode
+        #expect(refusal(twice) == .unencodable(
+            field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
+            reason: .duplicateContribution(sourceNode)))
+        let sink = MemoryByteSink()
+        let encoder = ChangesetEncoder(sink: sink)
+        try encoder.begin(header: counters.header)
+        #expect(changesetError { try encoder.write(swapped.rows[0]) } != nil)
+        for row in counters.rows { try encoder.write(row) }
+        try encoder.finish()
+        #expect(sink.bytes == hexBytes(countersHex))
+
+        // JSON: the same rules, at the offending entry's stamp. (jsonData writes what it is given.)
+        for (bad, reason) in [
+            (swapped, ChangesetError.Reason.contributionsOutOfOrder(previous: thirdNode, found: sourceNode)),
+            (twice, .duplicateContribution(sourceNode)),
+        ] {
+            let json = bad.jsonData()
+            let list = json.firstRange(of: Array(#""contributions": ["#.utf8))!.upperBound
+            let stamps = json[list...].ranges(of: Array(#""stamp": {"#.utf8))
+            let secondStamp = stamps[1].upperBound - 1
+            #expect(changesetError { try Changeset(json: json) } == .malformed(
+                offset: secondStamp, field: "rows[0].columns[0].contributions[1].stamp", reason: reason))
+        }
+    }
+
+    @Test func contributionsOnOtherColumnsAreRefused() throws {
+        let contribution = CounterContribution(causalLength: 1, amount: 1, stamp: stamp(65536))
+        // Encoder: an lww column and a custom one.
+        var lww = tiny
+        lww.rows[0].registers.columns[0]!.contributions = [contribution]
+        #expect(changesetError { try lww.encoded() } == .unencodable(
+            field: "rows[0].columns[0].contributions (table 'reminders', column 'title')",
+            reason: .contributionsOnNonCounterColumn(merge: "lww")))
+        var custom = counters
+        custom.rows[0].registers.columns[1]!.contributions = [contribution]
+        #expect(changesetError { try custom.encoded() } == .unencodable(
+            field: "rows[0].columns[1].contributions (table 'posts', column 'tags')",
+            reason: .contributionsOnNonCounterColumn(merge: "tagSet")))
+        #expect(changesetError { try custom.encoded() }?.description.contains("only 'counter' columns") == true)
+
+        // JSON: the key is refused where it stands (jsonData writes it rather than drop the contributions).
+        // In `custom`, the first "contributions" key is the (valid) counter column's.
+        for (bad, merge, column, occurrence) in [(lww, "lww", 0, 0), (custom, "tagSet", 1, 1)] {
+            let json = bad.jsonData()
+            let key = json.ranges(of: Array(#""contributions""#.utf8))[occurrence].lowerBound
+            #expect(changesetError { try Changeset(json: json) } == .malformed(
+                offset: key, field: "rows[0].columns[\(column)]", reason: .contributionsOnNonCounterColumn(merge: merge)))
+        }
+        // ... and a counter column's register must have the key, even when empty.
+        let good = String(decoding: counters.jsonData(), as: UTF8.self)
+        let missing = good.replacingOccurrences(of: "\"contributions\": [],\n", with: "")
+        #expect(missing != good)
+        #expect(changesetError { try Changeset(json: Array(missing.utf8)) }.map {
+            if case .malformed(_, "rows[1].columns[0]", .missingKey("contributions")) = $0 { true } else { false }
+        } == true)
+
+        // Binary: an lww register has no place for contributions, so bytes that try to add one
+        // are read as the next record (tag 1 = a row, whose table index is then out of range).
+        var r = Raw.header()
+        r.rowStart()
+        r.stamp(1, 50)
+        r.u8(1); r.zigzag(3)
+        r.varint(1)
+        let misread = r.bytes.count
+        r.varint(1); r.zigzag(1); r.stamp(1, 7)
+        #expect(malformedReason(r.sealed(rows: 1))! == (misread, .tableIndexOutOfRange(index: 1, tableCount: 1)))
+    }
+
+    @Test func jsonMergesAreValidatedStrictly() throws {
+        let good = String(decoding: tiny.jsonData(), as: UTF8.self)
+        func error(_ old: String, _ new: String) -> ChangesetError? {
+            #expect(good.contains(old), "fixture lacks \(old)")
+            return changesetError { try Changeset(json: Array(good.replacingOccurrences(of: old, with: new).utf8)) }
+        }
+        func reason(_ old: String, _ new: String) -> ChangesetError.Reason? {
+            if case .malformed(_, _, let reason)? = error(old, new) { reason } else { nil }
+        }
+        #expect(reason(#""merges": ["#, #""merges": ["max", "#) == .mergeCountMismatch(columns: 2, merges: 3))
+        #expect(reason(#""merges": ["#, #""was": ["#) == .unexpectedKey("was"))
+        #expect(reason(#""lww""#, #""""#) == .emptyIdentifier)
+        #expect(reason(#""lww""#, #""a\u0000""#) == .identifierContainsNUL)
+        #expect(reason(#""lww""#, "7") == .wrongType(expected: "a string", found: "a number"))
+        // Names compare exactly, so "lww " is a custom merge, not an error.
+        let spaced = good.replacingOccurrences(of: #""lww""#, with: #""lww ""#)
+        #expect(try Changeset(json: Array(spaced.utf8)).tables[0].merges == [.custom("lww "), .custom("lww ")])
+    }
+
     @Test func randomChangesetsRoundTripInBothForms() throws {
+        var contributionsSeen = 0
+        var customMergesSeen = 0
         for seed in seeds(200, salt: 1) {
             var rng = SeededGenerator(seed: seed)
             let changes = randomChangeset(&rng)
+            contributionsSeen += changes.rows.flatMap(\.registers.columns).reduce(0) { $0 + ($1?.contributions.count ?? 0) }
+            customMergesSeen += changes.tables.flatMap(\.merges).filter { if case .custom = $0 { true } else { false } }.count
             let bytes = try changes.encoded()
             let decoded = try Changeset(decoding: bytes)
             #expect(decoded == changes, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
@@ -723,6 +1204,11 @@ struct ChangesetCodecTests {
             let fromJSON = try Changeset(json: json)
             #expect(try fromJSON.encoded() == bytes, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
             #expect(fromJSON.jsonData() == json, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
+        }
+        // The generator really exercises counters and custom merges (unless replaying one seed).
+        if ProcessInfo.processInfo.environment["CONCORD_SEED"] == nil {
+            #expect(contributionsSeen > 200)
+            #expect(customMergesSeen > 20)
         }
     }
 

@@ -76,7 +76,7 @@ struct ReplicaSyncTests {
         try pair.expectConverged(nil)
         pair.clock.advance(by: 10)
         try pair.b.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'back')")
-        try pair.expectConverged(["back", 0, nil])
+        try pair.expectConverged(["back", 0, .null])
         #expect(try pair.a.changes().rows.first?.registers.liveness.causalLength == 3)
     }
 
@@ -121,7 +121,7 @@ struct ReplicaSyncTests {
         let other = try Replica.inMemory()
         try other.database.execute(remindersSchema)
         try other.enableSync(on: "reminders", policy: .row)
-        #expect(throws: ReplicaError.policyMismatch(table: "reminders", local: "column", remote: "row")) {
+        #expect(throws: ReplicaError.policyMismatch(table: "reminders", local: "column policy", remote: "row policy")) {
             try pair.a.apply(other.changes())
         }
         let stranger = try Replica.inMemory()

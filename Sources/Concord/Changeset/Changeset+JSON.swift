@@ -7,9 +7,14 @@
 /// included), with `"Infinity"` and `"-Infinity"` as strings; blobs are
 /// lowercase hex; node ids are 32 hex digits; clocks are the raw 64-bit
 /// ``HLCTimestamp`` integer. NULL is `null`, any other value an object with one
-/// key naming its kind. Reading it is as strict as reading the binary form:
-/// unknown or missing keys, wrong types and every rule of ``ChangesetFormat``
-/// are refused with a ``ChangesetError`` giving the byte offset in the text.
+/// key naming its kind. Each table lists its columns' merge names in
+/// `"merges"`, lined up with `"columns"`. A register of a `counter` column
+/// always has a `"contributions"` array (possibly empty) of
+/// `{"amount", "causalLength", "stamp"}` objects in strictly increasing node
+/// order; a register of any other column never has that key. Reading it is
+/// as strict as reading the binary form: unknown or missing keys, wrong types
+/// and every rule of ``ChangesetFormat`` are refused with a ``ChangesetError``
+/// giving the byte offset in the text.
 ///
 /// ```json
 /// {
@@ -21,7 +26,13 @@
 ///           "stamp": { "hlc": 111398894379417600, "node": "9f0c...e2" },
 ///           "value": { "text": "Buy milk" }
 ///         },
-///         null
+///         {
+///           "contributions": [
+///             { "amount": 2, "causalLength": 1, "stamp": { "hlc": 111398894379417600, "node": "9f0c...e2" } }
+///           ],
+///           "stamp": { "hlc": 111398894379417600, "node": "9f0c...e2" },
+///           "value": { "integer": 2 }
+///         }
 ///       ],
 ///       "key": { "integer": 1 },
 ///       "liveness": { "causalLength": 1, "stamp": { "hlc": 111398894379417600, "node": "9f0c...e2" } },
@@ -30,7 +41,9 @@
 ///   ],
 ///   "since": 0,
 ///   "source": "9f0c...e2",
-///   "tables": [ { "columns": ["title", "notes"], "key": "id", "name": "reminders", "policy": "column" } ],
+///   "tables": [
+///     { "columns": ["title", "likes"], "key": "id", "merges": ["lww", "counter"], "name": "reminders", "policy": "column" }
+///   ],
 ///   "upTo": 1
 /// }
 /// ```
@@ -45,7 +58,9 @@ extension Changeset {
     /// FileManager.default.createFile(atPath: "changes.json", contents: Data(changes.jsonData()))
     /// ```
     public func jsonData() -> [UInt8] {
-        JSONText.write(.object([
+        // Merges by exact table name, as rows name tables; a row of an unlisted table has none.
+        let merges = Dictionary(tables.map { (Array($0.name.utf8), $0.merges) }, uniquingKeysWith: { first, _ in first })
+        return JSONText.write(.object([
             ("format", .number(String(Changeset.formatVersion))),
             ("source", .string(lowercaseHex(source.bytes))),
             ("since", .number(String(since))),
@@ -55,19 +70,21 @@ extension Changeset {
                     ("name", .string(table.name)),
                     ("key", .string(table.key)),
                     ("columns", .array(table.columns.map { .string($0) })),
+                    ("merges", .array(table.merges.map { .string($0.name) })),
                     ("policy", .string(table.policy.rawValue)),
                 ])
             })),
             ("rows", .array(rows.map { row in
-                .object([
+                let rowMerges = merges[Array(row.table.utf8)] ?? []
+                return .object([
                     ("table", .string(row.table)),
                     ("key", jsonValue(row.key)),
                     ("liveness", .object([
                         ("causalLength", .number(String(row.registers.liveness.causalLength))),
                         ("stamp", row.registers.liveness.stamp.map(jsonStamp) ?? .null),
                     ])),
-                    ("columns", .array(row.registers.columns.map { register in
-                        register.map { .object([("stamp", jsonStamp($0.stamp)), ("value", jsonValue($0.value))]) } ?? .null
+                    ("columns", .array(row.registers.columns.enumerated().map { c, register in
+                        register.map { jsonRegister($0, merge: c < rowMerges.count ? rowMerges[c] : nil) } ?? .null
                     })),
                 ])
             })),
@@ -112,6 +129,22 @@ private func lowercaseHex(_ bytes: [UInt8]) -> String {
         text.append(digits[Int(byte & 0xF)])
     }
     return String(decoding: text, as: UTF8.self)
+}
+
+/// A column register; `"contributions"` is always there for a counter column, and elsewhere only when
+/// the (invalid) register has some, so that reading the JSON back refuses it instead of losing them.
+private func jsonRegister(_ register: ColumnRegister, merge: ColumnMerge?) -> JSONText.Value {
+    var members: [(String, JSONText.Value)] = [("stamp", jsonStamp(register.stamp)), ("value", jsonValue(register.value))]
+    if merge == .counter || !register.contributions.isEmpty {
+        members.append(("contributions", .array(register.contributions.map { contribution in
+            .object([
+                ("causalLength", .number(String(contribution.causalLength))),
+                ("amount", .number(String(contribution.amount))),
+                ("stamp", jsonStamp(contribution.stamp)),
+            ])
+        })))
+    }
+    return .object(members)
 }
 
 private func jsonStamp(_ stamp: Stamp) -> JSONText.Value {
@@ -163,7 +196,7 @@ private enum JSONChangesetReader {
         var tableNames = Set<[UInt8]>()
         for (t, tableNode) in try array(top["tables"]!, "tables").enumerated() {
             let path = "tables[\(t)]"
-            let fields = try object(tableNode, path, keys: ["columns", "key", "name", "policy"])
+            let fields = try object(tableNode, path, keys: ["columns", "key", "merges", "name", "policy"])
             let name = try identifier(fields["name"]!, path + ".name")
             guard tableNames.insert(ChangesetFormat.folded(name)).inserted else {
                 throw malformed(fields["name"]!, path + ".name", .duplicateTable(name))
@@ -183,11 +216,20 @@ private enum JSONChangesetReader {
                 }
                 columns.append(column)
             }
+            let mergeNodes = try array(fields["merges"]!, path + ".merges")
+            guard mergeNodes.count == columns.count else {
+                throw malformed(fields["merges"]!, path + ".merges",
+                                .mergeCountMismatch(columns: columns.count, merges: mergeNodes.count))
+            }
+            // Any identifier is a valid merge name: one that is no built-in's names a custom merge.
+            let merges = try mergeNodes.enumerated().map { c, mergeNode in
+                ColumnMerge(name: try identifier(mergeNode, path + ".merges[\(c)]"))
+            }
             let policyText = try string(fields["policy"]!, path + ".policy")
             guard let policy = TablePolicy(rawValue: policyText) else {
                 throw malformed(fields["policy"]!, path + ".policy", .unknownPolicy("\"\(policyText)\""))
             }
-            tables.append(TableSchema(name: name, key: key, columns: columns, policy: policy))
+            tables.append(TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges))
         }
 
         var tableIndex: [[UInt8]: Int] = [:]
@@ -224,14 +266,48 @@ private enum JSONChangesetReader {
                     columns.append(nil)
                     continue
                 }
-                let register = try object(columnNode, columnPath, keys: ["stamp", "value"])
-                let stamp = try stamp(register["stamp"]!, columnPath + ".stamp")
-                let value = try value(register["value"]!, columnPath + ".value")
-                columns.append(ColumnRegister(value: value, stamp: stamp))
+                columns.append(try register(columnNode, columnPath, merge: table.merges[c]))
             }
             rows.append(RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns)))
         }
         return Changeset(source: source, since: since, upTo: upTo, tables: tables, rows: rows)
+    }
+
+    /// A column register: `"contributions"` is required for a counter column and refused for any other.
+    static func register(_ node: Node, _ path: String, merge: ColumnMerge) throws -> ColumnRegister {
+        let isCounter = merge == .counter
+        if !isCounter, case .object(let members) = node.kind,
+           let member = members.first(where: { $0.key == "contributions" }) {
+            throw ChangesetError.malformed(
+                offset: member.keyOffset, field: path, reason: .contributionsOnNonCounterColumn(merge: merge.name))
+        }
+        let fields = try object(node, path, keys: isCounter ? ["contributions", "stamp", "value"] : ["stamp", "value"])
+        let stamp = try stamp(fields["stamp"]!, path + ".stamp")
+        let value = try value(fields["value"]!, path + ".value")
+        guard let contributionsNode = fields["contributions"] else { return ColumnRegister(value: value, stamp: stamp) }
+
+        let entries = try array(contributionsNode, path + ".contributions")
+        if UInt64(entries.count) > ChangesetFormat.maxContributions {
+            throw malformed(contributionsNode, path + ".contributions",
+                            .countTooLarge(declared: UInt64(entries.count), limit: ChangesetFormat.maxContributions))
+        }
+        var contributions: [CounterContribution] = []
+        var previous: NodeID?
+        for (j, entry) in entries.enumerated() {
+            let entryPath = path + ".contributions[\(j)]"
+            let entryFields = try object(entry, entryPath, keys: ["amount", "causalLength", "stamp"])
+            let stampNode = entryFields["stamp"]!
+            let contribution = CounterContribution(
+                causalLength: try uint64(entryFields["causalLength"]!, entryPath + ".causalLength"),
+                amount: try int64(entryFields["amount"]!, entryPath + ".amount"),
+                stamp: try self.stamp(stampNode, entryPath + ".stamp"))
+            if let reason = ChangesetFormat.problem(contributionNode: contribution.stamp.node, after: previous) {
+                throw malformed(stampNode, entryPath + ".stamp", reason)
+            }
+            previous = contribution.stamp.node
+            contributions.append(contribution)
+        }
+        return ColumnRegister(value: value, stamp: stamp, contributions: contributions)
     }
 
     // MARK: Typed accessors

@@ -47,12 +47,15 @@ public struct TableSchema: Hashable, Sendable {
     /// The synced columns besides the key, in declaration order.
     public var columns: [String]
     public var policy: TablePolicy
+    /// How each column merges, lined up with ``columns``.
+    public var merges: [ColumnMerge]
 
-    public init(name: String, key: String, columns: [String], policy: TablePolicy) {
+    public init(name: String, key: String, columns: [String], policy: TablePolicy, merges: [ColumnMerge]? = nil) {
         self.name = name
         self.key = key
         self.columns = columns
         self.policy = policy
+        self.merges = merges ?? Array(repeating: .lww, count: columns.count)
     }
 }
 

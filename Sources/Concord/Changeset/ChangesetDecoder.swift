@@ -68,6 +68,7 @@ public final class ChangesetDecoder {
             let columnCount = try reader.count(
                 "the column count of tables[\(t)] (table '\(name)')", limit: ChangesetFormat.maxColumns)
             var columns: [String] = []
+            var merges: [ColumnMerge] = []
             for c in 0..<columnCount {
                 let columnOffset = reader.offset
                 let field = "tables[\(t)].columns[\(c)] (table '\(name)')"
@@ -76,6 +77,8 @@ public final class ChangesetDecoder {
                     throw ChangesetError.malformed(offset: columnOffset, field: field, reason: .duplicateColumn(column))
                 }
                 columns.append(column)
+                let merge = try reader.identifier("tables[\(t)].merges[\(c)] (table '\(name)', column '\(column)')")
+                merges.append(ColumnMerge(name: merge))  // a name that is no built-in's names a custom merge
             }
             let policyOffset = reader.offset
             let policyByte = try reader.byte("tables[\(t)].policy (table '\(name)')")
@@ -84,7 +87,8 @@ public final class ChangesetDecoder {
                     offset: policyOffset, field: "tables[\(t)].policy (table '\(name)')",
                     reason: .unknownPolicy("byte \(policyByte)"))
             }
-            tables.append(TableSchema(name: name, key: key, columns: columns, policy: ChangesetFormat.policies[Int(policyByte)]))
+            tables.append(TableSchema(
+                name: name, key: key, columns: columns, policy: ChangesetFormat.policies[Int(policyByte)], merges: merges))
         }
         self.header = ChangesetHeader(source: source, since: since, upTo: upTo, tables: tables)
         self.reader = reader
@@ -166,12 +170,17 @@ public final class ChangesetDecoder {
         var columns: [ColumnRegister?] = []
         columns.reserveCapacity(table.columns.count)
         for (c, column) in table.columns.enumerated() {
-            guard let stamp = try readStamp("rows[\(i)].columns[\(c)].stamp (table '\(table.name)', column '\(column)')") else {
+            let place = "(table '\(table.name)', column '\(column)')"
+            guard let stamp = try readStamp("rows[\(i)].columns[\(c)].stamp \(place)") else {
                 columns.append(nil)
                 continue
             }
-            let value = try readValue("rows[\(i)].columns[\(c)].value (table '\(table.name)', column '\(column)')")
-            columns.append(ColumnRegister(value: value, stamp: stamp))
+            let value = try readValue("rows[\(i)].columns[\(c)].value \(place)")
+            var contributions: [CounterContribution] = []
+            if table.merges[c] == .counter {
+                contributions = try readContributions("rows[\(i)].columns[\(c)].contributions", place)
+            }
+            columns.append(ColumnRegister(value: value, stamp: stamp, contributions: contributions))
         }
         return RowChange(
             table: table.name, key: key,
@@ -195,6 +204,28 @@ public final class ChangesetDecoder {
         if try !reader.peek(1).isEmpty {
             throw ChangesetError.trailingBytes(offset: reader.offset)
         }
+    }
+
+    /// A counter register's contributions: a count, then that many entries in strictly increasing node order.
+    private func readContributions(_ path: String, _ place: String) throws -> [CounterContribution] {
+        let count = try reader.count("the contribution count of \(path) \(place)", limit: ChangesetFormat.maxContributions)
+        var contributions: [CounterContribution] = []  // not reserved: `count` is not yet backed by data
+        var previous: NodeID?
+        for j in 0..<count {
+            let entry = "\(path)[\(j)]"
+            let causalLength = try reader.varint("\(entry).causalLength \(place)")
+            let amount = ChangesetFormat.unzigzag(try reader.varint("\(entry).amount \(place)"))
+            let stampOffset = reader.offset
+            guard let stamp = try readStamp("\(entry).stamp \(place)") else {
+                throw ChangesetError.malformed(offset: stampOffset, field: "\(entry).stamp \(place)", reason: .contributionWithoutStamp)
+            }
+            if let reason = ChangesetFormat.problem(contributionNode: stamp.node, after: previous) {
+                throw ChangesetError.malformed(offset: stampOffset, field: "\(entry).stamp \(place)", reason: reason)
+            }
+            previous = stamp.node
+            contributions.append(CounterContribution(causalLength: causalLength, amount: amount, stamp: stamp))
+        }
+        return contributions
     }
 
     private func readStamp(_ field: @autoclosure () -> String) throws -> Stamp? {

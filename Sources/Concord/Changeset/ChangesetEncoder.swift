@@ -30,7 +30,7 @@
 ///          16 bytes              source node id
 ///          zigzag since, zigzag upTo     0 <= since <= upTo
 ///          varint n, n × table   table = string name, string key,
-///                                        varint m, m × string column,
+///                                        varint m, m × (string column, string merge),
 ///                                        u8 policy (0 column, 1 row)
 /// rows     u8 1                  row tag
 ///          varint                table index into the header's tables
@@ -38,7 +38,12 @@
 ///          varint                column count; must equal the table's
 ///          varint                causal length
 ///          stamp?                liveness stamp (absent only for length 0)
-///          per column: stamp? and, when present, value
+///          per column:
+///            stamp?              the column's stamp (absent: never written)
+///            value               only when the stamp is present
+///            varint k,           only when the stamp is present and the
+///            k × contribution    column's merge is counter; contribution =
+///                                varint causalLength, zigzag amount, stamp
 /// end      u8 2                  end tag
 ///          varint                number of rows
 ///          u32                   CRC-32 (zlib) of every byte before it
@@ -52,11 +57,27 @@
 /// become entry `count`. So the encoder needs no node list in advance, and
 /// each id is written once, at its first use.
 ///
+/// *merge* is the column's ``ColumnMerge/name``: `lww`, `max`, `min`,
+/// `counter`, `union`, or the name of a custom merge. It is an identifier
+/// like the column names (non-empty, no NUL), compared exactly; a custom
+/// merge cannot take a built-in's name, since the name reads back as the
+/// built-in.
+///
+/// A *contribution* is one node's share of a counter (a
+/// ``CounterContribution``). Its stamp is never absent (`r != 0`) and is
+/// written like any other, so a node first seen in a contribution is
+/// introduced there. The `k` contributions of a register are in strictly
+/// increasing node-id order (the order of ``NodeID``'s bytes), which makes
+/// the encoding canonical and a node's second entry impossible. A register
+/// of any other column has no contribution list at all; the encoder refuses
+/// one that carries contributions.
+///
 /// *value* is a tag byte and a payload: 0 NULL (none), 1 integer (zigzag),
 /// 2 real (u64 IEEE 754 bit pattern, so -0.0 and infinities survive; NaN is
 /// refused, as SQLite cannot store it), 3 text (string), 4 blob (varint
 /// length and bytes). Texts, blobs and names are at most 1,000,000,000 bytes
-/// (SQLite's default maximum) and tables at most 32,767 columns.
+/// (SQLite's default maximum), tables at most 32,767 columns, and counter
+/// registers at most 2,147,483,647 contributions.
 public final class ChangesetEncoder {
     private enum State { case ready, writing, finished, failed }
 
@@ -101,7 +122,10 @@ public final class ChangesetEncoder {
             ChangesetFormat.appendString(table.name, to: &bytes)
             ChangesetFormat.appendString(table.key, to: &bytes)
             ChangesetFormat.appendVarint(UInt64(table.columns.count), to: &bytes)
-            for column in table.columns { ChangesetFormat.appendString(column, to: &bytes) }
+            for (column, merge) in zip(table.columns, table.merges) {
+                ChangesetFormat.appendString(column, to: &bytes)
+                ChangesetFormat.appendString(merge.name, to: &bytes)
+            }
             bytes.append(UInt8(ChangesetFormat.policies.firstIndex(of: table.policy)!))
         }
         state = .writing
@@ -132,10 +156,14 @@ public final class ChangesetEncoder {
             throw ChangesetError.unencodable(field: "rows[\(i)].liveness (table '\(table.name)')", reason: reason)
         }
         for (c, register) in registers.columns.enumerated() {
-            if let register, let reason = ChangesetFormat.problem(value: register.value) {
-                throw ChangesetError.unencodable(
-                    field: "rows[\(i)].columns[\(c)].value (table '\(table.name)', column '\(table.columns[c])')",
-                    reason: reason)
+            guard let register else { continue }
+            let place = "(table '\(table.name)', column '\(table.columns[c])')"
+            if let reason = ChangesetFormat.problem(value: register.value) {
+                throw ChangesetError.unencodable(field: "rows[\(i)].columns[\(c)].value \(place)", reason: reason)
+            }
+            if let (j, reason) = ChangesetFormat.problem(contributions: register.contributions, merge: table.merges[c]) {
+                let entry = j.map { "[\($0)].stamp.node" } ?? ""
+                throw ChangesetError.unencodable(field: "rows[\(i)].columns[\(c)].contributions\(entry) \(place)", reason: reason)
             }
         }
 
@@ -146,9 +174,18 @@ public final class ChangesetEncoder {
         ChangesetFormat.appendVarint(UInt64(registers.columns.count), to: &scratch)
         ChangesetFormat.appendVarint(registers.liveness.causalLength, to: &scratch)
         appendStamp(registers.liveness.stamp)
-        for register in registers.columns {
+        for (c, register) in registers.columns.enumerated() {
             appendStamp(register?.stamp)
-            if let register { appendValue(register.value) }
+            guard let register else { continue }
+            appendValue(register.value)
+            if table.merges[c] == .counter {
+                ChangesetFormat.appendVarint(UInt64(register.contributions.count), to: &scratch)
+                for contribution in register.contributions {
+                    ChangesetFormat.appendVarint(contribution.causalLength, to: &scratch)
+                    ChangesetFormat.appendVarint(ChangesetFormat.zigzag(contribution.amount), to: &scratch)
+                    appendStamp(contribution.stamp)
+                }
+            }
         }
         rowCount += 1
         try emit(scratch)
@@ -241,7 +278,8 @@ extension Changeset {
     /// The changeset in the binary format (see ``ChangesetEncoder`` for the layout).
     ///
     /// Throws ``ChangesetError/unencodable(field:reason:)`` if it breaks a rule
-    /// of the format (a row of an unlisted table, a NULL key, a NaN, ...).
+    /// of the format (a row of an unlisted table, a NULL key, a NaN, counter
+    /// contributions out of node order or on a column that is not a counter, ...).
     ///
     /// ```swift
     /// let bytes = try changes.encoded()

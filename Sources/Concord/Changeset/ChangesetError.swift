@@ -67,6 +67,12 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidHex
         case nestingTooDeep(limit: Int)
         case encoderState(String)
+        case mergeCountMismatch(columns: Int, merges: Int)
+        case customMergeShadowsBuiltIn(String)
+        case contributionsOnNonCounterColumn(merge: String)
+        case contributionWithoutStamp
+        case contributionsOutOfOrder(previous: NodeID, found: NodeID)
+        case duplicateContribution(NodeID)
 
         public var description: String {
             switch self {
@@ -108,6 +114,19 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidHex: "the blob is not an even number of hex digits"
             case .nestingTooDeep(let limit): "arrays and objects nest deeper than \(limit) levels"
             case .encoderState(let detail): detail
+            case .mergeCountMismatch(let columns, let merges):
+                "the table has \(columns) columns but \(merges) merges; give exactly one merge per column, in column order"
+            case .customMergeShadowsBuiltIn(let name):
+                "custom merge '\(name)' has the name of a built-in merge, so it would read back as the built-in; "
+                    + "use ColumnMerge(name: \"\(name)\") for the built-in, or register the custom merge under another name"
+            case .contributionsOnNonCounterColumn(let merge):
+                "the column merges with '\(merge)', so its register cannot carry counter contributions; only 'counter' columns have them"
+            case .contributionWithoutStamp:
+                "a counter contribution has no stamp (node reference 0); every contribution needs one, as it names the contributing node"
+            case .contributionsOutOfOrder(let previous, let found):
+                "the contribution of node \(found) comes after that of node \(previous); contributions must be in strictly increasing node-id order"
+            case .duplicateContribution(let node):
+                "node \(node) contributes twice; a counter keeps exactly one contribution per node"
             }
         }
     }

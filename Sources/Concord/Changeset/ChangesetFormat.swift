@@ -30,6 +30,8 @@ enum ChangesetFormat {
     static let maxColumns: UInt64 = 32_767
     /// A bound that keeps every count convertible to `Int`.
     static let maxTables: UInt64 = UInt64(Int32.max)
+    /// The same bound for the contributions of one counter register (one per node).
+    static let maxContributions: UInt64 = UInt64(Int32.max)
 
     // MARK: Integer codings
 
@@ -71,6 +73,48 @@ enum ChangesetFormat {
         return nil
     }
 
+    /// Why `merge` cannot be written in a table's merge list, or `nil` if it can.
+    ///
+    /// Its name must be a valid identifier, and a custom merge must not use a
+    /// built-in's name: the decoders parse names with ``ColumnMerge/init(name:)``,
+    /// so `.custom("max")` would read back as `.max`.
+    static func problem(merge: ColumnMerge) -> ChangesetError.Reason? {
+        if let reason = problem(identifier: merge.name) { return reason }
+        if case .custom(let name) = merge, ColumnMerge(name: name) != merge { return .customMergeShadowsBuiltIn(name) }
+        return nil
+    }
+
+    /// Why a contribution of `node` cannot follow one of `previous` in a counter register, or `nil` if it can.
+    ///
+    /// Contributions are listed in strictly increasing node-id order, so each
+    /// register has exactly one encoding and each node at most one entry.
+    static func problem(contributionNode node: NodeID, after previous: NodeID?) -> ChangesetError.Reason? {
+        guard let previous else { return nil }
+        if node == previous { return .duplicateContribution(node) }
+        if node < previous { return .contributionsOutOfOrder(previous: previous, found: node) }
+        return nil
+    }
+
+    /// Why a register of a column merging with `merge` cannot carry `contributions`, or `nil` if it can.
+    ///
+    /// Returns the index of the offending entry (`nil` when the list as a whole is wrong) and why.
+    static func problem(
+        contributions: [CounterContribution], merge: ColumnMerge
+    ) -> (index: Int?, reason: ChangesetError.Reason)? {
+        guard merge == .counter else {
+            return contributions.isEmpty ? nil : (nil, .contributionsOnNonCounterColumn(merge: merge.name))
+        }
+        if UInt64(contributions.count) > maxContributions {
+            return (nil, .countTooLarge(declared: UInt64(contributions.count), limit: maxContributions))
+        }
+        var previous: NodeID?
+        for (j, contribution) in contributions.enumerated() {
+            if let reason = problem(contributionNode: contribution.stamp.node, after: previous) { return (j, reason) }
+            previous = contribution.stamp.node
+        }
+        return nil
+    }
+
     /// The name as SQLite compares identifiers: ASCII letters folded to lower case.
     static func folded(_ name: String) -> [UInt8] {
         name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
@@ -100,9 +144,9 @@ enum ChangesetFormat {
         liveness.causalLength > 0 && liveness.stamp == nil ? .liveWithoutStamp(causalLength: liveness.causalLength) : nil
     }
 
-    /// Checks a table list: valid, distinct names; the key not repeated among the columns.
+    /// Checks a table list: valid, distinct names; the key not repeated among the columns; one valid merge per column.
     ///
-    /// Returns the offending field (as `tables[i].columns[j]`) and why.
+    /// Returns the offending field (as `tables[i].columns[j]` or `tables[i].merges[j]`) and why.
     static func problem(tables: [TableSchema]) -> (field: String, reason: ChangesetError.Reason)? {
         if UInt64(tables.count) > maxTables {
             return ("the table count", .countTooLarge(declared: UInt64(tables.count), limit: maxTables))
@@ -121,6 +165,12 @@ enum ChangesetFormat {
                 if !columnNames.insert(folded(column)).inserted {
                     return ("tables[\(t)].columns[\(c)]", .duplicateColumn(column))
                 }
+            }
+            guard table.merges.count == table.columns.count else {
+                return ("tables[\(t)].merges", .mergeCountMismatch(columns: table.columns.count, merges: table.merges.count))
+            }
+            for (c, merge) in table.merges.enumerated() {
+                if let reason = problem(merge: merge) { return ("tables[\(t)].merges[\(c)]", reason) }
             }
         }
         return nil

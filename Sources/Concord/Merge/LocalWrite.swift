@@ -23,7 +23,9 @@ public enum LocalWrite: Hashable, Sendable {
     /// caller reads them from where the write left them.
     public func applied(to registers: RowRegisters?, columnCount: Int, stamp: Stamp, policy: TablePolicy) -> RowRegisters {
         var result = registers ?? RowRegisters(liveness: .unknown, columns: Array(repeating: nil, count: columnCount))
-        let written = { (register: ColumnRegister?) in ColumnRegister(value: register?.value ?? .null, stamp: stamp) }
+        let written = { (register: ColumnRegister?) in
+            ColumnRegister(value: register?.value ?? .null, stamp: stamp, contributions: register?.contributions ?? [])
+        }
         switch self {
         case .insert:
             let length = result.liveness.causalLength

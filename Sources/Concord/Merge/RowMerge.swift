@@ -5,10 +5,24 @@
 /// does I/O, so the semantics can be read and tested in isolation.
 ///
 /// ```swift
-/// let outcome = RowMerge.merge(local: stored, remote: incoming, policy: .column)
+/// let rules = RowMerge.Rules(policy: .column, merges: [.lww, .counter])
+/// let outcome = RowMerge.merge(local: stored, remote: incoming, rules: rules)
 /// if outcome.changed { try store(outcome.merged) }
 /// ```
 public enum RowMerge {
+    /// How a table merges: its policy, each column's merge, and the user-defined joins.
+    public struct Rules: Sendable {
+        public var policy: TablePolicy
+        public var merges: [ColumnMerge]
+        public var functions: [String: MergeFunction]
+
+        public init(policy: TablePolicy, merges: [ColumnMerge], functions: [String: MergeFunction] = [:]) {
+            self.policy = policy
+            self.merges = merges
+            self.functions = functions
+        }
+    }
+
     /// What a merge decided.
     public struct Outcome: Hashable, Sendable {
         /// The registers after the merge.
@@ -19,22 +33,28 @@ public enum RowMerge {
 
     /// Merges `remote` into `local` (absent when this replica never saw the row).
     ///
-    /// Both must list the same columns in the same order.
-    public static func merge(local: RowRegisters?, remote: RowRegisters, policy: TablePolicy) -> Outcome {
-        guard let local else { return Outcome(merged: remote, changed: true) }
+    /// Both must list the same columns in the same order as `rules.merges`.
+    public static func merge(local: RowRegisters?, remote: RowRegisters, rules: Rules) -> Outcome {
+        guard let local else {
+            var merged = remote
+            settleCounters(&merged, rules)
+            return Outcome(merged: merged, changed: true)
+        }
         precondition(local.columns.count == remote.columns.count, "registers of different column lists")
         var merged = local
         merged.liveness = mergeLiveness(local.liveness, remote.liveness)
-        switch policy {
+        switch rules.policy {
         case .column:
             for index in merged.columns.indices {
-                merged.columns[index] = mergeColumn(local.columns[index], remote.columns[index])
+                merged.columns[index] = mergeColumn(local.columns[index], remote.columns[index],
+                                                    rules.merges[index], rules.functions)
             }
         case .row:
             if let theirs = rowStamp(remote), rowStamp(local).map({ theirs > $0 }) ?? true {
                 merged.columns = remote.columns
             }
         }
+        settleCounters(&merged, rules)
         return Outcome(merged: merged, changed: merged != local)
     }
 
@@ -48,11 +68,54 @@ public enum RowMerge {
         }
     }
 
-    /// Last writer wins: the register with the higher stamp.
-    public static func mergeColumn(_ a: ColumnRegister?, _ b: ColumnRegister?) -> ColumnRegister? {
+    /// Merges one column's registers under `merge`.
+    public static func mergeColumn(_ a: ColumnRegister?, _ b: ColumnRegister?, _ merge: ColumnMerge = .lww,
+                                   _ functions: [String: MergeFunction] = [:]) -> ColumnRegister? {
         guard let a else { return b }
         guard let b else { return a }
-        return b.stamp > a.stamp ? b : a
+        let newer = b.stamp > a.stamp ? b : a
+        switch merge {
+        case .lww:
+            return newer
+        case .max, .min:
+            // The larger (smaller) value; values SQLite holds equal are settled by stamp.
+            if a.value == b.value || !(a.value < b.value || b.value < a.value) { return newer }
+            return (a.value < b.value) == (merge == .max) ? b : a
+        case .union:
+            return ColumnRegister(value: UnionValue.merge(a.value, b.value), stamp: newer.stamp)
+        case .counter:
+            return ColumnRegister(value: a.value, stamp: newer.stamp,
+                                  contributions: mergeContributions(a.contributions, b.contributions))
+        case .custom(let name):
+            guard let function = functions[name] else { return newer }
+            return ColumnRegister(value: function.join(a.value, b.value), stamp: newer.stamp)
+        }
+    }
+
+    /// Per node, the contribution with the higher `(causalLength, stamp)`; sorted by node.
+    public static func mergeContributions(_ a: [CounterContribution], _ b: [CounterContribution]) -> [CounterContribution] {
+        var byNode: [NodeID: CounterContribution] = [:]
+        for entry in a + b {
+            if let held = byNode[entry.stamp.node],
+               (held.causalLength, held.stamp) >= (entry.causalLength, entry.stamp) { continue }
+            byNode[entry.stamp.node] = entry
+        }
+        return byNode.values.sorted { $0.stamp.node < $1.stamp.node }
+    }
+
+    /// Sets each counter column's value to the sum of the contributions of the row's current life.
+    static func settleCounters(_ registers: inout RowRegisters, _ rules: Rules) {
+        guard rules.policy == .column else { return }
+        for index in registers.columns.indices where rules.merges[index] == .counter {
+            guard var register = registers.columns[index] else { continue }
+            register.value = .integer(counterValue(register.contributions, life: registers.liveness.causalLength))
+            registers.columns[index] = register
+        }
+    }
+
+    /// The visible value of a counter: what every node contributed in life `life`.
+    public static func counterValue(_ contributions: [CounterContribution], life: UInt64) -> Int64 {
+        contributions.filter { $0.causalLength == life }.reduce(0) { $0 &+ $1.amount }
     }
 
     /// The stamp of the write that supplied a row-policy row.

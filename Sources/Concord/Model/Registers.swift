@@ -6,9 +6,34 @@
 public struct ColumnRegister: Hashable, Sendable {
     public var value: SQLiteValue
     public var stamp: Stamp
+    /// For a `counter` column, each node's contribution, in node order; empty otherwise.
+    /// The value is then the sum of the contributions made in the row's current life.
+    public var contributions: [CounterContribution]
 
-    public init(value: SQLiteValue, stamp: Stamp) {
+    public init(value: SQLiteValue, stamp: Stamp, contributions: [CounterContribution] = []) {
         self.value = value
+        self.stamp = stamp
+        self.contributions = contributions
+    }
+}
+
+/// One node's share of a `counter` column: its running total of increments.
+///
+/// Each node only ever changes its own entry, so merging keeps, per node,
+/// the entry with the higher `(causalLength, stamp)`; concurrent increments on
+/// different nodes therefore add up. Entries made under an earlier causal
+/// length (before a delete and re-insert) no longer count.
+public struct CounterContribution: Hashable, Sendable {
+    /// The row's causal length when the contribution was made.
+    public var causalLength: UInt64
+    /// The node's total change to the counter in that life of the row.
+    public var amount: Int64
+    /// The node's latest write to it; `stamp.node` is the contributing node.
+    public var stamp: Stamp
+
+    public init(causalLength: UInt64, amount: Int64, stamp: Stamp) {
+        self.causalLength = causalLength
+        self.amount = amount
         self.stamp = stamp
     }
 }

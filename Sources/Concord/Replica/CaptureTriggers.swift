@@ -5,10 +5,13 @@
 /// wrote, without loading anything of Concord. Each write appends one row to
 /// `_concord_log` in the same transaction as the write: the key, the
 /// operation, the time of the write (SQL's `'now'`, read from the connection's
-/// VFS) and, for an UPDATE, which columns changed (`IS NOT`), so an ORM that
+/// VFS) and, for an UPDATE, which columns changed (by bytes and type), so an ORM that
 /// writes every column does not clobber concurrent edits of the others. A
-/// DELETE also keeps the row's values, which the table no longer has. While
-/// Concord merges (`applying = 1`) the triggers stand aside.
+/// DELETE also keeps the row's values, which the table no longer has. For
+/// columns that merge by value (`counter`, `max`, `min`, `union`, custom),
+/// the old and new values go to `_concord_logvalues_T`, since a later write
+/// would overwrite what the fold needs. While Concord merges (`applying = 1`)
+/// the triggers stand aside.
 struct CaptureTriggers {
     let table: SyncedTable
     /// The table's id in `_concord_tables`.
@@ -16,7 +19,8 @@ struct CaptureTriggers {
 
     /// DDL for the table's metadata tables and triggers.
     var createSQL: String {
-        [metadataTablesSQL, insertTrigger, updateTrigger, keyGuardTrigger, deleteTrigger].joined(separator: "\n")
+        [metadataTablesSQL, mergeTablesSQL, insertTrigger, updateTrigger, keyGuardTrigger, deleteTrigger, valueGuardTrigger]
+            .joined(separator: "\n")
     }
 
     private var metadataTablesSQL: String {
@@ -30,6 +34,64 @@ struct CaptureTriggers {
             CREATE INDEX \(quoteIdentifier(Metadata.versionIndex(table.name))) ON \(table.rowsTable)(ver);
             CREATE TABLE \(table.hiddenTable) (pk PRIMARY KEY NOT NULL\(hiddenColumns)) WITHOUT ROWID;
             """
+    }
+
+    private var joined: [String] { table.joinedColumns.map { table.columns[$0] } }
+
+    /// Tables for counter contributions and for the values of value-merged columns' writes.
+    private var mergeTablesSQL: String {
+        var sql = ""
+        if !table.counterColumns.isEmpty {
+            sql += """
+                CREATE TABLE \(table.countersTable) (
+                    pk NOT NULL, col TEXT NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
+                    amount INTEGER NOT NULL, hlc INTEGER NOT NULL, PRIMARY KEY (pk, col, node)
+                ) WITHOUT ROWID;
+
+                """
+        }
+        if !joined.isEmpty {
+            let columns = joined.flatMap { [Self.old($0), Self.new($0)] }.map { ", \($0)" }.joined()
+            sql += "CREATE TABLE \(table.logValuesTable) (seq INTEGER PRIMARY KEY\(columns));"
+        }
+        return sql
+    }
+
+    static func old(_ column: String) -> String { quoteIdentifier("o_" + column) }
+    static func new(_ column: String) -> String { quoteIdentifier("n_" + column) }
+
+    /// Records the written (and, for updates, previous) values of value-merged columns.
+    private func logValuesSQL(withOld: Bool) -> [String] {
+        guard !joined.isEmpty else { return [] }
+        let names = joined.flatMap { withOld ? [Self.old($0), Self.new($0)] : [Self.new($0)] }
+        let values = joined.flatMap { column -> [String] in
+            let c = quoteIdentifier(column)
+            return withOld ? ["OLD.\(c)", "NEW.\(c)"] : ["NEW.\(c)"]
+        }
+        return ["INSERT INTO \(table.logValuesTable) (seq, \(names.joined(separator: ", "))) "
+                + "VALUES (last_insert_rowid(), \(values.joined(separator: ", ")))"]
+    }
+
+    /// Refuses values a counter or union column cannot merge, naming the column.
+    private var valueGuardTrigger: String {
+        var checks: [String] = []
+        for (column, merge) in zip(table.columns, table.merges) {
+            let c = "NEW.\(quoteIdentifier(column))"
+            let name = sqlString("\(table.name).\(column)")
+            switch merge {
+            case .counter:
+                checks.append("SELECT RAISE(ABORT, 'concord: counter column \(name) holds integers') "
+                              + "WHERE typeof(\(c)) NOT IN ('integer', 'null')")
+            case .union:
+                checks.append("SELECT RAISE(ABORT, 'concord: union column \(name) holds a JSON array of strings and integers') "
+                              + "WHERE \(c) IS NOT NULL AND CASE WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
+                              + "THEN EXISTS (SELECT 1 FROM json_each(\(c)) WHERE type NOT IN ('integer', 'text')) ELSE 1 END")
+            default: break
+            }
+        }
+        guard !checks.isEmpty else { return "" }
+        return trigger("check_insert", "BEFORE INSERT", "1", checks) + "\n"
+            + trigger("check_update", "BEFORE UPDATE", "1", checks)
     }
 
     private var active: String { "(SELECT applying FROM \(Metadata.state)) = 0" }
@@ -50,19 +112,23 @@ struct CaptureTriggers {
     }
 
     private var insertTrigger: String {
-        trigger("insert", "AFTER INSERT", active, [logSQL(.insert, key: "NEW.\(table.quotedKey)")])
+        trigger("insert", "AFTER INSERT", active, [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
     }
 
     /// An update logs which columns changed, one bit per column.
     private var updateTrigger: String {
-        let changed = table.quotedColumns.map { "NEW.\($0) IS NOT OLD.\($0)" }
+        // SQL equality holds 1 = 1.0 and, under a NOCASE column, 'A' = 'a'; a change of
+        // type or of case is still a change of the stored value, so compare bytes and types.
+        let changed = table.quotedColumns.map {
+            "(NEW.\($0) IS NOT OLD.\($0) COLLATE BINARY OR typeof(NEW.\($0)) <> typeof(OLD.\($0)))"
+        }
         guard !changed.isEmpty else { return "" }
         let bits = changed.enumerated().map { index, test in
             "((\(test)) << \(min(index, Metadata.maskBits)))"
         }
         return trigger("update", "AFTER UPDATE", "\(active) AND (\(changed.joined(separator: " OR ")))", [
             logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | ")),
-        ])
+        ] + logValuesSQL(withOld: true))
     }
 
     /// Keys identify rows across devices, so they may not change.

@@ -47,7 +47,8 @@ enum Metadata {
             name TEXT NOT NULL UNIQUE,
             key TEXT NOT NULL,
             columns TEXT NOT NULL,
-            policy TEXT NOT NULL
+            policy TEXT NOT NULL,
+            merges TEXT NOT NULL DEFAULT '{}'
         );
         CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE \(log) (
@@ -62,6 +63,8 @@ enum Metadata {
 
     static func rowsTable(_ table: String) -> String { prefix + "rows_" + table }
     static func hiddenTable(_ table: String) -> String { prefix + "hidden_" + table }
+    static func countersTable(_ table: String) -> String { prefix + "counters_" + table }
+    static func logValuesTable(_ table: String) -> String { prefix + "logvalues_" + table }
     static func versionIndex(_ table: String) -> String { prefix + "rows_" + table + "_version" }
     static func trigger(_ table: String, _ event: String) -> String { prefix + table + "_" + event }
     static func stampColumn(_ column: String) -> String { "h_" + column }

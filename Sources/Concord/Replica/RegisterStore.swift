@@ -117,9 +117,49 @@ final class RegisterStore {
             let value = withValues ? statement.column(next()) : .null
             return stamp.map { ColumnRegister(value: value, stamp: $0) }
         }
-        return StoredRow(
-            registers: RowRegisters(liveness: Liveness(causalLength: causalLength, stamp: livenessStamp), columns: columns),
-            shown: shown, hasHiddenValues: hasHiddenValues)
+        var registers = RowRegisters(liveness: Liveness(causalLength: causalLength, stamp: livenessStamp), columns: columns)
+        if !table.counterColumns.isEmpty {
+            let entries = try contributions(statement.column(0))
+            for index in table.counterColumns { registers.columns[index]?.contributions = entries[index] ?? [] }
+        }
+        return StoredRow(registers: registers, shown: shown, hasHiddenValues: hasHiddenValues)
+    }
+
+    // MARK: Counters
+
+    /// The counter contributions stored for `key`, by column index, each list in node order.
+    func contributions(_ key: SQLiteValue) throws -> [Int: [CounterContribution]] {
+        var result: [Int: [CounterContribution]] = [:]
+        for row in try database.query(
+            "SELECT col, node, cl, amount, hlc FROM \(table.countersTable) WHERE pk = ? ORDER BY col, node", [key]) {
+            guard let name = row[0].textValue, let index = table.columns.firstIndex(of: name),
+                  let node = try replica.node(at: row[1].integerValue ?? 0) else { continue }
+            result[index, default: []].append(CounterContribution(
+                causalLength: UInt64(bitPattern: row[2].integerValue ?? 0), amount: row[3].integerValue ?? 0,
+                stamp: Stamp(hlc: HLCTimestamp(sqliteValue: row[4].integerValue ?? 0), node: node)))
+        }
+        return result.mapValues { $0.sorted { $0.stamp.node < $1.stamp.node } }
+    }
+
+    /// Replaces the counter contributions of one column of `key`.
+    func writeContributions(_ key: SQLiteValue, column: Int, _ entries: [CounterContribution]) throws {
+        let name = SQLiteValue.text(table.columns[column])
+        try database.execute("DELETE FROM \(table.countersTable) WHERE pk = ? AND col = ?", [key, name])
+        for entry in entries {
+            try database.execute(
+                "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, ?, ?, ?)",
+                [key, name, .integer(try replica.index(of: entry.stamp.node)),
+                 .integer(Int64(bitPattern: entry.causalLength)), .integer(entry.amount),
+                 .integer(entry.stamp.hlc.sqliteValue)])
+        }
+    }
+
+    /// Sets one column's value where the row's values live: the user table when shown, else the hidden copy.
+    func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue, shown: Bool) throws {
+        let name = quoteIdentifier(table.columns[column])
+        try database.execute(shown
+            ? "UPDATE \(table.quotedName) SET \(name) = ? WHERE \(table.quotedKey) = ?"
+            : "UPDATE \(table.hiddenTable) SET \(name) = ? WHERE pk = ?", [value, key])
     }
 
     private func stamp(_ statement: Statement, _ hlcColumn: Int32, _ nodeColumn: Int32) throws -> Stamp? {
@@ -133,6 +173,9 @@ final class RegisterStore {
     /// Writes `registers` for `key` at `version`, showing the row in the user table or hiding it.
     func store(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64, show: Bool, previous: StoredRow?) throws {
         try writeMetadata(key, registers, version: version)
+        for index in table.counterColumns where registers.columns[index]?.contributions != previous?.registers.columns[index]?.contributions {
+            try writeContributions(key, column: index, registers.columns[index]?.contributions ?? [])
+        }
         let values = registers.columns.map { $0?.value ?? .null }
         if show {
             try statement(.upsertShown).run([key] + values)

@@ -62,7 +62,7 @@ extension Replica {
                     let store = store(plan.local)
                     let remote = plan.localRegisters(row.registers)
                     let stored = try store.load(row.key)
-                    let outcome = RowMerge.merge(local: stored?.registers, remote: remote, policy: plan.local.policy)
+                    let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
                     guard outcome.changed else { report.ignored += 1; continue }
                     report.applied += 1
                     try store.store(row.key, outcome.merged, version: version,
@@ -110,9 +110,10 @@ extension Replica {
                                               detail: "its key is '\(remote.key)', here it is '\(local.key)'")
         }
         guard remote.policy == local.policy else {
-            throw ReplicaError.policyMismatch(table: local.name, local: local.policy.rawValue,
-                                              remote: remote.policy.rawValue)
+            throw ReplicaError.policyMismatch(table: local.name, local: "\(local.policy.rawValue) policy",
+                                              remote: "\(remote.policy.rawValue) policy")
         }
+        try requireMergeFunctions(local)
         var positions: [Int?] = Array(repeating: nil, count: local.columns.count)
         for (remoteIndex, name) in remote.columns.enumerated() {
             guard let localIndex = local.columns.firstIndex(of: name) else {
@@ -120,9 +121,14 @@ extension Replica {
                     table: local.name, detail: "it has a column '\(name)' this replica does not sync "
                         + "(add the column here with ALTER TABLE, then enable the table again)")
             }
+            let (mine, theirs) = (local.merges[localIndex], remote.merges[remoteIndex])
+            guard mine == theirs else {
+                throw ReplicaError.policyMismatch(table: local.name, local: "\(name)=\(mine)", remote: "\(name)=\(theirs)")
+            }
             positions[localIndex] = remoteIndex
         }
-        return TablePlan(remote: remote, local: local, positions: positions)
+        return TablePlan(remote: remote, local: local, positions: positions,
+                         rules: RowMerge.Rules(policy: local.policy, merges: local.merges, functions: configuration.merges))
     }
 }
 
@@ -139,6 +145,7 @@ private struct TablePlan {
     let local: SyncedTable
     /// For each local column, its position in the changeset's column list.
     let positions: [Int?]
+    let rules: RowMerge.Rules
 
     func localRegisters(_ remote: RowRegisters) -> RowRegisters {
         RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })

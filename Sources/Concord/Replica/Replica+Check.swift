@@ -15,8 +15,10 @@ extension Replica {
     /// and that SQLite's own integrity and foreign-key checks pass.
     ///
     /// The projection is recomputed here from the registers alone: a row is
-    /// shown when it is alive; a shown row has no hidden copy, and a column no
-    /// write has set reads NULL. Every user row must have registers.
+    /// shown when it is alive; a shown row has no hidden copy, a column no
+    /// write has set reads NULL, a counter shows the sum of its current
+    /// contributions and a union its canonical array. Every user row must have
+    /// registers.
     public func check() throws -> CheckReport {
         var problems: [String] = []
         let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }
@@ -48,6 +50,19 @@ extension Replica {
             }
             if !row.shown && !row.hasHiddenValues && row.registers.columns.contains(where: { $0 != nil }) {
                 problems.append("\(table.name) \(key): hidden but its values are missing")
+            }
+            for index in table.counterColumns {
+                guard let register = row.registers.columns[index] else { continue }
+                let sum = RowMerge.counterValue(register.contributions, life: row.registers.liveness.causalLength)
+                if register.value != .integer(sum) {
+                    problems.append("\(table.name) \(key).\(table.columns[index]): counter holds \(register.value) "
+                        + "but its contributions add up to \(sum)")
+                }
+            }
+            for (index, merge) in table.merges.enumerated() where merge == .union {
+                guard let value = row.registers.columns[index]?.value, value != UnionValue.canonical(value) else { continue }
+                problems.append("\(table.name) \(key).\(table.columns[index]): union holds \(value), "
+                    + "not the canonical \(UnionValue.canonical(value))")
             }
             for (name, register) in zip(table.columns, row.registers.columns) where row.shown {
                 if register == nil, let value = try database.scalar(

@@ -41,3 +41,12 @@ extension Replica {
 
     private static func describe(_ stamp: Stamp) -> String { "\(stamp.hlc.rawValue):\(stamp.node)" }
 }
+
+extension Replica {
+    /// The registers of one row, after folding pending local writes; `nil` for a row never heard of.
+    public func registers(of table: String, key: SQLiteValue) throws -> RowRegisters? {
+        guard let synced = syncedTables[table] else { throw ReplicaError.tableNotSynced(table: table) }
+        try foldLocalWrites()
+        return try store(synced).load(key)?.registers
+    }
+}

@@ -8,12 +8,13 @@ extension Replica {
     ///
     /// - Throws: ``ReplicaError/unsupportedTable(table:reason:fix:)`` naming why
     ///   the table cannot merge, or ``ReplicaError/alreadyEnabled(table:existing:requested:)``.
-    public func enableSync(on table: String, policy: TablePolicy = .column) throws {
-        let inspected = try TableInspector(database).inspect(table, policy: policy)
+    public func enableSync(on table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:]) throws {
+        let inspected = try Self.inspect(table, policy: policy, merges: merges, in: database,
+                                         functions: configuration.merges)
         if let existing = syncedTables[inspected.name] {
-            guard existing.policy == policy else {
-                throw ReplicaError.alreadyEnabled(table: existing.name, existing: "policy \(existing.policy.rawValue)",
-                                                  requested: "policy \(policy.rawValue)")
+            guard existing.policy == inspected.policy, existing.merges == inspected.merges else {
+                throw ReplicaError.alreadyEnabled(table: existing.name, existing: existing.declaration,
+                                                  requested: inspected.declaration)
             }
             return
         }
@@ -27,9 +28,9 @@ extension Replica {
         try database.transaction {
             try foldLocalWrites()
             try database.execute(
-                "INSERT INTO \(Metadata.tables) (name, key, columns, policy) VALUES (?, ?, ?, ?)",
+                "INSERT INTO \(Metadata.tables) (name, key, columns, policy, merges) VALUES (?, ?, ?, ?, ?)",
                 [.text(inspected.name), .text(inspected.key), .text(ColumnList.encode(inspected.columns)),
-                 .text(policy.rawValue)])
+                 .text(policy.rawValue), .text(ColumnList.encodeMerges(inspected.mergeMap))])
             let id = try database.scalar("SELECT id FROM \(Metadata.tables) WHERE name = ?",
                                          [.text(inspected.name)])?.integerValue ?? 0
             try database.execute(CaptureTriggers(table: inspected, id: id).createSQL)
@@ -42,8 +43,32 @@ extension Replica {
     ///
     /// `enableSync(on:policy:)` runs the same check; call this first to refuse
     /// a whole set of tables before any of them is enabled.
-    public static func validate(_ table: String, policy: TablePolicy = .column, in database: Database) throws {
-        _ = try TableInspector(database).inspect(table, policy: policy)
+    public static func validate(_ table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:],
+                                in database: Database, functions: [String: MergeFunction] = [:]) throws {
+        _ = try inspect(table, policy: policy, merges: merges, in: database, functions: functions)
+    }
+
+    /// The table's declaration, with its merges checked against its columns and policy.
+    private static func inspect(_ table: String, policy: TablePolicy, merges: [String: ColumnMerge],
+                                in database: Database, functions: [String: MergeFunction]) throws -> SyncedTable {
+        let inspected = try TableInspector(database).inspect(table, policy: policy)
+        for (column, merge) in merges.sorted(by: { $0.key < $1.key }) {
+            guard inspected.columns.contains(column) else {
+                throw ReplicaError.invalidMerge(table: inspected.name, column: column,
+                                                reason: "the table has no synced column by that name")
+            }
+            if policy == .row && merge != .lww {
+                throw ReplicaError.invalidMerge(
+                    table: inspected.name, column: column,
+                    reason: "under the row policy the latest write supplies the whole row; "
+                        + "declare the table with the column policy to merge columns one by one")
+            }
+            if case .custom(let name) = merge, functions[name] == nil {
+                throw ReplicaError.unregisteredMerge(table: inspected.name, column: column, name: name)
+            }
+        }
+        return SyncedTable(name: inspected.name, key: inspected.key, columns: inspected.columns, policy: policy,
+                           merges: inspected.columns.map { merges[$0] ?? .lww })
     }
 
     /// Stamps every row already in `table` as a local insert.

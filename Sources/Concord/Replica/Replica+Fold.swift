@@ -8,49 +8,150 @@ extension Replica {
     /// trigger recorded — the same stamp it would have had if the trigger had
     /// computed it, at a fraction of the cost on the app's write path.
     ///
+    /// Value-merged columns are joined here: a counter write becomes this
+    /// node's contribution, and a `max`, `min`, `union` or custom column ends
+    /// up holding the join of everything written to it, which is then what the
+    /// table shows.
+    ///
     /// Returns how many writes were folded.
     @discardableResult
     public func foldLocalWrites() throws -> Int {
         try database.transaction {
             guard try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1) else { return 0 }
+            for table in tables { try requireMergeFunctions(table) }
             var clock = try self.clock
             let version = try self.version + 1
-            let writes = try database.prepare("SELECT tbl, pk, op, at, mask FROM \(Metadata.log) ORDER BY seq")
+            let writes = try database.prepare("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) ORDER BY seq")
             var count = 0
             // Rows re-inserted after a delete must lose their hidden copy, but only if
             // no later delete in the log made a new one: decide on the final liveness.
             var inserted: [(RegisterStore, SQLiteValue)] = []
             var alive: [String: [SQLiteValue: Bool]] = [:]
+            var joins = PendingJoins()
             while try writes.step() {
-                guard let name = tableNames[writes.int64(0)], let table = syncedTables[name],
-                      let operation = Metadata.Operation(rawValue: writes.int64(2)) else { continue }
-                let key = writes.column(1)
-                let stamp = Stamp(hlc: clock.tick(physical: writes.int64(3)), node: nodeID)
+                guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
+                      let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
+                let key = writes.column(2)
+                let stamp = Stamp(hlc: clock.tick(physical: writes.int64(4)), node: nodeID)
                 let store = store(table)
-                let write: LocalWrite
-                switch operation {
-                case .insert: write = .insert
-                case .delete: write = .delete
-                case .update: write = .update(changed: Self.changedColumns(mask: writes.int64(4), count: table.columns.count))
+                let changed = operation == .update
+                    ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)
+                    : Array(repeating: operation == .insert, count: table.columns.count)
+                let write: LocalWrite = switch operation {
+                case .insert: .insert
+                case .delete: .delete
+                case .update: .update(changed: changed)
                 }
-                let registers = write.applied(to: try store.loadStamps(key), columnCount: table.columns.count,
-                                              stamp: stamp, policy: table.policy)
-                try store.writeMetadata(key, registers, version: version)
+                let before = try store.loadStamps(key)
+                var after = write.applied(to: before, columnCount: table.columns.count, stamp: stamp, policy: table.policy)
+                if !table.joinedColumns.isEmpty && operation != .delete {
+                    try joins.fold(seq: writes.column(0), isInsert: operation == .insert, table: table, store: store,
+                                   key: key, before: before, after: &after, changed: changed, stamp: stamp, replica: self)
+                }
+                try store.writeMetadata(key, after, version: version)
                 if operation == .insert { inserted.append((store, key)) }
-                alive[name, default: [:]][key] = registers.liveness.isAlive
+                alive[name, default: [:]][key] = after.liveness.isAlive
                 count += 1
             }
             for (store, key) in inserted where alive[store.table.name]?[key] == true {
                 try store.deleteHidden(key)
             }
+            try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+            try joins.write { store, key in alive[store.table.name]?[key] ?? false }
+            try database.execute("UPDATE \(Metadata.state) SET applying = 0")
             try database.execute("DELETE FROM \(Metadata.log)")
+            for table in tables where !table.joinedColumns.isEmpty {
+                try database.execute("DELETE FROM \(table.logValuesTable)")
+            }
             try storeClock(clock, version: version)
             return count
+        }
+    }
+
+    /// Throws unless every user-defined merge `table` declares is registered.
+    func requireMergeFunctions(_ table: SyncedTable) throws {
+        for (column, merge) in zip(table.columns, table.merges) {
+            if case .custom(let name) = merge, configuration.merges[name] == nil {
+                throw ReplicaError.unregisteredMerge(table: table.name, column: column, name: name)
+            }
         }
     }
 
     /// Decodes an update's change mask; columns past ``Metadata/maskBits`` share its last bit.
     static func changedColumns(mask: Int64, count: Int) -> [Bool] {
         (0..<count).map { mask & (1 << Int64(min($0, Metadata.maskBits))) != 0 }
+    }
+}
+
+/// The joined values and counter contributions a fold accumulates, row by row, in first-seen order.
+private struct PendingJoins {
+    struct Row {
+        let store: RegisterStore
+        let key: SQLiteValue
+        /// The running register of each value-merged column written in this fold.
+        var registers: [Int: ColumnRegister] = [:]
+    }
+
+    private var rows: [Row] = []
+    private var positions: [String: [SQLiteValue: Int]] = [:]
+
+    /// Folds one insert or update's logged values into the row's running joins, and into `after`.
+    mutating func fold(seq: SQLiteValue, isInsert: Bool, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
+                       before: RowRegisters?, after: inout RowRegisters, changed: [Bool], stamp: Stamp,
+                       replica: Replica) throws {
+        let logged = try replica.database.query("SELECT * FROM \(table.logValuesTable) WHERE seq = ?", [seq]).first ?? []
+        let position = positions[table.name]?[key] ?? {
+            rows.append(Row(store: store, key: key))
+            positions[table.name, default: [:]][key] = rows.count - 1
+            return rows.count - 1
+        }()
+        for (slot, index) in table.joinedColumns.enumerated() where changed[index] {
+            // `_concord_logvalues_T` holds (seq, o_c, n_c, ...); an insert leaves o_c NULL.
+            let old = logged[1 + 2 * slot], new = logged[2 + 2 * slot]
+            let merge = table.merges[index]
+            let held = rows[position].registers[index] ?? before?.columns[index]
+            if merge == .counter {
+                var entries = held?.contributions ?? []
+                let delta = (new.integerValue ?? 0) &- (isInsert ? 0 : old.integerValue ?? 0)
+                let life = after.liveness.causalLength
+                if let mine = entries.firstIndex(where: { $0.stamp.node == stamp.node }) {
+                    let amount = entries[mine].causalLength == life ? entries[mine].amount &+ delta : delta
+                    entries[mine] = CounterContribution(causalLength: life, amount: amount, stamp: stamp)
+                } else {
+                    entries.append(CounterContribution(causalLength: life, amount: delta, stamp: stamp))
+                    entries.sort { $0.stamp.node < $1.stamp.node }
+                }
+                let register = ColumnRegister(value: .integer(RowMerge.counterValue(entries, life: life)),
+                                              stamp: stamp, contributions: entries)
+                rows[position].registers[index] = register
+                after.columns[index] = register
+                continue
+            }
+            // The register before this write: the running join, the previous value with its
+            // stamp, or, for a re-insert, what the deleted row last held.
+            var base: ColumnRegister? = rows[position].registers[index]
+            if base == nil, let held, !isInsert {
+                base = ColumnRegister(value: old, stamp: held.stamp)
+            } else if base == nil, let held, isInsert, before.map({ !$0.liveness.isAlive }) ?? false {
+                base = try store.load(key)?.registers.columns[index].map { ColumnRegister(value: $0.value, stamp: held.stamp) }
+            }
+            let written = ColumnRegister(value: merge == .union ? UnionValue.canonical(new) : new, stamp: stamp)
+            let joined = RowMerge.mergeColumn(base, written, merge, replica.configuration.merges) ?? written
+            rows[position].registers[index] = joined
+            after.columns[index] = joined
+        }
+    }
+
+    /// Writes contributions and shows the joined values where each row's values live.
+    func write(isShown: (RegisterStore, SQLiteValue) -> Bool) throws {
+        for row in rows {
+            let shown = isShown(row.store, row.key)
+            for (index, register) in row.registers.sorted(by: { $0.key < $1.key }) {
+                if row.store.table.merges[index] == .counter {
+                    try row.store.writeContributions(row.key, column: index, register.contributions)
+                }
+                try row.store.setValue(row.key, column: index, register.value, shown: shown)
+            }
+        }
     }
 }

@@ -39,10 +39,13 @@ public final class Replica {
         public var maxDrift: Int64
         /// Makes the node id of a newly created replica.
         public var makeNodeID: @Sendable () -> NodeID
+        /// User-defined merges, by name, for columns declared `.custom(name)`.
+        public var merges: [String: MergeFunction]
 
         public init(
             clock: any PhysicalClock = SystemClock(),
             maxDrift: Int64 = HybridLogicalClock.defaultMaxDrift,
+            merges: [MergeFunction] = [],
             makeNodeID: @escaping @Sendable () -> NodeID = {
                 var generator = SystemRandomNumberGenerator()
                 return NodeID.random(using: &generator)
@@ -51,6 +54,7 @@ public final class Replica {
             self.clock = clock
             self.maxDrift = maxDrift
             self.makeNodeID = makeNodeID
+            self.merges = Dictionary(merges.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         }
     }
 
@@ -117,12 +121,15 @@ public final class Replica {
         syncedTables = [:]
         tableNames = [:]
         stores = [:]
-        for row in try database.query("SELECT id, name, key, columns, policy FROM \(Metadata.tables) ORDER BY name") {
+        for row in try database.query(
+            "SELECT id, name, key, columns, policy, merges FROM \(Metadata.tables) ORDER BY name") {
             guard case .integer(let id) = row[0], case .text(let name) = row[1], case .text(let key) = row[2],
-                  case .text(let columns) = row[3], case .text(let policyName) = row[4],
-                  let policy = TablePolicy(rawValue: policyName)
+                  case .text(let columnList) = row[3], case .text(let policyName) = row[4],
+                  case .text(let mergeList) = row[5], let policy = TablePolicy(rawValue: policyName)
             else { continue }
-            let table = SyncedTable(name: name, key: key, columns: ColumnList.decode(columns), policy: policy)
+            let columns = ColumnList.decode(columnList), merges = ColumnList.decodeMerges(mergeList)
+            let table = SyncedTable(name: name, key: key, columns: columns, policy: policy,
+                                    merges: columns.map { merges[$0] ?? .lww })
             syncedTables[name] = table
             tableNames[id] = name
             stores[name] = RegisterStore(table: table, replica: self)
@@ -175,7 +182,7 @@ public final class Replica {
     }
 }
 
-/// The JSON array of column names stored in `_concord_tables.columns`.
+/// The JSON forms of the column list and merges stored in `_concord_tables`.
 enum ColumnList {
     static func encode(_ columns: [String]) -> String {
         (try? JSONEncoder().encode(columns)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
@@ -183,5 +190,16 @@ enum ColumnList {
 
     static func decode(_ text: String) -> [String] {
         (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+
+    /// `{"column": "merge"}` for the columns that do not use `lww`, keys sorted.
+    static func encodeMerges(_ merges: [String: ColumnMerge]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(merges.mapValues(\.name))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    static func decodeMerges(_ text: String) -> [String: ColumnMerge] {
+        ((try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]).mapValues(ColumnMerge.init(name:))
     }
 }

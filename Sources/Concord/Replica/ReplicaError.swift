@@ -16,6 +16,10 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case schemaMismatch(table: String, detail: String)
     /// A changeset's policy for a table differs from this replica's.
     case policyMismatch(table: String, local: String, remote: String)
+    /// A column's merge cannot be declared as asked.
+    case invalidMerge(table: String, column: String, reason: String)
+    /// A column uses a user-defined merge this replica has not registered.
+    case unregisteredMerge(table: String, column: String, name: String)
     /// A row's key is not TEXT or BLOB.
     case invalidKey(table: String, key: String)
 
@@ -40,8 +44,13 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .schemaMismatch(let table, let detail):
             return "the changeset's table '\(table)' does not match this replica's: \(detail); nothing was applied"
         case .policyMismatch(let table, let local, let remote):
-            return "the changeset merges table '\(table)' with policy \(remote), but this replica uses \(local); "
-                + "every replica must declare the same policy; nothing was applied"
+            return "the changeset merges table '\(table)' with \(remote), but this replica declares \(local); "
+                + "every replica must declare the same policies; nothing was applied"
+        case .invalidMerge(let table, let column, let reason):
+            return "cannot merge column '\(column)' of table '\(table)' that way: \(reason)"
+        case .unregisteredMerge(let table, let column, let name):
+            return "column '\(column)' of table '\(table)' merges with '\(name)', which this replica has not registered; "
+                + "pass a MergeFunction named '\(name)' in Replica.Configuration(merges:)"
         case .invalidKey(let table, let key):
             return "the changeset has a row of '\(table)' whose key \(key) is not TEXT or BLOB; nothing was applied"
         }

@@ -15,19 +15,43 @@ public struct SyncedTable: Hashable, Sendable {
     /// Synced columns besides the key, in declaration order (generated columns excluded).
     public let columns: [String]
     public let policy: TablePolicy
+    /// How each column merges, lined up with ``columns``.
+    public let merges: [ColumnMerge]
 
-    public init(name: String, key: String, columns: [String], policy: TablePolicy) {
+    public init(name: String, key: String, columns: [String], policy: TablePolicy, merges: [ColumnMerge]? = nil) {
         self.name = name
         self.key = key
         self.columns = columns
         self.policy = policy
+        self.merges = merges ?? Array(repeating: .lww, count: columns.count)
     }
 
     /// The declaration as a changeset carries it.
-    public var schema: TableSchema { TableSchema(name: name, key: key, columns: columns, policy: policy) }
+    public var schema: TableSchema {
+        TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges)
+    }
+
+    /// The declaration, described for messages: `column policy, count=counter`.
+    public var declaration: String {
+        let special = zip(columns, merges).filter { $0.1 != .lww }.map { "\($0.0)=\($0.1)" }
+        return (["\(policy.rawValue) policy"] + special).joined(separator: ", ")
+    }
+
+    /// The merges stored in `_concord_tables.merges`: only the columns that are not `lww`.
+    var mergeMap: [String: ColumnMerge] {
+        Dictionary(uniqueKeysWithValues: zip(columns, merges).filter { $0.1 != .lww })
+    }
+
+    /// Indexes of the columns whose local writes must be joined by value (all but `lww`).
+    var joinedColumns: [Int] { merges.indices.filter { merges[$0].joinsValues } }
+
+    /// Indexes of `counter` columns.
+    var counterColumns: [Int] { merges.indices.filter { merges[$0] == .counter } }
 
     var rowsTable: String { quoteIdentifier(Metadata.rowsTable(name)) }
     var hiddenTable: String { quoteIdentifier(Metadata.hiddenTable(name)) }
+    var countersTable: String { quoteIdentifier(Metadata.countersTable(name)) }
+    var logValuesTable: String { quoteIdentifier(Metadata.logValuesTable(name)) }
     var quotedName: String { quoteIdentifier(name) }
     var quotedKey: String { quoteIdentifier(key) }
     var quotedColumns: [String] { columns.map(quoteIdentifier) }

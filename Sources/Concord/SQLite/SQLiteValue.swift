@@ -60,10 +60,9 @@ extension SQLiteValue: Comparable {
     }
 }
 
-extension SQLiteValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral
-{
-    public init(nilLiteral: ()) { self = .null }
+// Deliberately not ExpressibleByNilLiteral: `nil` must always mean "no value"
+// (Optional.none), never SQL NULL, or `SQLiteValue?` becomes ambiguous.
+extension SQLiteValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .real(value) }
     public init(stringLiteral value: String) { self = .text(value) }
