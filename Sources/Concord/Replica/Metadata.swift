@@ -27,6 +27,7 @@ enum Metadata {
     static let tables = "_concord_tables"
     static let peers = "_concord_peers"
     static let log = "_concord_log"
+    static let parked = "_concord_parked"
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
@@ -51,6 +52,9 @@ enum Metadata {
             merges TEXT NOT NULL DEFAULT '{}'
         );
         CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE \(parked) (
+            tbl TEXT NOT NULL, pk NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
+        ) WITHOUT ROWID;
         CREATE TABLE \(log) (
             seq INTEGER PRIMARY KEY,
             tbl INTEGER NOT NULL,

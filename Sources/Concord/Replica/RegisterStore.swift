@@ -125,6 +125,12 @@ final class RegisterStore {
         return StoredRow(registers: registers, shown: shown, hasHiddenValues: hasHiddenValues)
     }
 
+    private func stamp(_ statement: Statement, _ hlcColumn: Int32, _ nodeColumn: Int32) throws -> Stamp? {
+        let hlc = statement.int64(hlcColumn)
+        guard let node = try replica.node(at: statement.int64(nodeColumn)) else { return nil }
+        return Stamp(hlc: HLCTimestamp(sqliteValue: hlc), node: node)
+    }
+
     // MARK: Counters
 
     /// The counter contributions stored for `key`, by column index, each list in node order.
@@ -154,38 +160,78 @@ final class RegisterStore {
         }
     }
 
-    /// Sets one column's value where the row's values live: the user table when shown, else the hidden copy.
-    func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue, shown: Bool) throws {
+    /// Sets one column's value wherever the row's values live: the user table, the hidden copy, or both.
+    func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws {
         let name = quoteIdentifier(table.columns[column])
-        try database.execute(shown
-            ? "UPDATE \(table.quotedName) SET \(name) = ? WHERE \(table.quotedKey) = ?"
-            : "UPDATE \(table.hiddenTable) SET \(name) = ? WHERE pk = ?", [value, key])
+        try database.execute("UPDATE \(table.quotedName) SET \(name) = ? WHERE \(table.quotedKey) = ?", [value, key])
+        try database.execute("UPDATE \(table.hiddenTable) SET \(name) = ? WHERE pk = ?", [value, key])
     }
 
-    private func stamp(_ statement: Statement, _ hlcColumn: Int32, _ nodeColumn: Int32) throws -> Stamp? {
-        let hlc = statement.int64(hlcColumn)
-        guard let node = try replica.node(at: statement.int64(nodeColumn)) else { return nil }
-        return Stamp(hlc: HLCTimestamp(sqliteValue: hlc), node: node)
+    /// Copies columns a local update changed from the user table into the row's hidden copy, if it has one.
+    func refreshHiddenCopy(_ key: SQLiteValue, changed: [Bool]) throws {
+        let assignments = table.quotedColumns.indices.filter { changed[$0] }.map {
+            "\(table.quotedColumns[$0]) = t.\(table.quotedColumns[$0])"
+        }
+        guard !assignments.isEmpty else { return }
+        try database.execute("UPDATE \(table.hiddenTable) SET \(assignments.joined(separator: ", ")) "
+            + "FROM \(table.quotedName) AS t WHERE \(table.hiddenTable).pk = ? AND t.\(table.quotedKey) = ?", [key, key])
     }
 
     // MARK: Writing
 
-    /// Writes `registers` for `key` at `version`, showing the row in the user table or hiding it.
-    func store(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64, show: Bool, previous: StoredRow?) throws {
-        try writeMetadata(key, registers, version: version)
-        for index in table.counterColumns where registers.columns[index]?.contributions != previous?.registers.columns[index]?.contributions {
+    /// Writes the counter contributions that differ from `previous`.
+    func writeCounters(_ key: SQLiteValue, _ registers: RowRegisters, previous: StoredRow?) throws {
+        for index in table.counterColumns
+        where registers.columns[index]?.contributions != previous?.registers.columns[index]?.contributions {
             try writeContributions(key, column: index, registers.columns[index]?.contributions ?? [])
         }
+    }
+
+    /// Puts a row's values where `placement` says: the user table (with any
+    /// stand-ins for parents that are not visible, the real values then kept
+    /// in the hidden copy) or the hidden copy alone.
+    ///
+    /// Returns the placement taken: a row whose values would break a NOT NULL
+    /// or CHECK constraint of the user table is parked instead of shown.
+    func materialize(_ key: SQLiteValue, _ registers: RowRegisters, _ placement: Reprojection.Placement,
+                     previous: StoredRow?) throws -> Reprojection.Placement {
         let values = registers.columns.map { $0?.value ?? .null }
-        if show {
-            try statement(.upsertShown).run([key] + values)
-            if previous?.hasHiddenValues == true { try deleteHidden(key) }
-        } else {
-            if previous?.shown == true { try statement(.deleteShown).run([key]) }
-            if registers.columns.contains(where: { $0 != nil }) {
+        let mayBeParked = previous.map { !$0.shown && $0.registers.liveness.isAlive } ?? false
+        switch placement {
+        case .shown(let overrides):
+            var shown = values
+            for (index, value) in overrides { shown[index] = value }
+            do {
+                try statement(.upsertShown).run([key] + shown)
+            } catch let error as SQLiteError where error.code == 19 && error.extendedCode != 787 {
+                return try materialize(key, registers, .hidden(reason: "cannot be shown: \(error.message)", parked: true),
+                                       previous: previous)
+            }
+            if !overrides.isEmpty {
                 try statement(.writeHidden).run([key] + values)
+            } else if previous?.hasHiddenValues ?? false {
+                try deleteHidden(key)
+            }
+            if mayBeParked { try replica.unpark(RowRef(table: table.name, key: key)) }
+        case .hidden(let reason, let parked):
+            if previous?.shown ?? false { try statement(.deleteShown).run([key]) }
+            if registers.columns.contains(where: { $0 != nil }) { try statement(.writeHidden).run([key] + values) }
+            if parked {
+                try replica.park(RowRef(table: table.name, key: key), reason: reason)
+            } else if mayBeParked {
+                try replica.unpark(RowRef(table: table.name, key: key))
             }
         }
+        return placement
+    }
+
+    /// Keys of the rows of this table whose `column` holds `value`, shown or hidden, in key order.
+    func keys(where column: Int, is value: SQLiteValue) throws -> [SQLiteValue] {
+        let name = quoteIdentifier(table.columns[column])
+        let shown = try database.query(
+            "SELECT \(table.quotedKey) FROM \(table.quotedName) WHERE \(name) = ?", [value]).map { $0[0] }
+        let hidden = try database.query("SELECT pk FROM \(table.hiddenTable) WHERE \(name) = ?", [value]).map { $0[0] }
+        return Array(Set(shown + hidden)).sorted()
     }
 
     /// Removes the hidden copy of a row that is shown again.

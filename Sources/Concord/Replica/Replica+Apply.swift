@@ -52,11 +52,13 @@ extension Replica {
 
         var report = ApplyReport()
         do {
-            try database.transaction {
+            try withForeignKeysDeferred {
                 let folded = try foldLocalWrites()
                 try database.execute("UPDATE \(Metadata.state) SET applying = 1")
                 var applying = try rows()
                 let version = try self.version + 1
+                let reprojection = Reprojection(replica: self)
+                var dirty: [RowRef] = []
                 while let row = try applying.next() {
                     let plan = plansByName[row.table]!
                     let store = store(plan.local)
@@ -65,9 +67,13 @@ extension Replica {
                     let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
                     guard outcome.changed else { report.ignored += 1; continue }
                     report.applied += 1
-                    try store.store(row.key, outcome.merged, version: version,
-                                    show: outcome.merged.liveness.isAlive, previous: stored)
+                    try store.writeMetadata(row.key, outcome.merged, version: version)
+                    try store.writeCounters(row.key, outcome.merged, previous: stored)
+                    let ref = RowRef(table: plan.local.name, key: row.key)
+                    reprojection.remember(ref, outcome.merged, previous: stored)
+                    dirty.append(ref)
                 }
+                try reprojection.reproject(dirty)
                 let peerMoved = try recordPeer(source, since: since, upTo: upTo)
                 guard report.applied > 0 || peerMoved || folded > 0 else { throw NothingToApply() }
                 if report.applied > 0, let newest {
@@ -84,6 +90,19 @@ extension Replica {
             throw error
         }
         return report
+    }
+
+    /// Runs `body` in a transaction in which the user tables may pass through
+    /// states their foreign keys forbid, as long as the end state is whole.
+    ///
+    /// Concord decides itself what each table shows; SQLite's own actions
+    /// (a cascade fired by hiding a parent) must not second-guess it.
+    func withForeignKeysDeferred<T>(_ body: () throws -> T) throws -> T {
+        guard !database.inTransaction else { return try database.transaction(body) }
+        let enforced = try database.scalar("PRAGMA foreign_keys") == .integer(1)
+        if enforced { try database.execute("PRAGMA foreign_keys = OFF") }
+        defer { if enforced { try? database.execute("PRAGMA foreign_keys = ON") } }
+        return try database.transaction(body)
     }
 
     /// How far this replica has read each peer's changes.

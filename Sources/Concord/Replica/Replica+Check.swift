@@ -14,11 +14,12 @@ extension Replica {
     /// Verifies that the user tables are exactly the projection of the registers,
     /// and that SQLite's own integrity and foreign-key checks pass.
     ///
-    /// The projection is recomputed here from the registers alone: a row is
-    /// shown when it is alive; a shown row has no hidden copy, a column no
-    /// write has set reads NULL, a counter shows the sum of its current
-    /// contributions and a union its canonical array. Every user row must have
-    /// registers.
+    /// The projection is recomputed here from the registers alone (see
+    /// ``Reprojection``): a row is shown exactly when it is visible, with
+    /// stand-ins for parents that are not; a row that is alive but not shown is
+    /// parked with its reason; a column no write has set reads NULL; a counter
+    /// shows the sum of its current contributions and a union its canonical
+    /// array. Every user row must have registers.
     public func check() throws -> CheckReport {
         var problems: [String] = []
         let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }
@@ -39,38 +40,54 @@ extension Replica {
             "SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t LEFT JOIN \(table.rowsTable) AS m "
                 + "ON m.pk = t.\(table.quotedKey) WHERE m.pk IS NULL ORDER BY 1 LIMIT 20")
         problems += unrecorded.map { "\(table.name) \($0[0]): in the table but has no registers (written while capture was off?)" }
+        let reprojection = Reprojection(replica: self)
+        let parked = Dictionary(uniqueKeysWithValues: try database.query(
+            "SELECT pk, reason FROM \(Metadata.parked) WHERE tbl = ? ORDER BY pk", [.text(table.name)]
+        ).map { ($0[0], $0[1].textValue ?? "") })
+        let select = "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
+        var seen: Set<SQLiteValue> = []
         try store(table).forEachRow(since: .min) { key, row in
-            let shouldShow = row.registers.liveness.isAlive
-            if shouldShow != row.shown {
-                problems.append("\(table.name) \(key): \(row.shown ? "shown" : "not shown") but "
-                    + "\(shouldShow ? "alive" : "deleted") (causal length \(row.registers.liveness.causalLength))")
-            }
-            if row.shown && row.hasHiddenValues {
-                problems.append("\(table.name) \(key): shown and also kept hidden")
-            }
-            if !row.shown && !row.hasHiddenValues && row.registers.columns.contains(where: { $0 != nil }) {
-                problems.append("\(table.name) \(key): hidden but its values are missing")
+            seen.insert(key)
+            let name = "\(table.name) \(key)"
+            switch try reprojection.placement(RowRef(table: table.name, key: key)) {
+            case .shown(let overrides):
+                guard row.shown else {
+                    if parked[key]?.hasPrefix("cannot be shown") != true {
+                        problems.append("\(name): visible but not shown (\(parked[key] ?? "not parked"))")
+                    }
+                    break
+                }
+                var expected = row.registers.columns.map { $0?.value ?? .null }
+                for (index, value) in overrides { expected[index] = value }
+                let shown = table.columns.isEmpty ? [] : try database.query(select, [key]).first ?? []
+                if shown != expected { problems.append("\(name): shows \(shown), its registers give \(expected)") }
+                if overrides.isEmpty == row.hasHiddenValues {
+                    problems.append("\(name): " + (overrides.isEmpty ? "shown and also kept hidden" : "hidden copy missing"))
+                }
+                if parked[key] != nil { problems.append("\(name): shown but still parked") }
+            case .hidden(let reason, let isParked):
+                if row.shown { problems.append("\(name): shown but \(reason)") }
+                if isParked && parked[key] == nil { problems.append("\(name): not shown (\(reason)) but not parked") }
+                if !isParked && parked[key] != nil { problems.append("\(name): \(reason) but parked") }
+                if !row.hasHiddenValues && row.registers.columns.contains(where: { $0 != nil }) {
+                    problems.append("\(name): hidden but its values are missing")
+                }
             }
             for index in table.counterColumns {
                 guard let register = row.registers.columns[index] else { continue }
                 let sum = RowMerge.counterValue(register.contributions, life: row.registers.liveness.causalLength)
                 if register.value != .integer(sum) {
-                    problems.append("\(table.name) \(key).\(table.columns[index]): counter holds \(register.value) "
+                    problems.append("\(name).\(table.columns[index]): counter holds \(register.value) "
                         + "but its contributions add up to \(sum)")
                 }
             }
             for (index, merge) in table.merges.enumerated() where merge == .union {
                 guard let value = row.registers.columns[index]?.value, value != UnionValue.canonical(value) else { continue }
-                problems.append("\(table.name) \(key).\(table.columns[index]): union holds \(value), "
-                    + "not the canonical \(UnionValue.canonical(value))")
+                problems.append("\(name).\(table.columns[index]): union holds \(value), not the canonical \(UnionValue.canonical(value))")
             }
-            for (name, register) in zip(table.columns, row.registers.columns) where row.shown {
-                if register == nil, let value = try database.scalar(
-                    "SELECT \(quoteIdentifier(name)) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?", [key]),
-                    !value.isNull {
-                    problems.append("\(table.name) \(key).\(name): shows \(value) but no write has set it")
-                }
-            }
+        }
+        for key in parked.keys.sorted() where !seen.contains(key) {
+            problems.append("\(table.name) \(key): parked but has no registers")
         }
         return problems
     }

@@ -25,6 +25,9 @@ extension Replica {
                 table: inspected.name, reason: "\(nullKeys) row(s) have a NULL \(inspected.key)",
                 fix: "give every row a unique key (e.g. a UUID) before enabling sync")
         }
+        var synced = syncedTables
+        synced[inspected.name] = inspected
+        let foreignKeys = try TableInspector(database).foreignKeys(of: inspected, synced: synced)
         try database.transaction {
             try foldLocalWrites()
             try database.execute(
@@ -34,6 +37,12 @@ extension Replica {
             let id = try database.scalar("SELECT id FROM \(Metadata.tables) WHERE name = ?",
                                          [.text(inspected.name)])?.integerValue ?? 0
             try database.execute(CaptureTriggers(table: inspected, id: id).createSQL)
+            for key in foreignKeys {
+                // Children waiting for a parent are found by this index, not by a scan.
+                let column = inspected.columns[key.column]
+                try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.hiddenTable(inspected.name) + "_" + column)) "
+                    + "ON \(inspected.hiddenTable)(\(quoteIdentifier(column)))")
+            }
             try recordExistingRows(of: inspected)
         }
         try loadSyncedTables()

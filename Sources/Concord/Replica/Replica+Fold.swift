@@ -16,13 +16,35 @@ extension Replica {
     /// Returns how many writes were folded.
     @discardableResult
     public func foldLocalWrites() throws -> Int {
-        try database.transaction {
-            guard try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1) else { return 0 }
+        try withForeignKeysDeferred {
+            var count = 0
+            var folded: [RowRef] = []
+            var seen: Set<RowRef> = []
+            // A delete whose parent cascades deletes the children this device shows, as
+            // local writes of their own; with the app's foreign keys on, SQLite did so already.
+            while try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1) {
+                let deleted = try foldLog(&count, &folded, &seen)
+                for parent in deleted {
+                    for key in children(of: parent.table) where key.action == .cascade {
+                        guard let child = syncedTables[key.child] else { continue }
+                        try database.execute("DELETE FROM \(child.quotedName) WHERE \(quoteIdentifier(child.columns[key.column])) = ?",
+                                             [parent.key])
+                    }
+                }
+            }
+            if !folded.isEmpty { try Reprojection(replica: self).reproject(folded) }
+            return count
+        }
+    }
+
+    /// Folds what the log holds now; returns the rows deleted, for cascading.
+    private func foldLog(_ count: inout Int, _ folded: inout [RowRef], _ seen: inout Set<RowRef>) throws -> [RowRef] {
+        do {
             for table in tables { try requireMergeFunctions(table) }
             var clock = try self.clock
             let version = try self.version + 1
             let writes = try database.prepare("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) ORDER BY seq")
-            var count = 0
+            var deleted: [RowRef] = []
             // Rows re-inserted after a delete must lose their hidden copy, but only if
             // no later delete in the log made a new one: decide on the final liveness.
             var inserted: [(RegisterStore, SQLiteValue)] = []
@@ -49,6 +71,12 @@ extension Replica {
                                    key: key, before: before, after: &after, changed: changed, stamp: stamp, replica: self)
                 }
                 try store.writeMetadata(key, after, version: version)
+                if operation == .update && parents(of: name).contains(where: { !$0.action.hidesChild }) {
+                    try store.refreshHiddenCopy(key, changed: changed)
+                }
+                let ref = RowRef(table: name, key: key)
+                if hasRelations(name) && seen.insert(ref).inserted { folded.append(ref) }
+                if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
                 if operation == .insert { inserted.append((store, key)) }
                 alive[name, default: [:]][key] = after.liveness.isAlive
                 count += 1
@@ -57,14 +85,14 @@ extension Replica {
                 try store.deleteHidden(key)
             }
             try database.execute("UPDATE \(Metadata.state) SET applying = 1")
-            try joins.write { store, key in alive[store.table.name]?[key] ?? false }
+            try joins.write()
             try database.execute("UPDATE \(Metadata.state) SET applying = 0")
             try database.execute("DELETE FROM \(Metadata.log)")
             for table in tables where !table.joinedColumns.isEmpty {
                 try database.execute("DELETE FROM \(table.logValuesTable)")
             }
             try storeClock(clock, version: version)
-            return count
+            return deleted
         }
     }
 
@@ -143,14 +171,13 @@ private struct PendingJoins {
     }
 
     /// Writes contributions and shows the joined values where each row's values live.
-    func write(isShown: (RegisterStore, SQLiteValue) -> Bool) throws {
+    func write() throws {
         for row in rows {
-            let shown = isShown(row.store, row.key)
             for (index, register) in row.registers.sorted(by: { $0.key < $1.key }) {
                 if row.store.table.merges[index] == .counter {
                     try row.store.writeContributions(row.key, column: index, register.contributions)
                 }
-                try row.store.setValue(row.key, column: index, register.value, shown: shown)
+                try row.store.setValue(row.key, column: index, register.value)
             }
         }
     }

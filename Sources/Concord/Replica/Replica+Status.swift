@@ -9,6 +9,13 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
         public var tombstones: Int64
     }
 
+    /// An alive row that is not shown, and why.
+    public struct Parked: Hashable, Sendable, Codable {
+        public var table: String
+        public var key: String
+        public var reason: String
+    }
+
     public struct Peer: Hashable, Sendable, Codable {
         public var node: String
         /// How far this replica has read that peer's changes.
@@ -23,6 +30,7 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
     public var clockReading: String
     public var tables: [Table]
     public var peers: [Peer]
+    public var parked: [Parked]
 }
 
 extension Replica {
@@ -42,8 +50,12 @@ extension Replica {
                 ReplicaStatus.Peer(node: NodeID(bytes: $0[0].blobValue ?? [])?.description ?? "?",
                                    version: $0[1].integerValue ?? 0)
             }
+            let parked = try database.query("SELECT tbl, pk, reason FROM \(Metadata.parked) ORDER BY tbl, pk").map {
+                ReplicaStatus.Parked(table: $0[0].textValue ?? "", key: $0[1].textValue ?? $0[1].description,
+                                     reason: $0[2].textValue ?? "")
+            }
             return ReplicaStatus(node: nodeID.description, version: try version, clock: clock.rawValue,
-                                 clockReading: clock.description, tables: tables, peers: peers)
+                                 clockReading: clock.description, tables: tables, peers: peers, parked: parked)
         }
     }
 }

@@ -27,6 +27,9 @@ public final class Replica {
     private(set) var tableNames: [Int64: String] = [:]
     /// The register store of each synced table, by name.
     private var stores: [String: RegisterStore] = [:]
+    /// Foreign keys between synced tables, by child and by parent table.
+    private var parentKeys: [String: [ForeignKey]] = [:]
+    private var childKeys: [String: [ForeignKey]] = [:]
     /// Node ids by their index in `_concord_nodes`.
     private var nodesByIndex: [Int64: NodeID] = [:]
     private var indexesByNode: [NodeID: Int64] = [:]
@@ -134,6 +137,41 @@ public final class Replica {
             tableNames[id] = name
             stores[name] = RegisterStore(table: table, replica: self)
         }
+        parentKeys = [:]
+        childKeys = [:]
+        let inspector = TableInspector(database)
+        for table in tables {
+            for key in (try? inspector.foreignKeys(of: table, synced: syncedTables)) ?? [] {
+                parentKeys[key.child, default: []].append(key)
+                childKeys[key.parent, default: []].append(key)
+            }
+        }
+    }
+
+    /// The foreign keys `table` holds, in declaration order.
+    func parents(of table: String) -> [ForeignKey] { parentKeys[table] ?? [] }
+
+    /// The foreign keys that reference `table`.
+    func children(of table: String) -> [ForeignKey] { childKeys[table] ?? [] }
+
+    /// Whether `table` takes part in any foreign key, as child or parent.
+    func hasRelations(_ table: String) -> Bool { parentKeys[table] != nil || childKeys[table] != nil }
+
+    /// Keys of the rows that reference `parent` through `key`, shown or hidden, in key order.
+    func childKeys(of parent: RowRef, through key: ForeignKey) throws -> [SQLiteValue] {
+        guard let child = syncedTables[key.child] else { return [] }
+        return try store(child).keys(where: key.column, is: parent.key)
+    }
+
+    /// Records why an alive row is not shown.
+    func park(_ row: RowRef, reason: String) throws {
+        try database.execute("INSERT OR REPLACE INTO \(Metadata.parked) (tbl, pk, reason) VALUES (?, ?, ?)",
+                             [.text(row.table), row.key, .text(reason)])
+    }
+
+    /// Forgets a row's parking, once it is shown or deleted.
+    func unpark(_ row: RowRef) throws {
+        try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [.text(row.table), row.key])
     }
 
     /// The register store of a synced table.

@@ -30,6 +30,10 @@ extension Subcommand {
             print("  \(table.name)  policy \(table.policy)  rows \(table.rows)  tombstones \(table.tombstones)", to: &output)
         }
         if status.tables.isEmpty { print("  (none; run `concord enable`)", to: &output) }
+        if !status.parked.isEmpty {
+            print("parked", to: &output)
+            for row in status.parked { print("  \(row.table)/\(row.key)  \(row.reason)", to: &output) }
+        }
         print("peers", to: &output)
         for peer in status.peers { print("  \(peer.node)  read up to version \(peer.version)", to: &output) }
         if status.peers.isEmpty { print("  (none yet)", to: &output) }

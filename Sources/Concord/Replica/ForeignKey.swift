@@ -1,0 +1,78 @@
+/// A foreign key from one synced table's column to another synced table's key.
+///
+/// Discovered from the schema (`PRAGMA foreign_key_list`); its `ON DELETE`
+/// action decides what a child shows when its parent is not visible:
+/// `CASCADE`, `RESTRICT` and `NO ACTION` hide the child, `SET NULL` and
+/// `SET DEFAULT` show NULL or the column's default while the register keeps
+/// the real value.
+///
+/// ```swift
+/// // reminders.list_id REFERENCES lists(id) ON DELETE CASCADE
+/// ForeignKey(child: "reminders", column: 1, parent: "lists", action: .cascade, defaultValue: .null)
+/// ```
+public struct ForeignKey: Hashable, Sendable {
+    public enum Action: String, Hashable, Sendable {
+        case cascade = "CASCADE", restrict = "RESTRICT", noAction = "NO ACTION"
+        case setNull = "SET NULL", setDefault = "SET DEFAULT"
+
+        /// Whether a child needs the parent visible to be visible itself.
+        public var hidesChild: Bool { self == .cascade || self == .restrict || self == .noAction }
+        /// Whether a child written after the parent's delete brings the parent back.
+        public var revivesParent: Bool { self == .restrict || self == .noAction }
+    }
+
+    /// The referencing table.
+    public let child: String
+    /// The index, among the child's synced columns, of the referencing column.
+    public let column: Int
+    /// The referenced table, whose key the column holds.
+    public let parent: String
+    public let action: Action
+    /// What a `SET DEFAULT` child shows while its parent is not visible.
+    public let defaultValue: SQLiteValue
+}
+
+extension TableInspector {
+    /// The foreign keys of `table` onto synced tables (`synced` includes `table` itself).
+    ///
+    /// - Throws: when a key spans several columns, references a column other
+    ///   than the parent's key, or references a table that does not sync.
+    func foreignKeys(of table: SyncedTable, synced: [String: SyncedTable]) throws -> [ForeignKey] {
+        let rows = try database.query(
+            "SELECT id, seq, \"table\", \"from\", \"to\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            [.text(table.name)])
+        var keys: [ForeignKey] = []
+        let ids = rows.compactMap { $0[0].integerValue }
+        for row in rows {
+            guard let id = row[0].integerValue, let parentName = row[2].textValue, let from = row[3].textValue else { continue }
+            let refuse = { (reason: String, fix: String) in
+                ReplicaError.unsupportedTable(table: table.name, reason: reason, fix: fix)
+            }
+            guard ids.filter({ $0 == id }).count == 1 else {
+                throw refuse("its foreign key to \(parentName) spans several columns",
+                             "reference the parent's single key column")
+            }
+            guard let parent = synced.values.first(where: { $0.name.lowercased() == parentName.lowercased() }) else {
+                throw refuse("its column \(from) references \(parentName), which does not sync",
+                             "enable sync on \(parentName) first (list it before \(table.name))")
+            }
+            if let to = row[4].textValue, to.lowercased() != parent.key.lowercased() {
+                throw refuse("its column \(from) references \(parentName).\(to), not the key \(parent.key)",
+                             "reference the parent's key column")
+            }
+            guard let column = table.columns.firstIndex(where: { $0.lowercased() == from.lowercased() }) else { continue }
+            let action = ForeignKey.Action(rawValue: row[5].textValue ?? "NO ACTION") ?? .noAction
+            keys.append(ForeignKey(child: table.name, column: column, parent: parent.name, action: action,
+                                   defaultValue: try defaultValue(of: table, column: table.columns[column])))
+        }
+        return keys
+    }
+
+    /// The column's declared default, evaluated once (NULL when it has none).
+    private func defaultValue(of table: SyncedTable, column: String) throws -> SQLiteValue {
+        guard let expression = try database.scalar(
+            "SELECT dflt_value FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(column)])?
+            .textValue else { return .null }
+        return try database.scalar("SELECT \(expression)") ?? .null
+    }
+}

@@ -1,0 +1,163 @@
+/// A row of a synced table.
+struct RowRef: Hashable, CustomStringConvertible {
+    let table: String
+    let key: SQLiteValue
+    var description: String { "\(table)/\(key.textValue ?? key.description)" }
+}
+
+/// Decides, from the registers alone, which rows the user tables show and
+/// what they show, and brings the tables in line after registers change.
+///
+/// A row is *visible* when it is alive — or, deleted, has been brought back
+/// by a child written after the delete through a `RESTRICT`/`NO ACTION` key —
+/// and every parent it references through a hiding key (`CASCADE`,
+/// `RESTRICT`, `NO ACTION`) is visible, through a finite chain: rows on a
+/// cycle of such keys are never visible (the least fixpoint). A visible row
+/// whose `SET NULL`/`SET DEFAULT` parent is not visible shows NULL or the
+/// default there, while its hidden copy keeps the real value. An alive row
+/// that is not shown — for a missing or hidden parent, or because showing it
+/// would break a NOT NULL or CHECK constraint — is *parked*, with its reason
+/// in `_concord_parked`.
+///
+/// Nothing depends on the order changes arrived in, so every replica with
+/// the same registers shows the same rows.
+final class Reprojection {
+    enum Placement: Equatable {
+        /// Shown, with these columns showing a stand-in for a parent that is not visible.
+        case shown(overrides: [Int: SQLiteValue])
+        /// Not shown; `parked` when the row is alive.
+        case hidden(reason: String, parked: Bool)
+
+        var isShown: Bool { if case .shown = self { true } else { false } }
+    }
+
+    unowned let replica: Replica
+    private var rows: [RowRef: RegisterStore.StoredRow?] = [:]
+    private var placements: [RowRef: Placement] = [:]
+
+    init(replica: Replica) { self.replica = replica }
+
+    // MARK: Registers
+
+    /// The stored row, loaded once.
+    func stored(_ ref: RowRef) throws -> RegisterStore.StoredRow? {
+        if let row = rows[ref] { return row }
+        let row = try replica.syncedTables[ref.table].flatMap { try replica.store($0).load(ref.key) }
+        rows[ref] = row
+        return row
+    }
+
+    /// Records registers just merged (not yet materialized) for `ref`.
+    func remember(_ ref: RowRef, _ registers: RowRegisters, previous: RegisterStore.StoredRow?) {
+        rows[ref] = RegisterStore.StoredRow(registers: registers, shown: previous?.shown ?? false,
+                                            hasHiddenValues: previous?.hasHiddenValues ?? false)
+    }
+
+    // MARK: Visibility
+
+    /// Where `ref` belongs, from its registers and its parents'.
+    func placement(_ ref: RowRef) throws -> Placement {
+        var visiting: Set<RowRef> = []
+        return try placement(ref, &visiting)
+    }
+
+    private func placement(_ ref: RowRef, _ visiting: inout Set<RowRef>) throws -> Placement {
+        if let known = placements[ref] { return known }
+        guard let row = try stored(ref) else { return .hidden(reason: "missing", parked: false) }
+        let alive = try row.registers.liveness.isAlive || isRevived(ref, row)
+        guard alive else {
+            placements[ref] = .hidden(reason: "deleted", parked: false)
+            return .hidden(reason: "deleted", parked: false)
+        }
+        visiting.insert(ref)
+        defer { visiting.remove(ref) }
+        var result = Placement.shown(overrides: [:])
+        for key in replica.parents(of: ref.table) where key.action.hidesChild {
+            guard let parent = parentRef(row, key) else { continue }
+            if visiting.contains(parent) {
+                result = .hidden(reason: "on a cycle through \(parent)", parked: true)
+                break
+            }
+            if case .hidden = try placement(parent, &visiting) {
+                let missing = try stored(parent) == nil
+                result = .hidden(reason: missing ? "missing parent \(parent)" : "parent \(parent) is not visible", parked: true)
+                break
+            }
+        }
+        if case .shown = result {
+            var overrides: [Int: SQLiteValue] = [:]
+            for key in replica.parents(of: ref.table) where !key.action.hidesChild {
+                guard let parent = parentRef(row, key) else { continue }
+                var fresh: Set<RowRef> = []
+                if case .hidden = try placement(parent, &fresh) {
+                    overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
+                }
+            }
+            result = .shown(overrides: overrides)
+        }
+        placements[ref] = result
+        return result
+    }
+
+    private func parentRef(_ row: RegisterStore.StoredRow, _ key: ForeignKey) -> RowRef? {
+        guard let value = row.registers.columns[key.column]?.value, !value.isNull else { return nil }
+        return RowRef(table: key.parent, key: value)
+    }
+
+    /// A deleted row comes back while an alive child references it through a
+    /// RESTRICT or NO ACTION key written after the delete.
+    private func isRevived(_ ref: RowRef, _ row: RegisterStore.StoredRow) throws -> Bool {
+        guard let deleted = row.registers.liveness.stamp else { return false }
+        for key in replica.children(of: ref.table) where key.action.revivesParent {
+            for child in try replica.childKeys(of: ref, through: key) {
+                guard let register = try stored(RowRef(table: key.child, key: child))?.registers,
+                      register.liveness.isAlive, let link = register.columns[key.column],
+                      link.value == ref.key, link.stamp > deleted else { continue }
+                return true
+            }
+        }
+        return false
+    }
+
+    // MARK: Materializing
+
+    /// Brings the user tables in line for `dirty` rows (whose registers changed)
+    /// and for every row whose placement changes because of them.
+    func reproject(_ dirty: [RowRef]) throws {
+        var queue = dirty
+        var queued = Set(dirty)
+        // A changed row is written and propagates once; after that, only a change of placement propagates.
+        var changed = Set(dirty)
+        var index = 0
+        while index < queue.count {
+            let ref = queue[index]
+            index += 1
+            queued.remove(ref)
+            guard let row = try stored(ref), let table = replica.syncedTables[ref.table] else { continue }
+            var placement = try placement(ref)
+            let wasShown = row.shown
+            let isChanged = changed.remove(ref) != nil
+            if isChanged || placement.isShown != wasShown || placement != .shown(overrides: [:]) {
+                placement = try replica.store(table).materialize(ref.key, row.registers, placement, previous: row)
+                placements[ref] = placement
+                rows[ref] = RegisterStore.StoredRow(
+                    registers: row.registers, shown: placement.isShown,
+                    hasHiddenValues: placement != .shown(overrides: [:]) && row.registers.columns.contains { $0 != nil })
+            }
+            guard isChanged || placement.isShown != wasShown else { continue }
+            var next: [RowRef] = []
+            for key in replica.children(of: ref.table) {
+                next += try replica.childKeys(of: ref, through: key).map { RowRef(table: key.child, key: $0) }
+            }
+            for key in replica.parents(of: ref.table) where key.action.revivesParent && isChanged {
+                if let parent = parentRef(row, key) { next.append(parent) }
+            }
+            for ref in next where !queued.contains(ref) {
+                // A revived parent changes the placement of rows already decided.
+                placements[ref] = nil
+                queue.append(ref)
+                queued.insert(ref)
+            }
+        }
+    }
+}
