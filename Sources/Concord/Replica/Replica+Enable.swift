@@ -38,10 +38,19 @@ extension Replica {
                                          [.text(inspected.name)])?.integerValue ?? 0
             try database.execute(CaptureTriggers(table: inspected, id: id).createSQL)
             for key in foreignKeys {
-                // Children waiting for a parent are found by this index, not by a scan.
+                // Children of a parent whose visibility changes are found by index, not by a scan:
+                // on the hidden table always, and on the user table unless the app indexed the column.
                 let column = inspected.columns[key.column]
                 try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.hiddenTable(inspected.name) + "_" + column)) "
                     + "ON \(inspected.hiddenTable)(\(quoteIdentifier(column)))")
+                let indexed = try database.scalar("""
+                    SELECT count(*) FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
+                    WHERE i.seqno = 0 AND i.name = ? COLLATE NOCASE
+                    """, [.text(inspected.name), .text(column)]) != .integer(0)
+                if !indexed {
+                    try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.prefix + "index_" + inspected.name + "_" + column)) "
+                        + "ON \(inspected.quotedName)(\(quoteIdentifier(column)))")
+                }
             }
             try recordExistingRows(of: inspected)
         }

@@ -144,10 +144,12 @@ final class Reprojection {
                     registers: row.registers, shown: placement.isShown,
                     hasHiddenValues: placement != .shown(overrides: [:]) && row.registers.columns.contains { $0 != nil })
             }
-            guard isChanged || placement.isShown != wasShown else { continue }
+            // Children depend only on whether this row shows; a revived parent depends on its children.
             var next: [RowRef] = []
-            for key in replica.children(of: ref.table) {
-                next += try replica.childKeys(of: ref, through: key).map { RowRef(table: key.child, key: $0) }
+            if placement.isShown != wasShown {
+                for key in replica.children(of: ref.table) {
+                    next += try replica.childKeys(of: ref, through: key).map { RowRef(table: key.child, key: $0) }
+                }
             }
             for key in replica.parents(of: ref.table) where key.action.revivesParent && isChanged {
                 if let parent = parentRef(row, key) { next.append(parent) }

@@ -4,6 +4,11 @@ import Concord
 ///
 /// Generated from a seed, so Concord and plain SQLite see the same bytes and
 /// a run can be repeated exactly.
+///
+/// ```swift
+/// let workload = BenchmarkWorkload(count: 1_000, seed: 1)
+/// try workload.insert(into: database)
+/// ```
 struct BenchmarkWorkload {
     let rows: [[SQLiteValue]]
 
@@ -20,19 +25,20 @@ struct BenchmarkWorkload {
         }
     }
 
-    /// A version-4 UUID string drawn from `rng`.
+    /// A version-4 UUID string drawn from `rng` (lower-case hex, 8-4-4-4-12).
     static func uuid(_ rng: inout SeededGenerator) -> String {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-        let cuts = [8, 12, 16, 20]
-        var out = ""
-        for (offset, character) in hex.enumerated() {
-            if cuts.contains(offset) { out += "-" }
-            out.append(character)
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
         }
-        return out
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Inserts every row through one prepared statement in one transaction.
@@ -64,10 +70,17 @@ struct BenchmarkWorkload {
         }
         return found
     }
-}
 
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+    /// Makes `count` more writes after the bulk phases: updates of rows spread over the table.
+    ///
+    /// The export since the version taken before them should cost in
+    /// proportion to these writes, not to the table.
+    func touch(_ database: Database, count: Int) throws {
+        try database.transaction {
+            let statement = try database.prepare(Self.updateSQL)
+            for write in 0..<count {
+                try statement.run([rows[(write * 104_729) % rows.count][0]])
+            }
+        }
     }
 }

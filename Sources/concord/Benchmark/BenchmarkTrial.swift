@@ -1,0 +1,142 @@
+import Concord
+import Foundation
+
+/// One run of every phase at one row count, on fresh files in a fresh temporary directory.
+///
+/// Concord's capture appends to a write log that the next export, apply or
+/// check folds into the registers. So a trial times the insert and update as
+/// the app feels them (trigger capture only), times each fold separately,
+/// and measures sizes only after the fold and a checkpoint, in steady state;
+/// the export then pays for exporting alone.
+///
+/// ```swift
+/// let outcome = try BenchmarkTrial(workload: workload, recentWrites: 100, probeImport: true).run { print($0) }
+/// outcome.samples[.insert]   // (plain: 0.64, concord: 1.2)
+/// ```
+struct BenchmarkTrial {
+    let workload: BenchmarkWorkload
+    /// Writes made after the bulk phases, for the export since a recent version.
+    let recentWrites: Int
+    /// Whether to import the full changeset in a child process and read its peak memory.
+    let probeImport: Bool
+
+    struct Sample {
+        var plain: Double
+        var concord: Double
+    }
+
+    struct Outcome {
+        var samples: [BenchmarkPhaseKind: Sample] = [:]
+        var recentSeconds = 0.0
+        var recentChanges = 0
+        var recentBytes = 0
+        var probe: ImportProbe?
+    }
+
+    struct Mismatch: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run(progress: (String) -> Void) throws -> Outcome {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("concord-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let rows = workload.rows.count
+        var outcome = Outcome()
+
+        let plain = try BenchmarkDatabases.openPlain(path("plain.sqlite"))
+        let replica = try BenchmarkDatabases.openReplica(path("concord.sqlite"))
+        progress("insert")
+        let plainInsert = try Stopwatch.time { try workload.insert(into: plain) }
+        let insert = try Stopwatch.time { try workload.insert(into: replica.database) }
+        progress("fold inserts")
+        let foldInserts = try timeFold(replica, expecting: rows)
+        outcome.samples[.insert] = Sample(plain: plainInsert, concord: insert)
+        outcome.samples[.foldInserts] = Sample(plain: plainInsert, concord: foldInserts)
+        outcome.samples[.insertWithFold] = Sample(plain: plainInsert, concord: insert + foldInserts)
+        let plainSize = try BenchmarkDatabases.checkpointedSize(plain, path("plain.sqlite"))
+        outcome.samples[.size] = Sample(
+            plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(replica.database, path("concord.sqlite")))
+
+        progress("point reads")
+        outcome.samples[.pointReads] = try pointReads(plain, replica.database)
+
+        progress("update")
+        let plainUpdate = try Stopwatch.time { try workload.updateEveryRow(in: plain) }
+        let update = try Stopwatch.time { try workload.updateEveryRow(in: replica.database) }
+        progress("fold updates")
+        let foldUpdates = try timeFold(replica, expecting: rows)
+        outcome.samples[.update] = Sample(plain: plainUpdate, concord: update)
+        outcome.samples[.foldUpdates] = Sample(plain: plainUpdate, concord: foldUpdates)
+        outcome.samples[.updateWithFold] = Sample(plain: plainUpdate, concord: update + foldUpdates)
+        outcome.samples[.sizeAfterUpdate] = Sample(
+            plain: try BenchmarkDatabases.checkpointedSize(plain, path("plain.sqlite")),
+            concord: try BenchmarkDatabases.checkpointedSize(replica.database, path("concord.sqlite")))
+
+        progress("export")
+        let changesPath = path("changes.concord")
+        let export = try Stopwatch.time {
+            let sink = try FileByteSink(path: changesPath)
+            try replica.exportChanges(since: 0, to: sink)
+            try sink.close()
+        }
+        outcome.samples[.export] = Sample(plain: plainInsert, concord: export)
+
+        progress("apply")
+        let target = try BenchmarkDatabases.openReplica(path("applied.sqlite"))
+        var report = ApplyReport()
+        let apply = try Stopwatch.time { report = try target.applyChangeset(atPath: changesPath) }
+        guard report.applied == rows else {
+            throw Mismatch(description: "apply merged \(report.applied) of \(rows) rows (\(report))")
+        }
+        outcome.samples[.apply] = Sample(plain: plainInsert, concord: apply)
+        outcome.samples[.sizeApplied] = Sample(
+            plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(target.database, path("applied.sqlite")))
+
+        progress("export since a recent version")
+        let recent = try recentExport(replica)
+        (outcome.recentSeconds, outcome.recentChanges, outcome.recentBytes) = (recent.seconds, recent.changes, recent.bytes.count)
+
+        if probeImport {
+            progress("streamed import in a child process")
+            let recentPath = path("recent.concord")
+            try Data(recent.bytes).write(to: URL(fileURLWithPath: recentPath))
+            outcome.probe = try ImportProbeRunner(directory: directory)
+                .run(changeset: changesPath, rows: rows, baseline: recentPath)
+        }
+        return outcome
+    }
+
+    /// Times `foldLocalWrites()` and checks it folded one write per row.
+    private func timeFold(_ replica: Replica, expecting rows: Int) throws -> Double {
+        var folded = 0
+        let seconds = try Stopwatch.time { folded = try replica.foldLocalWrites() }
+        guard folded == rows else { throw Mismatch(description: "fold stamped \(folded) writes, expected \(rows)") }
+        return seconds
+    }
+
+    /// Point reads on both sides after an untimed warm-up pass, so neither pays for a cold cache.
+    private func pointReads(_ plain: Database, _ concord: Database) throws -> Sample {
+        let count = min(workload.rows.count, 100_000)
+        for database in [plain, concord] { _ = try workload.pointReads(database, count: count) }
+        var found = (0, 0)
+        let sample = Sample(plain: try Stopwatch.time { found.0 = try workload.pointReads(plain, count: count) },
+                            concord: try Stopwatch.time { found.1 = try workload.pointReads(concord, count: count) })
+        guard found == (count, count) else {
+            throw Mismatch(description: "point reads found \(found.0) plain and \(found.1) Concord rows of \(count)")
+        }
+        return sample
+    }
+
+    /// Makes a few more writes, folds them, then times exporting only what changed since just before them.
+    private func recentExport(_ replica: Replica) throws -> (seconds: Double, changes: Int, bytes: [UInt8]) {
+        let before = try replica.version
+        try workload.touch(replica.database, count: recentWrites)
+        try replica.foldLocalWrites()
+        let sink = MemoryByteSink()
+        let seconds = try Stopwatch.time { try replica.exportChanges(since: before, to: sink) }
+        return (seconds, try Changeset(decoding: sink.bytes).rows.count, sink.bytes)
+    }
+}
