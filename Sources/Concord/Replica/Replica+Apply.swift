@@ -69,6 +69,13 @@ extension Replica {
                     report.applied += 1
                     try store.writeMetadata(row.key, outcome.merged, version: version)
                     try store.writeCounters(row.key, outcome.merged, previous: stored)
+                    guard hasRelations(plan.local.name) else {
+                        // Without foreign keys a row shows exactly when it is alive.
+                        let placement: Reprojection.Placement = outcome.merged.liveness.isAlive
+                            ? .shown(overrides: [:]) : .hidden(reason: "deleted", parked: false)
+                        _ = try store.materialize(row.key, outcome.merged, placement, previous: stored)
+                        continue
+                    }
                     let ref = RowRef(table: plan.local.name, key: row.key)
                     reprojection.remember(ref, outcome.merged, previous: stored)
                     dirty.append(ref)
