@@ -1,6 +1,8 @@
-/// One table this replica syncs: its key, its synced columns and its policy.
+/// One table this replica syncs: its declaration plus what the replica derives from it.
 ///
-/// Built from the live schema when sync is enabled (see
+/// The declaration (key, columns, policy, merges) is the ``TableSchema`` that
+/// changesets carry; this type adds the names of the table's metadata and
+/// the SQL fragments the replica builds from them. Built from the live schema when sync is enabled (see
 /// ``TableInspector``) and stored in `_concord_tables`, so every later
 /// command knows the same declaration.
 ///
@@ -9,27 +11,21 @@
 ///                             columns: ["title", "done"], policy: .column)
 /// ```
 public struct SyncedTable: Hashable, Sendable {
-    public let name: String
-    /// The single primary-key column (TEXT or BLOB).
-    public let key: String
-    /// Synced columns besides the key, in declaration order (generated columns excluded).
-    public let columns: [String]
-    public let policy: TablePolicy
-    /// How each column merges, lined up with ``columns``.
-    public let merges: [ColumnMerge]
+    /// The declaration, exactly as a changeset carries it.
+    public let schema: TableSchema
 
     public init(name: String, key: String, columns: [String], policy: TablePolicy, merges: [ColumnMerge]? = nil) {
-        self.name = name
-        self.key = key
-        self.columns = columns
-        self.policy = policy
-        self.merges = merges ?? Array(repeating: .lww, count: columns.count)
+        schema = TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges)
     }
 
-    /// The declaration as a changeset carries it.
-    public var schema: TableSchema {
-        TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges)
-    }
+    public var name: String { schema.name }
+    /// The single primary-key column (TEXT or BLOB).
+    public var key: String { schema.key }
+    /// Synced columns besides the key, in declaration order (generated columns excluded).
+    public var columns: [String] { schema.columns }
+    public var policy: TablePolicy { schema.policy }
+    /// How each column merges, lined up with ``columns``.
+    public var merges: [ColumnMerge] { schema.merges }
 
     /// The declaration, described for messages: `column policy, count=counter`.
     public var declaration: String {
