@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Concord", targets: ["Concord"]),
         .library(name: "ConcordTesting", targets: ["ConcordTesting"]),
+        .library(name: "ConcordSimulator", targets: ["ConcordSimulator"]),
         .executable(name: "concord", targets: ["ConcordCLI"]),
     ],
     targets: [
@@ -16,9 +17,11 @@ let package = Package(
         ),
         .target(name: "Concord", dependencies: ["CSQLite"]),
         .target(name: "ConcordTesting", dependencies: ["Concord"]),
-        .executableTarget(name: "ConcordCLI", dependencies: ["Concord"], path: "Sources/concord"),
+        .target(name: "ConcordSimulator", dependencies: ["Concord"]),
+        .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator"], path: "Sources/concord"),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordCLI"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord"]),
+        .testTarget(name: "ConcordSimulatorTests", dependencies: ["ConcordSimulator", "Concord"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -193,10 +193,10 @@ final class RegisterStore {
     ///
     /// Returns the placement taken: a row whose values would break a NOT NULL
     /// or CHECK constraint of the user table is parked instead of shown.
+    /// `mayBeParked` says whether a parking record may exist to be removed.
     func materialize(_ key: SQLiteValue, _ registers: RowRegisters, _ placement: Reprojection.Placement,
-                     previous: StoredRow?) throws -> Reprojection.Placement {
+                     previous: StoredRow?, mayBeParked: Bool) throws -> Reprojection.Placement {
         let values = registers.columns.map { $0?.value ?? .null }
-        let mayBeParked = previous.map { !$0.shown && $0.registers.liveness.isAlive } ?? false
         switch placement {
         case .shown(let overrides):
             var shown = values
@@ -205,7 +205,7 @@ final class RegisterStore {
                 try statement(.upsertShown).run([key] + shown)
             } catch let error as SQLiteError where error.code == 19 && error.extendedCode != 787 {
                 return try materialize(key, registers, .hidden(reason: "cannot be shown: \(error.message)", parked: true),
-                                       previous: previous)
+                                       previous: previous, mayBeParked: mayBeParked)
             }
             if !overrides.isEmpty {
                 try statement(.writeHidden).run([key] + values)

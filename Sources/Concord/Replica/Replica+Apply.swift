@@ -73,7 +73,8 @@ extension Replica {
                         // Without foreign keys a row shows exactly when it is alive.
                         let placement: Reprojection.Placement = outcome.merged.liveness.isAlive
                             ? .shown(overrides: [:]) : .hidden(reason: "deleted", parked: false)
-                        _ = try store.materialize(row.key, outcome.merged, placement, previous: stored)
+                        _ = try store.materialize(row.key, outcome.merged, placement, previous: stored,
+                                                  mayBeParked: try reprojection.mayHaveParkedRows())
                         continue
                     }
                     let ref = RowRef(table: plan.local.name, key: row.key)

@@ -75,7 +75,12 @@ extension Replica {
                     try store.refreshHiddenCopy(key, changed: changed)
                 }
                 let ref = RowRef(table: name, key: key)
-                if hasRelations(name) && seen.insert(ref).inserted { folded.append(ref) }
+                if hasRelations(name) {
+                    if seen.insert(ref).inserted { folded.append(ref) }
+                } else if operation != .update, try parkedRowsExist() {
+                    // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
+                    try unpark(ref)
+                }
                 if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
                 if operation == .insert { inserted.append((store, key)) }
                 alive[name, default: [:]][key] = after.liveness.isAlive
@@ -94,6 +99,11 @@ extension Replica {
             try storeClock(clock, version: version)
             return deleted
         }
+    }
+
+    /// Whether any row is parked.
+    func parkedRowsExist() throws -> Bool {
+        try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.parked))") == .integer(1)
     }
 
     /// Throws unless every user-defined merge `table` declares is registered.

@@ -35,7 +35,20 @@ final class Reprojection {
     private var rows: [RowRef: RegisterStore.StoredRow?] = [:]
     private var placements: [RowRef: Placement] = [:]
 
+    private var parkedRowsExist: Bool?
+
     init(replica: Replica) { self.replica = replica }
+
+    /// Whether any row is parked; when none is, no row needs unparking.
+    func mayHaveParkedRows() throws -> Bool {
+        if let known = parkedRowsExist { return known }
+        let known = try replica.database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.parked))") == .integer(1)
+        parkedRowsExist = known
+        return known
+    }
+
+    /// Notes that a row was just parked.
+    func noteParked() { parkedRowsExist = true }
 
     // MARK: Registers
 
@@ -138,15 +151,18 @@ final class Reprojection {
             let wasShown = row.shown
             let isChanged = changed.remove(ref) != nil
             if isChanged || placement.isShown != wasShown || placement != .shown(overrides: [:]) {
-                placement = try replica.store(table).materialize(ref.key, row.registers, placement, previous: row)
+                placement = try replica.store(table).materialize(ref.key, row.registers, placement, previous: row,
+                                                                 mayBeParked: try mayHaveParkedRows())
                 placements[ref] = placement
+                if case .hidden(_, true) = placement { noteParked() }
                 rows[ref] = RegisterStore.StoredRow(
                     registers: row.registers, shown: placement.isShown,
                     hasHiddenValues: placement != .shown(overrides: [:]) && row.registers.columns.contains { $0 != nil })
             }
             // Children depend only on whether this row shows; a revived parent depends on its children.
             var next: [RowRef] = []
-            if placement.isShown != wasShown {
+            // (A changed row may have been shown by the app's own write, so it propagates too.)
+            if isChanged || placement.isShown != wasShown {
                 for key in replica.children(of: ref.table) {
                     next += try replica.childKeys(of: ref, through: key).map { RowRef(table: key.child, key: $0) }
                 }
