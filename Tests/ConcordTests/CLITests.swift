@@ -176,3 +176,24 @@ struct ParkedRowsCLITests {
         #expect(run.errors.contains("references lists, which does not sync"), "\(run.errors)")
     }
 }
+
+@Suite("concord simulate")
+struct SimulateCLITests {
+    @Test func aSmallSweepConvergesAndReportsJSON() throws {
+        let run = try concordOK("simulate", "--seeds", "1..3", "--steps", "60", "--json", in: TemporaryDirectory())
+        let decoded = try JSONSerialization.jsonObject(with: run.output) as? [String: Any]
+        let results = decoded?["results"] as? [[String: Any]]
+        #expect(results?.count == 3)
+        #expect(results?.allSatisfy { $0["converged"] as? Bool == true } == true)
+    }
+
+    @Test func theSameSeedPrintsTheSameTrace() throws {
+        let directory = TemporaryDirectory()
+        let hashes = try (0..<2).map { _ in
+            let run = try concordOK("simulate", "--seed", "9", "--steps", "80", "--json", in: directory)
+            let results = (try JSONSerialization.jsonObject(with: run.output) as? [String: Any])?["results"] as? [[String: Any]]
+            return results?.first?["traceHash"] as? String
+        }
+        #expect(hashes[0] != nil && hashes[0] == hashes[1])
+    }
+}
