@@ -45,10 +45,6 @@ extension Replica {
             let version = try self.version + 1
             let writes = try database.prepare("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) ORDER BY seq")
             var deleted: [RowRef] = []
-            // Rows re-inserted after a delete must lose their hidden copy, but only if
-            // no later delete in the log made a new one: decide on the final liveness.
-            var inserted: [(RegisterStore, SQLiteValue)] = []
-            var alive: [String: [SQLiteValue: Bool]] = [:]
             var joins = PendingJoins()
             while try writes.step() {
                 guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
@@ -82,12 +78,16 @@ extension Replica {
                     try unpark(ref)
                 }
                 if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
-                if operation == .insert { inserted.append((store, key)) }
-                alive[name, default: [:]][key] = after.liveness.isAlive
                 count += 1
             }
-            for (store, key) in inserted where alive[store.table.name]?[key] == true {
-                try store.deleteHidden(key)
+            // A row re-inserted after a delete loses its hidden copy, unless a later delete
+            // in the log made a new one: decided on the final liveness, in SQL, so a fold
+            // holds nothing in memory per write.
+            for (id, name) in tableNames.sorted(by: { $0.key < $1.key }) {
+                guard let table = syncedTables[name] else { continue }
+                try database.execute("DELETE FROM \(table.hiddenTable) WHERE pk IN (SELECT l.pk FROM \(Metadata.log) AS l "
+                    + "JOIN \(table.rowsTable) AS m ON m.pk = l.pk WHERE l.tbl = ? AND l.op = ? AND m.cl % 2 = 1)",
+                    [.integer(id), .integer(Metadata.Operation.insert.rawValue)])
             }
             try database.execute("UPDATE \(Metadata.state) SET applying = 1")
             try joins.write()
