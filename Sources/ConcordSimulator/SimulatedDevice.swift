@@ -14,6 +14,8 @@ final class SimulatedDevice {
     let clock: ManualClock
     /// How far this device's clock runs ahead of (or behind) simulated time, in milliseconds.
     let skew: Int64
+    /// A jump of the device's clock (a user setting it ahead), on top of the skew.
+    var jump: Int64 = 0
     private(set) var replica: Replica
 
     init(index: Int, directory: URL, node: NodeID, skew: Int64, time: Int64) throws {
@@ -33,7 +35,7 @@ final class SimulatedDevice {
     }
 
     /// Moves this device's clock to simulated time `time`.
-    func setTime(_ time: Int64) { clock.set(time + skew) }
+    func setTime(_ time: Int64) { clock.set(time + skew + jump) }
 
     /// Drops the connection and reopens the file, as after a crash and relaunch.
     func crashAndRestart() throws {

@@ -39,6 +39,9 @@ public struct Simulation {
         public var rowsMerged = 0
         public var crashes = 0
         public var partitions = 0
+        /// Clock jumps beyond the drift limit, and changesets refused for them (retried later).
+        public var clockJumps = 0
+        public var driftRefusals = 0
         /// The most rows parked on one device at one time.
         public var mostParked = 0
         /// Rounds of all-pairs exchange the liveness phase needed.
@@ -50,15 +53,23 @@ public struct Simulation {
         /// FNV-1a of the event trace and of the final dump: equal seeds give equal hashes.
         public var traceHash = ""
         public var dumpHash = ""
+        /// The event trace, when the run was asked to keep it.
+        public var trace: [String]?
     }
 
     public let seed: UInt64
     public let configuration: Configuration
+    /// Keep the event trace in the result (for `concord replay`).
+    public var keepsTrace = false
 
-    public init(seed: UInt64, configuration: Configuration = Configuration()) {
+    public init(seed: UInt64, configuration: Configuration = Configuration(), keepsTrace: Bool = false) {
         self.seed = seed
         self.configuration = configuration
+        self.keepsTrace = keepsTrace
     }
+
+    /// How far a clock jump sets a device ahead: twice the default drift limit.
+    static let jump: Int64 = 2 * HybridLogicalClock.defaultMaxDrift
 
     /// Simulated time starts at 2026-01-01T00:00Z.
     static let start: Int64 = 1_767_225_600_000
@@ -76,6 +87,7 @@ public struct Simulation {
         var rng = SeededGenerator(seed: seed)
         var result = Result(seed: seed, steps: configuration.steps)
         var trace = FNV1a()
+        var lines: [String] = []
         var time = Self.start
         let devices = try (0..<configuration.devices).map { index in
             try SimulatedDevice(index: index, directory: directory, node: NodeID.random(using: &rng),
@@ -85,8 +97,26 @@ public struct Simulation {
         // Fault rates are drawn per seed, so some runs lose many messages and others crash often.
         let lossRate = Int.random(in: 0...30, using: &rng), duplicateRate = Int.random(in: 0...30, using: &rng)
         let crashRate = Int.random(in: 0...5, using: &rng), partitionRate = Int.random(in: 0...5, using: &rng)
+        let jumpRate = Int.random(in: 0...2, using: &rng)
 
-        func log(_ event: String) { trace.add("\(time) \(event)\n") }
+        func log(_ event: String) {
+            trace.add("\(time) \(event)\n")
+            if keepsTrace { lines.append("\(time) \(event)") }
+        }
+
+        /// Applies a delivered changeset; one from a clock too far ahead is refused and asked for again later.
+        func deliver(_ message: SimulatedNetwork.Message) throws -> Bool {
+            do {
+                let report = try devices[message.to].replica.apply(message.changeset)
+                result.rowsMerged += report.applied
+                log("device \(message.to) applied from \(message.from): \(report)")
+                return true
+            } catch let refusal as ClockDriftError {
+                result.driftRefusals += 1
+                log("device \(message.to) refused from \(message.from): \(refusal.drift) ms ahead")
+                return false
+            }
+        }
 
         for step in 0..<configuration.steps {
             time += Int64.random(in: 1...500, using: &rng)
@@ -130,28 +160,32 @@ public struct Simulation {
                 network.cutLink(from: device.index, to: other)
                 result.partitions += 1
                 log("link \(device.index) -> \(other) cut")
+            } else if roll < 80 + crashRate + partitionRate + jumpRate {
+                device.jump = device.jump == 0 ? Self.jump : 0
+                device.setTime(time)
+                result.clockJumps += device.jump == 0 ? 0 : 1
+                log("device \(device.index) clock \(device.jump == 0 ? "set back" : "jumped ahead")")
             } else if network.hasPartition && roll > 95 {
                 network.heal()
                 log("partitions healed")
             }
             for message in network.due(by: time) {
-                let report = try devices[message.to].replica.apply(message.changeset)
-                result.rowsMerged += report.applied
-                log("device \(message.to) applied from \(message.from): \(report)")
-                try check(devices[message.to], step: step, &result)
-                if result.failure != nil { return finish(result, trace, devices) }
+                if try deliver(message) { try check(devices[message.to], step: step, &result) }
+                if result.failure != nil { return finish(result, trace, devices, lines) }
             }
             try check(device, step: step, &result)
-            if result.failure != nil { return finish(result, trace, devices) }
+            if result.failure != nil { return finish(result, trace, devices, lines) }
         }
 
-        // Liveness: heal, deliver what is in flight, and exchange until nobody learns anything.
+        // Liveness: heal, set clocks right and let time pass the last jump, deliver what is
+        // in flight, and exchange until nobody learns anything.
         network.heal()
-        time += 60_000
-        for device in devices { device.setTime(time) }
-        for message in network.due(by: .max) {
-            result.rowsMerged += try devices[message.to].replica.apply(message.changeset).applied
+        time += 3 * Self.jump
+        for device in devices {
+            device.jump = 0
+            device.setTime(time)
         }
+        for message in network.due(by: .max) { _ = try deliver(message) }
         let report = try Replica.sync(devices.map(\.replica))
         result.rowsMerged += report.applied
         result.roundsToConverge = report.rounds
@@ -164,7 +198,7 @@ public struct Simulation {
         if !result.converged && result.failure == nil {
             result.failure = "devices did not converge after the liveness phase"
         }
-        return finish(result, trace, devices)
+        return finish(result, trace, devices, lines)
     }
 
     /// The safety invariants on one device: foreign keys whole, tables equal to the projection of the registers.
@@ -177,9 +211,10 @@ public struct Simulation {
         result.mostParked = max(result.mostParked, try device.replica.status().parked.count)
     }
 
-    private func finish(_ result: Result, _ trace: FNV1a, _ devices: [SimulatedDevice]) -> Result {
+    private func finish(_ result: Result, _ trace: FNV1a, _ devices: [SimulatedDevice], _ lines: [String]) -> Result {
         var result = result
         result.traceHash = trace.hex
+        if keepsTrace { result.trace = lines }
         var dump = FNV1a()
         for device in devices { dump.add((try? device.replica.canonicalDump()) ?? "") }
         result.dumpHash = dump.hex

@@ -197,3 +197,24 @@ struct SimulateCLITests {
         #expect(hashes[0] != nil && hashes[0] == hashes[1])
     }
 }
+
+@Suite("concord replay")
+struct ReplayCLITests {
+    @Test func aReproducerReplaysItsSeedWithTheFullTrace() throws {
+        let directory = TemporaryDirectory()
+        let reproducer = #"{"seed": 5, "configuration": {"devices": 3, "steps": 40}, "failure": "example"}"#
+        try reproducer.write(toFile: directory.path("r.json"), atomically: true, encoding: .utf8)
+        let run = try concordOK("replay", "r.json", in: directory)
+        #expect(run.text.contains("device "))
+        #expect(run.text.hasSuffix("seed 5 passes now (it failed with: example)\n"))
+        let again = try concordOK("replay", "r.json", in: directory)
+        #expect(again.text == run.text, "a replay is deterministic")
+    }
+
+    @Test func aFileThatIsNotAReproducerIsRefused() throws {
+        let directory = TemporaryDirectory()
+        try "{}".write(toFile: directory.path("bad.json"), atomically: true, encoding: .utf8)
+        let run = try concord(["replay", "bad.json"], in: directory)
+        #expect(run.status == 1 && run.errors.contains("is not a simulation reproducer"))
+    }
+}

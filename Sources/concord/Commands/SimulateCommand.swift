@@ -53,9 +53,11 @@ extension Subcommand {
         let failed = results.filter { $0.failure != nil || !$0.converged }
         if !failed.isEmpty {
             for result in failed {
+                let file = "concord-reproducer-\(result.seed).json"
+                try Reproducer(seed: result.seed, configuration: configuration, failure: result.failure ?? "did not converge")
+                    .write(to: file)
                 print("Error: seed \(result.seed) failed: \(result.failure ?? "did not converge"); "
-                      + "rerun with `concord simulate --seed \(result.seed) --devices \(devices) --steps \(steps)`",
-                      to: &output.standardError)
+                      + "reproducer written to \(file); rerun it with `concord replay \(file)`", to: &output.standardError)
             }
             throw ExitCode.failure
         }
@@ -112,6 +114,7 @@ struct SimulationSummary: Encodable {
             ("changesets sent / duplicated / lost", "\(total(\.messagesSent)) / \(total(\.messagesDuplicated)) / \(total(\.messagesLost))"),
             ("rows merged", "\(total(\.rowsMerged))"),
             ("crashes / partitions", "\(total(\.crashes)) / \(total(\.partitions))"),
+            ("clock jumps / drift refusals", "\(total(\.clockJumps)) / \(total(\.driftRefusals))"),
             ("most rows parked at once", "\(results.map(\.mostParked).max() ?? 0)"),
             ("rounds to converge (max)", "\(results.map(\.roundsToConverge).max() ?? 0)"),
             ("device operations per second", String(format: "%.0f", Double(operations) / max(seconds, 0.001))),
