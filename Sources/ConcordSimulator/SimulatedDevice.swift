@@ -30,6 +30,17 @@ final class SimulatedDevice {
         try replica.database.execute("PRAGMA foreign_keys = ON")
     }
 
+    /// A new device made by copying `original`'s database, under a node id of its own.
+    init(forking original: SimulatedDevice, index: Int, directory: URL, node: NodeID, skew: Int64, time: Int64) throws {
+        self.index = index
+        self.path = directory.appendingPathComponent("device-\(index).sqlite").path
+        self.node = node
+        self.skew = skew
+        clock = ManualClock(unixMilliseconds: time + skew)
+        replica = try original.replica.fork(to: path, configuration: .init(clock: clock, makeNodeID: { node }))
+        try replica.database.execute("PRAGMA foreign_keys = ON")
+    }
+
     private static func open(path: String, node: NodeID, clock: ManualClock) throws -> Replica {
         try Replica(path: path, configuration: .init(clock: clock, makeNodeID: { node }))
     }

@@ -42,6 +42,8 @@ public struct Simulation {
         /// Clock jumps beyond the drift limit, and changesets refused for them (retried later).
         public var clockJumps = 0
         public var driftRefusals = 0
+        /// Devices made by copying another device's database (with a fresh node id).
+        public var forks = 0
         /// The most rows parked on one device at one time.
         public var mostParked = 0
         /// Rounds of all-pairs exchange the liveness phase needed.
@@ -89,7 +91,7 @@ public struct Simulation {
         var trace = FNV1a()
         var lines: [String] = []
         var time = Self.start
-        let devices = try (0..<configuration.devices).map { index in
+        var devices = try (0..<configuration.devices).map { index in
             try SimulatedDevice(index: index, directory: directory, node: NodeID.random(using: &rng),
                                 skew: Int64.random(in: -2_000...2_000, using: &rng), time: time)
         }
@@ -165,6 +167,12 @@ public struct Simulation {
                 device.setTime(time)
                 result.clockJumps += device.jump == 0 ? 0 : 1
                 log("device \(device.index) clock \(device.jump == 0 ? "set back" : "jumped ahead")")
+            } else if roll == 93 && devices.count < configuration.devices + 2 {
+                let copy = try SimulatedDevice(forking: device, index: devices.count, directory: directory,
+                                               node: NodeID.random(using: &rng), skew: device.skew, time: time)
+                devices.append(copy)
+                result.forks += 1
+                log("device \(device.index) forked into device \(copy.index)")
             } else if network.hasPartition && roll > 95 {
                 network.heal()
                 log("partitions healed")

@@ -20,6 +20,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case invalidMerge(table: String, column: String, reason: String)
     /// A column uses a user-defined merge this replica has not registered.
     case unregisteredMerge(table: String, column: String, name: String)
+    /// A copy of a replica was to keep the original's node id.
+    case sharedNodeID(NodeID)
     /// A row's key is not TEXT or BLOB.
     case invalidKey(table: String, key: String)
 
@@ -51,6 +53,9 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .unregisteredMerge(let table, let column, let name):
             return "column '\(column)' of table '\(table)' merges with '\(name)', which this replica has not registered; "
                 + "pass a MergeFunction named '\(name)' in Replica.Configuration(merges:)"
+        case .sharedNodeID(let node):
+            return "the copy would write under the original's node id \(node), so two writes could share a stamp; "
+                + "give the copy a configuration whose makeNodeID returns a fresh id"
         case .invalidKey(let table, let key):
             return "the changeset has a row of '\(table)' whose key \(key) is not TEXT or BLOB; nothing was applied"
         }

@@ -113,7 +113,7 @@ struct SimulationSummary: Encodable {
             ("writes accepted / refused", "\(total(\.writes)) / \(total(\.rejectedWrites))"),
             ("changesets sent / duplicated / lost", "\(total(\.messagesSent)) / \(total(\.messagesDuplicated)) / \(total(\.messagesLost))"),
             ("rows merged", "\(total(\.rowsMerged))"),
-            ("crashes / partitions", "\(total(\.crashes)) / \(total(\.partitions))"),
+            ("crashes / partitions / forks", "\(total(\.crashes)) / \(total(\.partitions)) / \(total(\.forks))"),
             ("clock jumps / drift refusals", "\(total(\.clockJumps)) / \(total(\.driftRefusals))"),
             ("most rows parked at once", "\(results.map(\.mostParked).max() ?? 0)"),
             ("rounds to converge (max)", "\(results.map(\.roundsToConverge).max() ?? 0)"),
