@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+@testable import Concord
+
+@Suite("Importing changeset files")
+struct StreamedImportTests {
+    /// Both paths: decoded in memory, and streamed twice from the file.
+    @Test(arguments: [0, Replica.decodedInMemoryLimit])
+    func aFileAppliesAndADamagedOneChangesNothing(limit: Int) throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let a = try makeReplica(directory, "a.db", node: 1, clock: clock)
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        for index in 0..<300 {
+            try a.database.execute("INSERT INTO reminders (id, title) VALUES (?, ?)", [.text("r\(index)"), .text("t\(index)")])
+        }
+        let sink = try FileByteSink(path: directory.path("changes.bin"))
+        try a.exportChanges(since: 0, to: sink)
+        try sink.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: directory.path("changes.bin")))
+        bytes[bytes.count - 10] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: directory.path("damaged.bin")))
+
+        let before = try fileBytes(directory.path("b.db"))
+        #expect(throws: ChangesetError.self) {
+            try b.applyChangeset(atPath: directory.path("damaged.bin"), decodingInMemoryUpTo: limit)
+        }
+        #expect(try fileBytes(directory.path("b.db")) == before)
+        #expect(try b.applyChangeset(atPath: directory.path("changes.bin"), decodingInMemoryUpTo: limit).applied == 300)
+        #expect(try a.canonicalDump() == b.canonicalDump())
+    }
+}
