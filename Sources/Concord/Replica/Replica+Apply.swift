@@ -70,10 +70,7 @@ extension Replica {
                     try store.writeMetadata(row.key, outcome.merged, version: version)
                     try store.writeCounters(row.key, outcome.merged, previous: stored)
                     guard hasRelations(plan.local.name) else {
-                        // Without foreign keys a row shows exactly when it is alive.
-                        let placement: Reprojection.Placement = outcome.merged.liveness.isAlive
-                            ? .shown(overrides: [:]) : .hidden(reason: "deleted", parked: false)
-                        _ = try store.materialize(row.key, outcome.merged, placement, previous: stored,
+                        _ = try store.materialize(row.key, outcome.merged, .withoutRelations(outcome.merged), previous: stored,
                                                   mayBeParked: try reprojection.mayHaveParkedRows())
                         continue
                     }

@@ -39,66 +39,65 @@ extension Replica {
 
     /// Folds what the log holds now; returns the rows deleted, for cascading.
     private func foldLog(_ count: inout Int, _ folded: inout [RowRef], _ seen: inout Set<RowRef>) throws -> [RowRef] {
-        do {
-            for table in tables { try requireMergeFunctions(table) }
-            var clock = try self.clock
-            let version = try self.version + 1
-            let writes = try database.prepare("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) ORDER BY seq")
-            var deleted: [RowRef] = []
-            var joins = PendingJoins()
-            while try writes.step() {
-                guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
-                      let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
-                let key = writes.column(2)
-                let stamp = Stamp(hlc: clock.tick(physical: writes.int64(4)), node: nodeID)
-                let store = store(table)
-                let changed = operation == .update
-                    ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)
-                    : Array(repeating: operation == .insert, count: table.columns.count)
-                let write: LocalWrite = switch operation {
-                case .insert: .insert
-                case .delete: .delete
-                case .update: .update(changed: changed)
-                }
-                let before = try store.loadStamps(key)
-                var after = write.applied(to: before, columnCount: table.columns.count, stamp: stamp, policy: table.policy)
-                if !table.joinedColumns.isEmpty && operation != .delete {
-                    try joins.fold(seq: writes.column(0), isInsert: operation == .insert, table: table, store: store,
-                                   key: key, before: before, after: &after, changed: changed, stamp: stamp, replica: self)
-                }
-                try store.writeMetadata(key, after, version: version)
-                if operation == .update && parents(of: name).contains(where: { !$0.action.hidesChild }) {
-                    try store.refreshHiddenCopy(key, changed: changed)
-                }
-                let ref = RowRef(table: name, key: key)
-                if hasRelations(name) {
-                    if seen.insert(ref).inserted { folded.append(ref) }
-                } else if operation != .update, try parkedRowsExist() {
-                    // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
-                    try unpark(ref)
-                }
-                if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
-                count += 1
+        for table in tables { try requireMergeFunctions(table) }
+        var clock = try self.clock
+        let version = try self.version + 1
+        let writes = try database.prepare("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) ORDER BY seq")
+        var deleted: [RowRef] = []
+        var joins = PendingJoins()
+        let anyParked = try parkedRowsExist()
+        while try writes.step() {
+            guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
+                  let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
+            let key = writes.column(2)
+            let stamp = Stamp(hlc: clock.tick(physical: writes.int64(4)), node: nodeID)
+            let store = store(table)
+            let changed = operation == .update
+                ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)
+                : Array(repeating: operation == .insert, count: table.columns.count)
+            let write: LocalWrite = switch operation {
+            case .insert: .insert
+            case .delete: .delete
+            case .update: .update(changed: changed)
             }
-            // A row re-inserted after a delete loses its hidden copy, unless a later delete
-            // in the log made a new one: decided on the final liveness, in SQL, so a fold
-            // holds nothing in memory per write.
-            for (id, name) in tableNames.sorted(by: { $0.key < $1.key }) {
-                guard let table = syncedTables[name] else { continue }
-                try database.execute("DELETE FROM \(table.hiddenTable) WHERE pk IN (SELECT l.pk FROM \(Metadata.log) AS l "
-                    + "JOIN \(table.rowsTable) AS m ON m.pk = l.pk WHERE l.tbl = ? AND l.op = ? AND m.cl % 2 = 1)",
-                    [.integer(id), .integer(Metadata.Operation.insert.rawValue)])
+            let before = try store.loadStamps(key)
+            var after = write.applied(to: before, columnCount: table.columns.count, stamp: stamp, policy: table.policy)
+            if !table.joinedColumns.isEmpty && operation != .delete {
+                try joins.fold(seq: writes.column(0), isInsert: operation == .insert, table: table, store: store,
+                               key: key, before: before, after: &after, changed: changed, stamp: stamp, replica: self)
             }
-            try database.execute("UPDATE \(Metadata.state) SET applying = 1")
-            try joins.write()
-            try database.execute("UPDATE \(Metadata.state) SET applying = 0")
-            try database.execute("DELETE FROM \(Metadata.log)")
-            for table in tables where !table.joinedColumns.isEmpty {
-                try database.execute("DELETE FROM \(table.logValuesTable)")
+            try store.writeMetadata(key, after, version: version)
+            if operation == .update && parents(of: name).contains(where: { !$0.action.hidesChild }) {
+                try store.refreshHiddenCopy(key, changed: changed)
             }
-            try storeClock(clock, version: version)
-            return deleted
+            let ref = RowRef(table: name, key: key)
+            if hasRelations(name) {
+                if seen.insert(ref).inserted { folded.append(ref) }
+            } else if operation != .update, anyParked {
+                // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
+                try unpark(ref)
+            }
+            if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
+            count += 1
         }
+        // A row re-inserted after a delete loses its hidden copy, unless a later delete
+        // in the log made a new one: decided on the final liveness, in SQL, so a fold
+        // holds nothing in memory per write.
+        for (id, name) in tableNames.sorted(by: { $0.key < $1.key }) {
+            guard let table = syncedTables[name] else { continue }
+            try database.execute("DELETE FROM \(table.hiddenTable) WHERE pk IN (SELECT l.pk FROM \(Metadata.log) AS l "
+                + "JOIN \(table.rowsTable) AS m ON m.pk = l.pk WHERE l.tbl = ? AND l.op = ? AND m.cl % 2 = 1)",
+                [.integer(id), .integer(Metadata.Operation.insert.rawValue)])
+        }
+        try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+        try joins.write()
+        try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+        try database.execute("DELETE FROM \(Metadata.log)")
+        for table in tables where !table.joinedColumns.isEmpty {
+            try database.execute("DELETE FROM \(table.logValuesTable)")
+        }
+        try storeClock(clock, version: version)
+        return deleted
     }
 
     /// Whether any row is parked.

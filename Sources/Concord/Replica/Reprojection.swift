@@ -29,6 +29,11 @@ final class Reprojection {
         case hidden(reason: String, parked: Bool)
 
         var isShown: Bool { if case .shown = self { true } else { false } }
+
+        /// Where a row of a table without foreign keys belongs: shown exactly when alive.
+        static func withoutRelations(_ registers: RowRegisters) -> Placement {
+            registers.liveness.isAlive ? .shown(overrides: [:]) : .hidden(reason: "deleted", parked: false)
+        }
     }
 
     unowned let replica: Replica
@@ -42,7 +47,7 @@ final class Reprojection {
     /// Whether any row is parked; when none is, no row needs unparking.
     func mayHaveParkedRows() throws -> Bool {
         if let known = parkedRowsExist { return known }
-        let known = try replica.database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.parked))") == .integer(1)
+        let known = try replica.parkedRowsExist()
         parkedRowsExist = known
         return known
     }
@@ -77,10 +82,9 @@ final class Reprojection {
     private func placement(_ ref: RowRef, _ visiting: inout Set<RowRef>) throws -> Placement {
         if let known = placements[ref] { return known }
         guard let row = try stored(ref) else { return .hidden(reason: "missing", parked: false) }
-        let alive = try row.registers.liveness.isAlive || isRevived(ref, row)
-        guard alive else {
-            placements[ref] = .hidden(reason: "deleted", parked: false)
-            return .hidden(reason: "deleted", parked: false)
+        guard try row.registers.liveness.isAlive || isRevived(ref, row) else {
+            placements[ref] = .withoutRelations(row.registers)
+            return .withoutRelations(row.registers)
         }
         visiting.insert(ref)
         defer { visiting.remove(ref) }
