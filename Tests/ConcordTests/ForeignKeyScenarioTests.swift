@@ -241,4 +241,32 @@ struct LocalRelatedWriteTests {
         #expect(try replica.check().isConsistent)
         #expect(try replica.database.scalar("SELECT name FROM lists") == "new name")
     }
+
+    @Test func aLocalDeleteCascadesEvenWhenTheAppDoesNotEnforceForeignKeys() throws {
+        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        try replica.database.execute(schema("CASCADE"))
+        for table in tables { try replica.enableSync(on: table) }
+        #expect(try replica.database.scalar("PRAGMA foreign_keys") == .integer(0))
+        try replica.database.execute("INSERT INTO lists VALUES ('L', 'Home')")
+        try replica.database.execute("INSERT INTO reminders VALUES ('R', 'L', 'call')")
+        try replica.database.execute("INSERT INTO subtasks VALUES ('S', 'R', 'dial')")
+        try replica.database.execute("DELETE FROM lists WHERE id = 'L'")
+        let report = try replica.check()
+        #expect(report.isConsistent, "\(report)")
+        // Real tombstones, not parked rows: the deleting device saw the children.
+        #expect(try replica.registers(of: "reminders", key: "R")?.liveness.causalLength == 2)
+        #expect(try replica.registers(of: "subtasks", key: "S")?.liveness.causalLength == 2)
+        #expect(try replica.status().parked.isEmpty)
+    }
+
+    @Test func anUnindexedForeignKeyColumnGetsAnIndexAndAnIndexedOneDoesNot() throws {
+        let replica = try Replica.inMemory()
+        try replica.database.execute(schema("CASCADE"))
+        try replica.database.execute("CREATE INDEX subtasks_by_reminder ON subtasks(reminder_id)")
+        for table in tables { try replica.enableSync(on: table) }
+        let indexes = try replica.database.query(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('reminders', 'subtasks') ORDER BY name"
+        ).compactMap { $0[0].textValue }.filter { !$0.hasPrefix("sqlite_autoindex") }
+        #expect(indexes == ["_concord_index_reminders_list_id", "subtasks_by_reminder"])
+    }
 }

@@ -21,14 +21,16 @@ extension Replica {
     /// shows the sum of its current contributions and a union its canonical
     /// array. Every user row must have registers.
     public func check() throws -> CheckReport {
+        // Writes the log still holds are part of the state being checked (a delete may
+        // still have children to cascade to), so fold them before any check looks.
+        try foldLocalWrites()
         var problems: [String] = []
         let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }
         if integrity != ["ok"] { problems += integrity.map { "integrity check: \($0)" } }
         for row in try database.query("PRAGMA foreign_key_check") {
             problems.append("foreign key check: row \(row[1]) of \(row[0].textValue ?? "?") references missing \(row[2].textValue ?? "?")")
         }
-        try database.transaction {
-            try foldLocalWrites()
+        try database.readTransaction {
             for table in tables { problems += try projectionProblems(table) }
         }
         return CheckReport(problems: problems)
