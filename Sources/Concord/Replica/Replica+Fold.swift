@@ -32,7 +32,12 @@ extension Replica {
                     }
                 }
             }
-            if !folded.isEmpty { try Reprojection(replica: self).reproject(folded) }
+            if !folded.isEmpty {
+                // Showing or hiding related rows is Concord's doing, not the app's: the triggers must not capture it.
+                try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+                try Reprojection(replica: self).reproject(folded)
+                try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+            }
             return count
         }
     }
