@@ -72,6 +72,13 @@ extension Replica {
                                key: key, before: before, after: &after, changed: changed, stamp: stamp, replica: self)
             }
             try store.writeMetadata(key, after, version: version)
+            if operation == .delete && table.policy == .column {
+                // A counter shows what its row's current life contributed: nothing, once deleted — as a merge settles it.
+                for index in table.columns.indices where table.merges[index] == .counter {
+                    let life = after.liveness.causalLength
+                    try store.setValue(key, column: index, .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
+                }
+            }
             if operation == .update && parents(of: name).contains(where: { !$0.action.hidesChild }) {
                 try store.refreshHiddenCopy(key, changed: changed)
             }
