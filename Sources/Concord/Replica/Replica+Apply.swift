@@ -54,7 +54,9 @@ extension Replica {
         do {
             try withForeignKeysDeferred {
                 let folded = try foldLocalWrites()
-                try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+                if !configuration.injectedBugs.contains(.captureMergeWrites) {
+                    try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+                }
                 var applying = try rows()
                 let version = try self.version + 1
                 let reprojection = Reprojection(replica: self)
@@ -62,8 +64,14 @@ extension Replica {
                 while let row = try applying.next() {
                     let plan = plansByName[row.table]!
                     let store = store(plan.local)
-                    let remote = plan.localRegisters(row.registers)
+                    var remote = plan.localRegisters(row.registers)
                     let stored = try store.load(row.key)
+                    if !configuration.injectedBugs.isEmpty {
+                        guard let injected = try injectingBugs(into: remote, stored: stored?.registers, row: row,
+                                                               source: source, reprojection: reprojection)
+                        else { report.ignored += 1; continue }
+                        remote = injected
+                    }
                     let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
                     guard outcome.changed else { report.ignored += 1; continue }
                     report.applied += 1

@@ -33,6 +33,8 @@ public final class Replica {
     /// Node ids by their index in `_concord_nodes`.
     private var nodesByIndex: [Int64: NodeID] = [:]
     private var indexesByNode: [NodeID: Int64] = [:]
+    /// Rows delivered so far, kept only while the `dropDuplicateDelivery` bug is injected.
+    var deliveredRows: Set<DeliveredRow> = []
 
     /// How a replica reads time and makes its node id.
     public struct Configuration: Sendable {
@@ -44,6 +46,8 @@ public final class Replica {
         public var makeNodeID: @Sendable () -> NodeID
         /// User-defined merges, by name, for columns declared `.custom(name)`.
         public var merges: [String: MergeFunction]
+        /// Bugs switched on to test the simulator's checks; none in an app.
+        @_spi(Testing) public var injectedBugs: InjectedBugs = []
 
         public init(
             clock: any PhysicalClock = SystemClock(),

@@ -41,6 +41,8 @@ final class Reprojection {
     private var placements: [RowRef: Placement] = [:]
 
     private var parkedRowsExist: Bool?
+    /// Rows merged in by the current apply (kept for the `cascadesInArrivalOrder` bug).
+    private var arrived: Set<RowRef> = []
 
     init(replica: Replica) { self.replica = replica }
 
@@ -69,6 +71,7 @@ final class Reprojection {
     func remember(_ ref: RowRef, _ registers: RowRegisters, previous: RegisterStore.StoredRow?) {
         rows[ref] = RegisterStore.StoredRow(registers: registers, shown: previous?.shown ?? false,
                                             hasHiddenValues: previous?.hasHiddenValues ?? false)
+        if replica.configuration.injectedBugs.contains(.cascadesInArrivalOrder) { arrived.insert(ref) }
     }
 
     // MARK: Visibility
@@ -97,6 +100,7 @@ final class Reprojection {
             }
             if case .hidden = try placement(parent, &visiting) {
                 let missing = try stored(parent) == nil
+                if arrived.contains(ref) && !missing { continue }
                 result = .hidden(reason: missing ? "missing parent \(parent)" : "parent \(parent) is not visible", parked: true)
                 break
             }

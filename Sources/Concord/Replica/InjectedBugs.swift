@@ -1,0 +1,75 @@
+/// Known bugs that a test can switch on, to prove the simulator catches them.
+///
+/// A checker that never fails proves nothing. Each option re-creates a
+/// mistake sync engines are known to make; the simulator's tests switch one
+/// on and require that some seed in a bounded range fails, and that the
+/// failure shrinks to a handful of steps. The options are reachable only
+/// through `@_spi(Testing) import Concord`; a replica in an app has none set.
+///
+/// ```swift
+/// var configuration = Replica.Configuration(clock: clock)
+/// configuration.injectedBugs = [.ignoreNodeTieBreak]
+/// ```
+@_spi(Testing)
+public struct InjectedBugs: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Between equal clock readings the register already held wins, instead of the higher node id.
+    public static let ignoreNodeTieBreak = InjectedBugs(rawValue: 1 << 0)
+    /// A child arriving after its parent was deleted is shown, as if the cascade had already run.
+    public static let cascadesInArrivalOrder = InjectedBugs(rawValue: 1 << 1)
+    /// A child arriving before its parent is dropped instead of parked.
+    public static let skipParking = InjectedBugs(rawValue: 1 << 2)
+    /// Writes that applying a changeset makes to the user tables are captured as local writes.
+    public static let captureMergeWrites = InjectedBugs(rawValue: 1 << 3)
+    /// A row that a sender delivered before is taken for a duplicate and dropped, even when it changed.
+    public static let dropDuplicateDelivery = InjectedBugs(rawValue: 1 << 4)
+
+    /// Every bug by its name, in declaration order.
+    public static let named: [(name: String, bug: InjectedBugs)] = [
+        ("ignore-node-tie-break", .ignoreNodeTieBreak),
+        ("cascades-in-arrival-order", .cascadesInArrivalOrder),
+        ("skip-parking", .skipParking),
+        ("capture-merge-writes", .captureMergeWrites),
+        ("drop-duplicate-delivery", .dropDuplicateDelivery),
+    ]
+
+    /// The names of the bugs set, in declaration order.
+    public var names: [String] { Self.named.filter { contains($0.bug) }.map(\.name) }
+}
+
+extension Replica {
+    /// The incoming registers an injected bug makes of `remote`, or `nil` when the bug drops the row.
+    func injectingBugs(into remote: RowRegisters, stored: RowRegisters?, row: RowChange, source: NodeID,
+                       reprojection: Reprojection) throws -> RowRegisters? {
+        let bugs = configuration.injectedBugs
+        if bugs.contains(.dropDuplicateDelivery) {
+            let delivery = DeliveredRow(source: source, table: row.table, key: row.key)
+            if deliveredRows.contains(delivery) { return nil }
+            deliveredRows.insert(delivery)
+        }
+        if bugs.contains(.skipParking) {
+            for key in parents(of: row.table) where key.action.hidesChild {
+                guard let value = remote.columns[key.column]?.value, !value.isNull else { continue }
+                if try reprojection.stored(RowRef(table: key.parent, key: value)) == nil { return nil }
+            }
+        }
+        guard bugs.contains(.ignoreNodeTieBreak), let stored else { return remote }
+        var remote = remote
+        for index in remote.columns.indices {
+            if let theirs = remote.columns[index], let ours = stored.columns[index],
+               theirs.stamp.hlc == ours.stamp.hlc, theirs.stamp.node != ours.stamp.node {
+                remote.columns[index] = ours
+            }
+        }
+        return remote
+    }
+}
+
+/// A row as one sender delivered it, for the `dropDuplicateDelivery` bug.
+struct DeliveredRow: Hashable {
+    let source: NodeID
+    let table: String
+    let key: SQLiteValue
+}
