@@ -17,11 +17,11 @@ let package = Package(
         ),
         .target(name: "Concord", dependencies: ["CSQLite"]),
         .target(name: "ConcordTesting", dependencies: ["Concord"]),
-        .target(name: "ConcordSimulator", dependencies: ["Concord"]),
+        .target(name: "ConcordSimulator", dependencies: ["Concord", "ConcordTesting"]),
         .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator"], path: "Sources/concord"),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordCLI"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord"]),
-        .testTarget(name: "ConcordSimulatorTests", dependencies: ["ConcordSimulator", "Concord"]),
+        .testTarget(name: "ConcordSimulatorTests", dependencies: ["ConcordSimulator", "Concord", "ConcordTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -200,13 +200,20 @@ struct SimulateCLITests {
 
 @Suite("concord replay")
 struct ReplayCLITests {
-    @Test func aReproducerReplaysItsSeedWithTheFullTrace() throws {
+    static let regression = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Simulations/regressions/local-delete-kept-counter-value.json").path
+
+    @Test func aReproducerReplaysItsPlanWithTheFullTrace() throws {
         let directory = TemporaryDirectory()
-        let reproducer = #"{"seed": 5, "configuration": {"devices": 3, "steps": 40}, "failure": "example"}"#
-        try reproducer.write(toFile: directory.path("r.json"), atomically: true, encoding: .utf8)
-        let run = try concordOK("replay", "r.json", in: directory)
-        #expect(run.text.contains("device "))
-        #expect(run.text.hasSuffix("seed 5 passes now (it failed with: example)\n"))
+        let original = try String(contentsOfFile: Self.regression, encoding: .utf8)
+        try original.write(toFile: directory.path("r.json"), atomically: true, encoding: .utf8)
+        let run = try concordOK("replay", "r.json", "--shrink", in: directory)
+        #expect(run.text.hasPrefix("step 0: +0 ms device 2 writes: INSERT INTO counters"))
+        #expect(run.text.contains("device 2 wrote: DELETE FROM counters WHERE id = 'c3'"))
+        #expect(run.text.hasSuffix("counter-app seed 3 passes now (it failed with: safety failure at step 2: device 2: "
+                                   + "counters 'c3'.taps: counter holds -1 but its contributions add up to 0)\n"))
+        // A passing plan has nothing to shrink: the file stays as it was.
+        #expect(try String(contentsOfFile: directory.path("r.json"), encoding: .utf8) == original)
         let again = try concordOK("replay", "r.json", in: directory)
         #expect(again.text == run.text, "a replay is deterministic")
     }
@@ -215,6 +222,28 @@ struct ReplayCLITests {
         let directory = TemporaryDirectory()
         try "{}".write(toFile: directory.path("bad.json"), atomically: true, encoding: .utf8)
         let run = try concord(["replay", "bad.json"], in: directory)
-        #expect(run.status == 1 && run.errors.contains("is not a simulation reproducer"))
+        #expect(run.status == 1 && run.errors.contains("'bad.json' is not a simulation reproducer"))
+        #expect(run.errors.contains("is missing \"scenario\""))
+    }
+}
+
+@Suite("concord simulate with scenario files")
+struct ScenarioCLITests {
+    @Test func aScenarioFileRunsItsSeedsAndOptionsOverrideIt() throws {
+        let directory = TemporaryDirectory()
+        try #"{"name": "tiny", "devices": 2, "steps": 30, "seeds": "1..2", "workload": {"app": "counter"}}"#
+            .write(toFile: directory.path("tiny.json"), atomically: true, encoding: .utf8)
+        let run = try concordOK("simulate", "tiny.json", "--topology", "cloud", in: directory)
+        #expect(run.text.hasPrefix("scenarios (runs passed)                         tiny 2/2\n"))
+        #expect(run.text.contains("runs x steps                                    2 runs, 60 steps"))
+        #expect(!run.text.contains("cloud uploads / fetches / pushes lost           0 / 0"))
+    }
+
+    @Test func aBadScenarioFileSaysWhatIsWrong() throws {
+        let directory = TemporaryDirectory()
+        try #"{"name": "x", "faults": {"crash": [9, 2]}}"#.write(toFile: directory.path("x.json"), atomically: true, encoding: .utf8)
+        let run = try concord(["simulate", "x.json"], in: directory)
+        #expect(run.status == 1)
+        #expect(run.errors == "Error: scenario 'x.json': faults.crash is [9, 2]; give it as [low, high] with 0 <= low <= high\n")
     }
 }

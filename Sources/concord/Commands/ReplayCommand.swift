@@ -1,54 +1,47 @@
 import ConcordSimulator
 import Foundation
 
-/// What it takes to run a failing simulation again: its seed and configuration.
-struct Reproducer: Codable, Equatable {
-    var seed: UInt64
-    var configuration: Simulation.Configuration
-    var failure: String
-
-    func write(to path: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
-    }
-
-    static func read(from path: String) throws -> Reproducer {
-        do {
-            return try JSONDecoder().decode(Reproducer.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch let error as DecodingError {
-            throw ReproducerError(path: path, detail: "\(error)")
-        }
-    }
-}
-
-struct ReproducerError: Error, CustomStringConvertible {
-    let path: String
-    let detail: String
-    var description: String {
-        "'\(path)' is not a simulation reproducer (expected JSON with seed, configuration and failure): \(detail)"
-    }
-}
-
 extension Subcommand {
     static let replay = Subcommand(CommandSpec(
         name: "replay",
         abstract: "Run a failed simulation again from its reproducer file, printing every event.",
         discussion: """
-            `concord simulate` writes a reproducer for each failing seed. Replaying it runs \
-            the same seed and configuration, so it fails the same way; the trace shows every \
-            write, delivery, loss, crash and clock jump up to the failure. Exits 1 while the \
+            `concord simulate` writes a reproducer for each failing run: its scenario, seed and \
+            the choices its plan was drawn from. Replaying runs the same plan, so it fails the \
+            same way; the trace shows every write, delivery, loss, crash and clock jump up to \
+            the failure. With --shrink, the plan is first made as small as it can be while it \
+            still fails the same way, and the file is rewritten with it. Exits 1 while the \
             failure still happens.
             """,
-        arguments: [.positional("file", help: "A reproducer written by `concord simulate`.")])
+        arguments: [
+            .positional("file", help: "A reproducer written by `concord simulate`."),
+            .flag("shrink", help: "Shrink the failing plan and rewrite the file with the smallest one found."),
+        ])
     ) { arguments, output in
-        let reproducer = try Reproducer.read(from: try arguments.required("file"))
-        let result = try Simulation(seed: reproducer.seed, configuration: reproducer.configuration, keepsTrace: true).run()
+        let path = try arguments.required("file")
+        var reproducer = try Reproducer.read(from: path)
+        if arguments.flag("shrink") {
+            let simulation = Simulation(scenario: reproducer.scenario, seed: reproducer.seed)
+            let first = try simulation.run(reproducer.plan)
+            if first.failure != nil {
+                // Choices written by a simulator that drew plans differently no longer give the plan: delete steps only.
+                let shrunk = reproducer.choicesDrawPlan
+                    ? try simulation.shrink(reproducer.choices, failing: first)
+                    : try simulation.shrink(plan: reproducer.plan, failing: first)
+                reproducer = Reproducer(scenario: reproducer.scenario, seed: reproducer.seed, plan: shrunk.plan,
+                                        choices: shrunk.choices, failure: shrunk.result.failure?.description ?? reproducer.failure)
+                try reproducer.write(to: path)
+                print("shrunk to \(shrunk.plan.steps.count) steps in \(shrunk.runs) runs; \(path) rewritten", to: &output)
+            }
+        }
+        for (index, step) in reproducer.plan.steps.enumerated() { print("step \(index): \(step)", to: &output) }
+        let result = try reproducer.replay()
         for line in result.trace ?? [] { print(line, to: &output) }
-        if let failure = result.failure ?? (result.converged ? nil : "did not converge") {
-            print("Error: seed \(reproducer.seed) still fails: \(failure)", to: &output.standardError)
+        if !result.passed {
+            print("Error: \(reproducer.scenario.name) seed \(reproducer.seed) still fails: "
+                  + (result.failure?.description ?? "did not converge"), to: &output.standardError)
             throw ExitCode.failure
         }
-        print("seed \(reproducer.seed) passes now (it failed with: \(reproducer.failure))", to: &output)
+        print("\(reproducer.scenario.name) seed \(reproducer.seed) passes now (it failed with: \(reproducer.failure))", to: &output)
     }
 }

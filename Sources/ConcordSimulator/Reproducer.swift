@@ -1,0 +1,70 @@
+import Foundation
+
+/// Everything needed to run a failed simulation again: its scenario, seed,
+/// the plan that failed, and the choices that plan was drawn from.
+///
+/// `concord simulate` writes one per failing seed; `concord replay` runs its
+/// plan; `concord replay --shrink` rewrites it with the smallest failing plan
+/// the shrinker finds. The plan is stored whole, so a reproducer keeps
+/// replaying the same steps even after the way plans are drawn changes; the
+/// choices serve shrinking. Files in `Simulations/regressions/` are
+/// reproducers of fixed bugs, which CI replays and which must pass.
+///
+/// ```swift
+/// let reproducer = try Reproducer.read(from: "concord-reproducer-reminders-7.json")
+/// let result = try reproducer.replay()
+/// ```
+public struct Reproducer: Codable, Equatable, Sendable {
+    public var scenario: Scenario
+    public var seed: UInt64
+    /// The failure as it was seen when the file was written.
+    public var failure: String
+    public var plan: SimulationPlan
+    /// The choices `plan` was drawn from.
+    public var choices: [UInt64]
+
+    public init(scenario: Scenario, seed: UInt64, choices: [UInt64], failure: String) {
+        self.init(scenario: scenario, seed: seed, plan: Simulation(scenario: scenario, seed: seed).plan(replaying: choices),
+                  choices: choices, failure: failure)
+    }
+
+    /// A reproducer of `plan`; `choices` may be empty when they are not known.
+    public init(scenario: Scenario, seed: UInt64, plan: SimulationPlan, choices: [UInt64], failure: String) {
+        self.scenario = scenario
+        self.seed = seed
+        self.failure = failure
+        self.plan = plan
+        self.choices = choices
+    }
+
+    /// Runs the recorded plan again, keeping the trace.
+    public func replay() throws -> SimulationResult {
+        try Simulation(scenario: scenario, seed: seed, keepsTrace: true).run(plan)
+    }
+
+    /// Whether the choices still draw the recorded plan (they do unless the way plans are drawn changed since).
+    public var choicesDrawPlan: Bool {
+        Simulation(scenario: scenario, seed: seed).plan(replaying: choices) == plan
+    }
+
+    public func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+
+    public static func read(from path: String) throws -> Reproducer {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ScenarioError("cannot read reproducer '\(path)': \(error.localizedDescription)")
+        }
+        do {
+            let reproducer = try JSONDecoder().decode(Reproducer.self, from: data)
+            try reproducer.scenario.validate()
+            return reproducer
+        } catch let error as DecodingError {
+            throw ScenarioError("'\(path)' is not a simulation reproducer (expected JSON with scenario, seed, failure, "
+                                + "plan and choices): \(ScenarioError.describe(error))")
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+
+/// What a simulation runs: an app, a topology, how many devices and steps,
+/// which seeds, and the ranges fault rates are drawn from.
+///
+/// Scenarios are JSON files (see `Simulations/README.md`); every field but
+/// `name` has a default, so `{"name": "quick"}` runs the reminders app on
+/// three devices over the mesh.
+///
+/// ```swift
+/// let scenario = try Scenario.load(path: "Simulations/counter-app.json")
+/// let result = try Simulation(scenario: scenario, seed: 3).run()
+/// ```
+public struct Scenario: Codable, Equatable, Sendable {
+    /// How devices exchange changes.
+    public enum Topology: String, Codable, Sendable, CaseIterable {
+        /// Devices upload to and fetch from a record server, in the manner of CloudKit.
+        case cloud
+        /// Devices pull changesets from each other.
+        case mesh
+    }
+
+    public var name: String
+    public var summary: String?
+    public var topology: Topology
+    public var devices: Int
+    public var steps: Int
+    /// The seeds `concord simulate` runs by default, as `"A..B"`.
+    public var seeds: String
+    public var workload: Workload
+    public var faults: Faults
+    /// Percent weights of the step kinds; the rest of 100 is faults.
+    public var mix: Mix
+
+    /// Ranges, in percent per step (or per message), that a seed draws its fault rates from.
+    public struct Faults: Codable, Equatable, Sendable {
+        /// A changeset (mesh) or upload acknowledgement (cloud) lost on the way.
+        public var loss = [0, 30]
+        /// A changeset delivered twice.
+        public var duplicate = [0, 30]
+        /// A push notification that never arrives (cloud).
+        public var pushLoss = [0, 60]
+        public var crash = [0, 5]
+        /// A link cut one way (mesh) or a device unable to reach the server (cloud).
+        public var partition = [0, 5]
+        /// A device going offline for a long while (until the next heal).
+        public var offline = [0, 3]
+        /// A clock set ahead beyond the drift limit (or back again).
+        public var jump = [0, 2]
+        public var fork = [0, 1]
+        /// Partitions and offline periods ending.
+        public var heal = [2, 6]
+        /// Most pages a mesh changeset is split into; pages arrive last first, so children overtake parents.
+        public var pages = [1, 2]
+        /// Most records the server returns per fetch (cloud); small pages let children arrive before parents.
+        public var fetchLimit = [RecordServer.batchLimit, RecordServer.batchLimit]
+        /// Largest clock skew between devices, in milliseconds.
+        public var skew = [0, 2_000]
+        /// Largest clock drift, in milliseconds gained or lost per second.
+        public var drift = [0, 20]
+        /// Largest delay of a message, in milliseconds.
+        public var delay = [0, 3_000]
+        /// Percent of steps taken in the same millisecond as the one before (so clock readings tie).
+        public var sameInstant = [0, 30]
+
+        public init() {}
+    }
+
+    /// Percent weights of app writes and of sync exchanges per step.
+    public struct Mix: Codable, Equatable, Sendable {
+        public var write = 45
+        public var sync = 35
+        public init() {}
+    }
+
+    public init(name: String, topology: Topology = .mesh, devices: Int = 3, steps: Int = 200, seeds: String = "1..20",
+                workload: Workload = Workload(app: "reminders")) {
+        self.name = name
+        self.topology = topology
+        self.devices = devices
+        self.steps = steps
+        self.seeds = seeds
+        self.workload = workload
+        faults = Faults()
+        mix = Mix()
+    }
+
+    /// The built-in scenario `concord simulate` runs without arguments.
+    public static let `default` = Scenario(name: "reminders")
+
+    /// The seed range in `seeds`.
+    public var seedRange: ClosedRange<UInt64> {
+        get throws { try Self.parseSeeds(seeds) }
+    }
+
+    /// Parses `"A..B"` (or a single `"N"`).
+    public static func parseSeeds(_ text: String) throws -> ClosedRange<UInt64> {
+        let parts = text.components(separatedBy: "..")
+        if parts.count == 1, let seed = UInt64(parts[0]) { return seed...seed }
+        guard parts.count == 2, let low = UInt64(parts[0]), let high = UInt64(parts[1]), low <= high else {
+            throw ScenarioError("seeds '\(text)' is not a range; write it as A..B with A <= B, such as 1..20")
+        }
+        return low...high
+    }
+
+    /// Reads and validates a scenario file.
+    public static func load(path: String) throws -> Scenario {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ScenarioError("cannot read scenario '\(path)': \(error.localizedDescription)")
+        }
+        do {
+            let scenario = try JSONDecoder().decode(Scenario.self, from: data)
+            try scenario.validate()
+            return scenario
+        } catch let error as ScenarioError {
+            throw ScenarioError("scenario '\(path)': \(error.message)")
+        } catch let error as DecodingError {
+            throw ScenarioError("scenario '\(path)' is not valid: \(ScenarioError.describe(error))")
+        }
+    }
+
+    /// Checks everything a run relies on, so a bad file fails before any device starts.
+    public func validate() throws {
+        guard devices >= 2 else { throw ScenarioError("\"devices\" is \(devices); a simulation needs at least 2") }
+        guard steps >= 1 else { throw ScenarioError("\"steps\" is \(steps); it must be at least 1") }
+        _ = try seedRange
+        _ = try workload.resolved()
+        let ranges: [(String, [Int])] = [
+            ("loss", faults.loss), ("duplicate", faults.duplicate), ("pushLoss", faults.pushLoss),
+            ("crash", faults.crash), ("partition", faults.partition), ("offline", faults.offline),
+            ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages), ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
+            ("delay", faults.delay), ("sameInstant", faults.sameInstant),
+        ]
+        for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
+            throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
+        }
+        guard faults.fetchLimit[0] >= 1, faults.fetchLimit[1] <= RecordServer.batchLimit else {
+            throw ScenarioError("faults.fetchLimit is \(faults.fetchLimit); a fetch returns 1 to \(RecordServer.batchLimit) records")
+        }
+        guard mix.write >= 0, mix.sync >= 0, mix.write + mix.sync <= 100 else {
+            throw ScenarioError("mix gives write \(mix.write) and sync \(mix.sync); both must be >= 0 and add up to at most 100")
+        }
+    }
+}
+
+extension Scenario {
+    // Every field but `name` may be left out of a file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name))
+        summary = try container.decodeIfPresent(String.self, forKey: .summary)
+        topology = try container.decodeIfPresent(Topology.self, forKey: .topology) ?? topology
+        devices = try container.decodeIfPresent(Int.self, forKey: .devices) ?? devices
+        steps = try container.decodeIfPresent(Int.self, forKey: .steps) ?? steps
+        seeds = try container.decodeIfPresent(String.self, forKey: .seeds) ?? seeds
+        workload = try container.decodeIfPresent(Workload.self, forKey: .workload) ?? workload
+        faults = try container.decodeIfPresent(Faults.self, forKey: .faults) ?? faults
+        mix = try container.decodeIfPresent(Mix.self, forKey: .mix) ?? mix
+    }
+}
+
+extension Scenario.Faults {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        func read(_ key: CodingKeys, _ value: inout [Int]) throws {
+            value = try container.decodeIfPresent([Int].self, forKey: key) ?? value
+        }
+        try read(.loss, &loss); try read(.duplicate, &duplicate); try read(.pushLoss, &pushLoss)
+        try read(.crash, &crash); try read(.partition, &partition); try read(.offline, &offline)
+        try read(.jump, &jump); try read(.fork, &fork); try read(.heal, &heal); try read(.pages, &pages)
+        try read(.fetchLimit, &fetchLimit)
+        try read(.skew, &skew); try read(.drift, &drift); try read(.delay, &delay); try read(.sameInstant, &sameInstant)
+    }
+}
+
+extension Scenario.Mix {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        write = try container.decodeIfPresent(Int.self, forKey: .write) ?? write
+        sync = try container.decodeIfPresent(Int.self, forKey: .sync) ?? sync
+    }
+}
+
+/// A scenario that cannot run, saying what is wrong and how to fix it.
+public struct ScenarioError: Error, CustomStringConvertible, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+
+    /// A decoding error as a sentence that names the field.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let names = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return names.isEmpty ? "the top level" : String(names.dropFirst(names.hasPrefix(".") ? 1 : 0))
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context)) is missing \"\(key.stringValue)\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

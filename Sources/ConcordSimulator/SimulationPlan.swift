@@ -1,0 +1,85 @@
+import ConcordTesting
+
+/// The fault rates one seed drew and the steps it will take.
+///
+/// Drawing from a ``ChoiceSource`` makes the plan a pure function of its
+/// choices: the seed gives fresh choices, a reproducer replays recorded ones,
+/// and the ConcordTesting ``Shrinker`` finds smaller choice sequences, which
+/// replay to shorter plans with simpler steps. Rates are drawn first, per
+/// seed (swarm testing): some runs lose most messages, others crash often.
+///
+/// ```swift
+/// var source = ChoiceSource(seed: 7)
+/// let plan = SimulationPlan.draw(for: .default, using: &source)
+/// ```
+public struct SimulationPlan: Codable, Equatable, Sendable {
+    /// Percentages (and for skew and delay, milliseconds) drawn from the scenario's ranges.
+    public struct Rates: Codable, Equatable, Sendable {
+        public var loss = 0, duplicate = 0, pushLoss = 0, crash = 0, partition = 0, offline = 0
+        public var jump = 0, fork = 0, heal = 0, pages = 1, fetchLimit = RecordServer.batchLimit, skew = 0, drift = 0, delay = 0, sameInstant = 0
+    }
+
+    public var rates: Rates
+    /// Each device's clock skew, in milliseconds, and drift, in milliseconds per second.
+    public var skews: [Int64]
+    public var drifts: [Int64]
+    public var steps: [SimulationStep]
+    /// How many choices had been drawn before the first step and after each step (to cut or delete steps).
+    public var choicesBeforeSteps = 0
+    public var choicesAfterStep: [Int]
+
+    /// Draws a plan for `scenario` from `source`.
+    public static func draw(for scenario: Scenario, using source: inout ChoiceSource) -> SimulationPlan {
+        let faults = scenario.faults
+        func rate(_ range: [Int]) -> Int { source.int(in: range[0]...range[1]) }
+        var rates = Rates()
+        rates.loss = rate(faults.loss); rates.duplicate = rate(faults.duplicate); rates.pushLoss = rate(faults.pushLoss)
+        rates.crash = rate(faults.crash); rates.partition = rate(faults.partition); rates.offline = rate(faults.offline)
+        rates.jump = rate(faults.jump); rates.fork = rate(faults.fork); rates.heal = rate(faults.heal)
+        rates.pages = rate(faults.pages); rates.fetchLimit = rate(faults.fetchLimit); rates.skew = rate(faults.skew); rates.drift = rate(faults.drift); rates.delay = rate(faults.delay); rates.sameInstant = rate(faults.sameInstant)
+        let skews = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.skew...rates.skew)) }
+        let drifts = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.drift...rates.drift)) }
+        let workload = (try? scenario.workload.resolved()) ?? .reminders
+        var plan = SimulationPlan(rates: rates, skews: skews, drifts: drifts, steps: [], choicesAfterStep: [])
+        plan.choicesBeforeSteps = source.choices.count
+        var devices = scenario.devices
+        func percent(_ rate: Int) -> Bool { source.bool(probability: Double(rate) / 100) }
+        // A "one more step?" choice before each step lets the shrinker end the plan early.
+        while plan.steps.count < scenario.steps, source.bool(probability: 1) {
+            let after = percent(rates.sameInstant) ? 0 : source.int64(in: 1...500)
+            let device = source.int(in: 0...devices - 1)
+            let weights = [scenario.mix.write, scenario.mix.sync, rates.crash, rates.partition, rates.offline,
+                           rates.jump, devices < scenario.devices + 2 ? rates.fork : 0, rates.heal]
+            let idle = max(1, 100 - weights.reduce(0, +))
+            let action: SimulationStep.Action
+            switch source.index(weights: (weights + [idle]).map { UInt64($0) }) {
+            case 0: action = .write(sql: workload.operation(&source))
+            case 1 where scenario.topology == .mesh:
+                let from = (device + source.int(in: 1...devices - 1)) % devices
+                let copies = percent(rates.loss) ? 0 : percent(rates.duplicate) ? 2 : 1
+                action = .pull(from: from, copies: copies, delay: source.int64(in: 0...Int64(rates.delay)),
+                               pages: source.int(in: 1...max(1, rates.pages)))
+            case 1:
+                if source.bool() {
+                    action = .fetch
+                } else {
+                    let acknowledged = !percent(rates.loss)
+                    action = .upload(acknowledged: acknowledged,
+                                     notified: (0..<devices).filter { $0 != device && !percent(rates.pushLoss) })
+                }
+            case 2: action = .crash
+            case 3: action = .cut(to: (device + source.int(in: 1...devices - 1)) % devices)
+            case 4: action = .offline
+            case 5: action = .jump
+            case 6:
+                action = .fork
+                devices += 1
+            case 7: action = .heal
+            default: action = .idle
+            }
+            plan.steps.append(SimulationStep(after: after, device: device, action: action))
+            plan.choicesAfterStep.append(source.choices.count)
+        }
+        return plan
+    }
+}

@@ -1,0 +1,97 @@
+import Concord
+
+/// Exchange through the record server: upload in batches with change tags,
+/// fetch, merge and retry on "server record changed", fetch since a token,
+/// and push notifications that may never arrive.
+extension SimulationRun {
+    /// Uploads what changed on `device` since its last upload; returns the devices a push reached.
+    func upload(_ device: SimulatedDevice, acknowledged: Bool, notified: [Int]) throws -> Set<Int> {
+        guard device.online, device.canUpload else { return [] }
+        let changes = try device.replica.changes(since: device.cloud.uploadedVersion)
+        let pending = changes.rows.filter { row in
+            device.cloud.serverCopy[RecordServer.RecordID(table: row.table, key: row.key)] != row.registers
+        }
+        var saved = 0
+        var start = 0
+        while start < pending.count {
+            var batch = Array(pending[start..<min(start + RecordServer.batchLimit, pending.count)])
+            start += RecordServer.batchLimit
+            // At most a few rounds: between a refusal and the retry, nothing else reaches the server.
+            for _ in 0..<3 where !batch.isEmpty {
+                let uploads = batch.map { row in
+                    RecordServer.Upload(change: row, knownTag: device.cloud.tags[RecordServer.RecordID(table: row.table, key: row.key)])
+                }
+                let outcome = server.save(uploads, schemas: changes.tables)
+                result.uploads += 1
+                saved += outcome.saved.count
+                if acknowledged {
+                    let byID = Dictionary(uniqueKeysWithValues: batch.map { (RecordServer.RecordID(table: $0.table, key: $0.key), $0) })
+                    for (id, tag) in outcome.saved {
+                        device.cloud.tags[id] = tag
+                        device.cloud.serverCopy[id] = byID[id]?.registers
+                    }
+                }
+                guard acknowledged, !outcome.conflicts.isEmpty else { break }
+                // "Server record changed": merge the server's records, then retry with the merged rows.
+                result.serverRecordChanged += outcome.conflicts.count
+                log("device \(device.index) was told server record changed for \(outcome.conflicts.count) records")
+                guard try apply(outcome.conflicts, to: device, since: server.token, upTo: server.token) else { break }
+                batch = try outcome.conflicts.compactMap { record in
+                    try device.replica.registers(of: record.change.table, key: record.change.key)
+                        .map { RowChange(table: record.change.table, key: record.change.key, registers: $0) }
+                }
+            }
+        }
+        if acknowledged && saved == pending.count { device.cloud.uploadedVersion = changes.upTo }
+        log("device \(device.index) uploaded \(saved) of \(pending.count) records\(acknowledged ? "" : ", answer lost")")
+        guard saved > 0 else { return [] }
+        var reached: Set<Int> = []
+        for index in notified where index != device.index && index < devices.count {
+            if devices[index].online { pendingFetches.insert(index); reached.insert(index) }
+        }
+        result.pushesLost += devices.count - 1 - reached.count
+        return []
+    }
+
+    /// Fetches every record saved since the device's token, a batch at a time.
+    func fetch(_ device: SimulatedDevice) throws {
+        guard device.online else { return }
+        result.fetches += 1
+        while true {
+            let page = server.changes(since: device.cloud.token, limit: plan.rates.fetchLimit)
+            guard !page.records.isEmpty else { return }
+            guard try apply(page.records, to: device, since: device.cloud.token, upTo: page.token) else { return }
+            device.cloud.token = page.token
+            guard page.more else { return }
+        }
+    }
+
+    /// Merges server records into `device` and remembers their tags; `false` when its clock refused them.
+    private func apply(_ records: [RecordServer.Record], to device: SimulatedDevice, since: Int, upTo: Int) throws -> Bool {
+        guard try deliver(server.changeset(records, since: since, upTo: upTo), to: device, from: "the server") else {
+            return false
+        }
+        for record in records {
+            let id = RecordServer.RecordID(table: record.change.table, key: record.change.key)
+            device.cloud.tags[id] = record.tag
+            device.cloud.serverCopy[id] = record.change.registers
+        }
+        return true
+    }
+
+    /// Everyone uploads and fetches, round after round, until a round moves nothing.
+    func quiesceThroughServer() throws {
+        for round in 1...20 {
+            let before = server.token
+            var merged = result.rowsMerged
+            for device in devices { _ = try upload(device, acknowledged: true, notified: []) }
+            for device in devices { try fetch(device) }
+            merged = result.rowsMerged - merged
+            if server.token == before && merged == 0 {
+                result.roundsToConverge = round
+                return
+            }
+        }
+        fail(.convergence, "devices and server were still exchanging after 20 rounds")
+    }
+}

@@ -1,0 +1,187 @@
+@_spi(Testing) import Concord
+import Foundation
+
+/// The state of one simulation while its plan runs: devices, network or
+/// server, simulated time, the ledger of accepted writes, and the result.
+///
+/// `execute()` runs the safety phase (the plan's steps, with every touched
+/// device checked after each), then the liveness phase (heal, reconnect,
+/// exchange until quiet) and the final checks: convergence, the oracle, and
+/// no silent loss. Topologies and checks live in extensions
+/// (`SimulationRun+Mesh.swift`, `+Cloud`, `+Checks`).
+final class SimulationRun {
+    let simulation: Simulation
+    let plan: SimulationPlan
+    let workload: Workload
+    let directory: URL
+    var devices: [SimulatedDevice] = []
+    var network = SimulatedNetwork()
+    var server = RecordServer()
+    /// Devices whose push notification arrived, to fetch at the next step.
+    var pendingFetches: Set<Int> = []
+    var time = Simulation.start
+    var ledger = WriteLedger()
+    var result: SimulationResult
+    var step = 0
+    private var trace = FNV1a()
+    private var lines: [String] = []
+
+    init(simulation: Simulation, plan: SimulationPlan, directory: URL) throws {
+        self.simulation = simulation
+        self.plan = plan
+        self.directory = directory
+        workload = try simulation.scenario.workload.resolved()
+        result = SimulationResult(seed: simulation.seed, scenario: simulation.scenario.name, steps: plan.steps.count)
+        for index in 0..<simulation.scenario.devices {
+            devices.append(try SimulatedDevice(
+                index: index, directory: directory, node: simulation.node(forDevice: index),
+                skew: plan.skews[index], drift: plan.drifts[index], time: time, workload: workload, bugs: simulation.injectedBugs))
+        }
+    }
+
+    var topology: Scenario.Topology { simulation.scenario.topology }
+
+    func log(_ event: String) {
+        trace.add("\(time) \(event)\n")
+        if simulation.keepsTrace { lines.append("\(time) \(event)") }
+    }
+
+    /// Records the first failure; later ones are consequences.
+    func fail(_ kind: SimulationResult.FailureKind, _ message: String) {
+        guard result.failure == nil else { return }
+        result.failure = .init(kind: kind, step: step < plan.steps.count ? step : nil, message: message)
+        log("FAILED: \(result.failure!)")
+    }
+
+    func execute() throws -> SimulationResult {
+        do {
+            for (index, planned) in plan.steps.enumerated() {
+                step = index
+                time += planned.after
+                for device in devices { device.setTime(time) }
+                var touched = try deliverDue()
+                let device = devices[planned.device % devices.count]
+                touched.insert(device.index)
+                touched.formUnion(try perform(planned.action, on: device))
+                try collectWrites(actor: planned.action.isWrite ? device.index : nil)
+                for index in touched.sorted() where result.failure == nil { try check(devices[index]) }
+                if result.failure != nil { return finish() }
+            }
+            step = plan.steps.count
+            try liveness()
+            if result.failure == nil { try finalChecks() }
+        } catch {
+            fail(.error, "\(error)")
+        }
+        return finish()
+    }
+
+    /// Does one planned action; returns the other devices it changed.
+    private func perform(_ action: SimulationStep.Action, on device: SimulatedDevice) throws -> Set<Int> {
+        switch action {
+        case .write(let sql):
+            do {
+                try device.replica.database.execute(sql)
+                result.writes += 1
+                log("device \(device.index) wrote: \(sql)")
+            } catch {
+                result.rejectedWrites += 1
+                log("device \(device.index) was refused: \(sql)")
+            }
+        case .pull(let from, let copies, let delay, let pages):
+            try pull(device, from: devices[from % devices.count], copies: copies, delay: delay, pages: pages)
+        case .upload(let acknowledged, let notified):
+            return try upload(device, acknowledged: acknowledged, notified: notified)
+        case .fetch:
+            try fetch(device)
+        case .crash:
+            try device.crashAndRestart()
+            result.crashes += 1
+            log("device \(device.index) crashed and relaunched")
+            if topology == .cloud { try fetch(device) }
+        case .cut(let to):
+            if topology == .mesh {
+                network.cutLink(from: device.index, to: to % devices.count)
+                log("link \(device.index) -> \(to % devices.count) cut")
+            } else {
+                device.canUpload = false
+                log("device \(device.index) cannot upload")
+            }
+            result.partitions += 1
+        case .offline:
+            device.online = false
+            result.partitions += 1
+            log("device \(device.index) went offline")
+        case .heal:
+            heal()
+        case .jump:
+            device.jump = device.jump == 0 ? Simulation.jump : 0
+            device.setTime(time)
+            result.clockJumps += device.jump == 0 ? 0 : 1
+            log("device \(device.index) clock \(device.jump == 0 ? "set back" : "jumped ahead")")
+        case .fork:
+            let copy = try SimulatedDevice(forking: device, index: devices.count, directory: directory,
+                                           node: simulation.node(forDevice: devices.count), time: time)
+            devices.append(copy)
+            result.forks += 1
+            log("device \(device.index) forked into device \(copy.index)")
+        case .idle:
+            break
+        }
+        return []
+    }
+
+    func heal() {
+        network.heal()
+        for device in devices {
+            device.online = true
+            device.canUpload = true
+        }
+        log("every link healed")
+    }
+
+    /// Applies a changeset to `device`; one from a clock too far ahead is refused, to be asked for again later.
+    func deliver(_ changeset: Changeset, to device: SimulatedDevice, from sender: String) throws -> Bool {
+        let conflicts = try countConflicts(changeset, on: device)
+        do {
+            let report = try device.replica.apply(changeset)
+            result.rowsMerged += report.applied
+            for (merge, count) in conflicts { result.conflicts[merge, default: 0] += count }
+            log("device \(device.index) applied from \(sender): \(report)")
+            return true
+        } catch let refusal as ClockDriftError {
+            result.driftRefusals += 1
+            log("device \(device.index) refused from \(sender): \(refusal.drift) ms ahead")
+            return false
+        }
+    }
+
+    /// Columns where `changeset` and `device`'s registers hold different values under different stamps.
+    private func countConflicts(_ changeset: Changeset, on device: SimulatedDevice) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        let tables = Dictionary(uniqueKeysWithValues: device.replica.tables.map { ($0.name, $0) })
+        for row in changeset.rows {
+            guard let table = tables[row.table], let local = try device.replica.registers(of: row.table, key: row.key)
+            else { continue }
+            for (index, (ours, theirs)) in zip(local.columns, row.registers.columns).enumerated() {
+                guard let ours, let theirs, ours.stamp != theirs.stamp, ours.value != theirs.value else { continue }
+                counts[table.policy == .row ? "row" : table.merges[index].name, default: 0] += 1
+                if table.policy == .row { break }
+            }
+        }
+        return counts
+    }
+
+    private func finish() -> SimulationResult {
+        result.traceHash = trace.hex
+        if simulation.keepsTrace { result.trace = lines }
+        var dump = FNV1a()
+        for device in devices { dump.add((try? device.replica.canonicalDump()) ?? "") }
+        result.dumpHash = dump.hex
+        return result
+    }
+}
+
+extension SimulationStep.Action {
+    var isWrite: Bool { if case .write = self { true } else { false } }
+}

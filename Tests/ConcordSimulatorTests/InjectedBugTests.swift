@@ -1,0 +1,91 @@
+@_spi(Testing) import Concord
+@_spi(Testing) import ConcordSimulator
+import Testing
+
+/// The checker is only worth its passes if it fails on real mistakes: each
+/// known sync bug, injected through the engine's test seam, must be caught
+/// within a bounded number of seeds and shrink to a handful of steps.
+@Suite("Injected bugs are caught and shrunk")
+struct InjectedBugTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let bug: InjectedBugs
+        let scenario: Scenario
+        var testDescription: String { bug.names.joined() }
+    }
+
+    static let seedsToTry: ClosedRange<UInt64> = 1...30
+    static let mostStepsAfterShrinking = 12
+
+    static func scenario(_ name: String, _ adjust: (inout Scenario) -> Void = { _ in }) -> Scenario {
+        var scenario = Scenario(name: name, devices: 2, steps: 60)
+        scenario.faults.crash = [0, 0]
+        scenario.faults.jump = [0, 0]
+        scenario.faults.fork = [0, 0]
+        adjust(&scenario)
+        return scenario
+    }
+
+    static let cases: [Case] = [
+        // Ties need clocks that agree and devices that write in the same millisecond.
+        Case(bug: .ignoreNodeTieBreak, scenario: scenario("ties") {
+            $0.faults.skew = [0, 0]
+            $0.faults.sameInstant = [60, 90]
+            $0.workload = Workload(schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);",
+                                   tables: [.init(name: "notes")],
+                                   operations: ["INSERT OR REPLACE INTO notes (id, body) VALUES ('n1', '{word}')",
+                                                "UPDATE notes SET body = '{word}' WHERE id = 'n1'"])
+        }),
+        Case(bug: .cascadesInArrivalOrder, scenario: scenario("cascades")),
+        // Children overtake parents when the server answers a record at a time: a parent saved again
+        // after its child comes after it, and a device that missed the pushes fetches both at once.
+        Case(bug: .skipParking, scenario: scenario("parking") {
+            $0.topology = .cloud
+            $0.faults.fetchLimit = [1, 1]
+            $0.faults.pushLoss = [100, 100]
+            $0.workload = Workload(
+                schema: "CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);"
+                    + "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, list_id TEXT NOT NULL REFERENCES lists(id), title TEXT);",
+                tables: [.init(name: "lists"), .init(name: "items")],
+                operations: ["INSERT OR IGNORE INTO lists (id, name) VALUES ('l1', '{word}')",
+                             "INSERT INTO items (id, list_id, title) VALUES ('i{1..4}', 'l1', '{word}')",
+                             "UPDATE lists SET name = '{word}' WHERE id = 'l1'"])
+        }),
+        Case(bug: .captureMergeWrites, scenario: scenario("capture")),
+        Case(bug: .dropDuplicateDelivery, scenario: scenario("duplicates")),
+    ]
+
+    @Test(arguments: cases)
+    func bugIsCaughtAndShrunk(_ example: Case) throws {
+        var caught: (Simulation, [UInt64], SimulationResult)?
+        for seed in Self.seedsToTry {
+            var simulation = Simulation(scenario: example.scenario, seed: seed)
+            simulation.injectedBugs = example.bug
+            let (plan, choices) = simulation.plan()
+            let result = try simulation.run(plan)
+            if !result.passed {
+                caught = (simulation, choices, result)
+                break
+            }
+        }
+        guard let (simulation, choices, result) = caught else {
+            Issue.record("no seed in \(Self.seedsToTry) caught \(example.bug.names)")
+            return
+        }
+        let shrunk = try simulation.shrink(choices, failing: result, maxRuns: 300)
+        let steps = shrunk.plan.steps.map(\.description).joined(separator: "\n  ")
+        #expect(shrunk.result.failure?.kind == result.failure?.kind)
+        #expect(shrunk.plan.steps.count <= Self.mostStepsAfterShrinking,
+                "seed \(simulation.seed) shrank only to \(shrunk.plan.steps.count) steps:\n  \(steps)")
+        print("\(example.bug.names.joined()): seed \(simulation.seed), \(result.failure!.kind), "
+              + "shrunk to \(shrunk.plan.steps.count) steps in \(shrunk.runs) runs:\n  \(steps)\n  \(shrunk.result.failure!)")
+    }
+
+    /// Without a bug, the same scenarios pass over the same seeds (so the failures above are the bugs').
+    @Test(arguments: cases)
+    func scenarioPassesWithoutTheBug(_ example: Case) throws {
+        for seed in Self.seedsToTry.prefix(5) {
+            let result = try Simulation(scenario: example.scenario, seed: seed).run()
+            #expect(result.passed, "seed \(seed): \(result.failure?.description ?? "did not converge")")
+        }
+    }
+}

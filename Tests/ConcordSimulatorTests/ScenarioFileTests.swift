@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import ConcordSimulator
+
+/// The scenario files in `Simulations/` run in CI over a bounded seed range,
+/// and every reproducer in `Simulations/regressions/` must pass.
+@Suite("Scenario files and regressions")
+struct ScenarioFileTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Simulations")
+
+    static func files(in folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted().map { folder.appendingPathComponent($0).path }
+    }
+
+    static let scenarios = files(in: root)
+    static let regressions = files(in: root.appendingPathComponent("regressions"))
+    /// Seeds per scenario in CI; `concord simulate FILE` runs the file's own range.
+    static let seedsInCI: ClosedRange<UInt64> = 1...3
+
+    @Test func everyFamilyHasAScenario() {
+        let names = Set(Self.scenarios.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
+        let families: Set = ["forked-edits", "out-of-order-children", "cascading-deletes", "move-delete-race",
+                             "counter-app", "reminders-cloud", "crash-restart", "clock-skew"]
+        #expect(families.isSubset(of: names), "missing: \(families.subtracting(names).sorted())")
+    }
+
+    @Test(arguments: scenarios)
+    func scenarioPasses(path: String) throws {
+        let scenario = try Scenario.load(path: path)
+        for seed in Self.seedsInCI {
+            let result = try Simulation(scenario: scenario, seed: seed).run()
+            #expect(result.passed, "\(scenario.name) seed \(seed): \(result.failure?.description ?? "did not converge")")
+        }
+    }
+
+    @Test(arguments: regressions)
+    func regressionPasses(path: String) throws {
+        let reproducer = try Reproducer.read(from: path)
+        let result = try reproducer.replay()
+        #expect(result.passed, "\(path) fails again: \(result.failure?.description ?? "did not converge")")
+        #expect(!reproducer.plan.steps.isEmpty)
+    }
+
+    @Test func aScenarioNeedsOnlyAName() throws {
+        let scenario = try JSONDecoder().decode(Scenario.self, from: Data(#"{"name": "quick"}"#.utf8))
+        #expect(scenario == Scenario(name: "quick"))
+        try scenario.validate()
+    }
+
+    @Test(arguments: [
+        (#"{"name": "x", "devices": 1}"#, "\"devices\" is 1; a simulation needs at least 2"),
+        (#"{"name": "x", "seeds": "9..1"}"#, "seeds '9..1' is not a range; write it as A..B with A <= B, such as 1..20"),
+        (#"{"name": "x", "faults": {"loss": [40, 10]}}"#, "faults.loss is [40, 10]; give it as [low, high] with 0 <= low <= high"),
+        (#"{"name": "x", "workload": {"app": "todo"}}"#, "unknown app 'todo'; the built-in apps are counter, reminders"),
+        (#"{"name": "x", "workload": {"schema": "CREATE TABLE t (id TEXT PRIMARY KEY)", "tables": [{"name": "t"}], "operations": ["DELETE FROM t WHERE id = '{1..}'"]}}"#,
+         "operation 'DELETE FROM t WHERE id = '{1..}'' has placeholder '{1..}'; use {word} or {A..B} with A <= B"),
+    ])
+    func badScenariosSayWhatIsWrong(json: String, message: String) throws {
+        let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        #expect(throws: ScenarioError(message)) { try scenario.validate() }
+    }
+}
