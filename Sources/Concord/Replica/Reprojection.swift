@@ -178,11 +178,11 @@ final class Reprojection {
             for key in replica.parents(of: ref.table) where key.action.revivesParent && isChanged {
                 if let parent = parentRef(row, key) { next.append(parent) }
             }
-            for ref in next where !queued.contains(ref) {
-                // A revived parent changes the placement of rows already decided.
+            for ref in next {
+                // A revived parent changes the placement of rows already decided, even of one
+                // still waiting in the queue, whose placement a sibling may have looked up since.
                 placements[ref] = nil
-                queue.append(ref)
-                queued.insert(ref)
+                if queued.insert(ref).inserted { queue.append(ref) }
             }
         }
     }
