@@ -1,4 +1,5 @@
 import Concord
+import Foundation
 
 /// The invariants: safety after every step, then convergence, the oracle and
 /// no silent loss once the liveness phase is over.
@@ -15,10 +16,19 @@ extension SimulationRun {
                 return
             }
             if case .write(let sql) = plan.steps[step].action {
-                let target = sql.split(separator: " ").dropFirst(2).first.map(String.init) ?? ""
+                // Rows deleted in tables other than the one the statement names were deleted by a cascade.
+                let target = Self.table(writtenBy: sql)
                 result.cascades += fresh.filter { $0.table != target && !$0.registers.liveness.isAlive }.count
             }
         }
+    }
+
+    /// The table an INSERT, UPDATE or DELETE statement names.
+    static func table(writtenBy sql: String) -> String? {
+        let words = sql.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let keyword = words.firstIndex(where: { ["INTO", "UPDATE", "FROM"].contains($0.uppercased()) }),
+              keyword + 1 < words.count else { return nil }
+        return words[keyword + 1].trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]("))
     }
 
     /// Safety on one device: SQLite's checks, tables equal to the projection, and a clock that never goes back.

@@ -4,9 +4,9 @@ import Concord
 /// fetch, merge and retry on "server record changed", fetch since a token,
 /// and push notifications that may never arrive.
 extension SimulationRun {
-    /// Uploads what changed on `device` since its last upload; returns the devices a push reached.
-    func upload(_ device: SimulatedDevice, acknowledged: Bool, notified: [Int]) throws -> Set<Int> {
-        guard device.online, device.canUpload else { return [] }
+    /// Uploads what changed on `device` since its last upload; the devices a push reaches fetch at the next step.
+    func upload(_ device: SimulatedDevice, acknowledged: Bool, notified: [Int]) throws {
+        guard device.online, device.canUpload else { return }
         let changes = try device.replica.changes(since: device.cloud.uploadedVersion)
         let pending = changes.rows.filter { row in
             device.cloud.serverCopy[RecordServer.RecordID(table: row.table, key: row.key)] != row.registers
@@ -44,13 +44,10 @@ extension SimulationRun {
         }
         if acknowledged && saved == pending.count { device.cloud.uploadedVersion = changes.upTo }
         log("device \(device.index) uploaded \(saved) of \(pending.count) records\(acknowledged ? "" : ", answer lost")")
-        guard saved > 0 else { return [] }
-        var reached: Set<Int> = []
-        for index in notified where index != device.index && index < devices.count {
-            if devices[index].online { pendingFetches.insert(index); reached.insert(index) }
-        }
+        guard saved > 0 else { return }
+        let reached = notified.filter { $0 != device.index && $0 < devices.count && devices[$0].online }
+        pendingFetches.formUnion(reached)
         result.pushesLost += devices.count - 1 - reached.count
-        return []
     }
 
     /// Fetches every record saved since the device's token, a batch at a time.
@@ -84,7 +81,7 @@ extension SimulationRun {
         for round in 1...20 {
             let before = server.token
             var merged = result.rowsMerged
-            for device in devices { _ = try upload(device, acknowledged: true, notified: []) }
+            for device in devices { try upload(device, acknowledged: true, notified: []) }
             for device in devices { try fetch(device) }
             merged = result.rowsMerged - merged
             if server.token == before && merged == 0 {

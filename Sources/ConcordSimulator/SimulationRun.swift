@@ -62,7 +62,7 @@ final class SimulationRun {
                 var touched = try deliverDue()
                 let device = devices[planned.device % devices.count]
                 touched.insert(device.index)
-                touched.formUnion(try perform(planned.action, on: device))
+                try perform(planned.action, on: device)
                 try collectWrites(actor: planned.action.isWrite ? device.index : nil)
                 for index in touched.sorted() where result.failure == nil { try check(devices[index]) }
                 if result.failure != nil { return finish() }
@@ -76,8 +76,8 @@ final class SimulationRun {
         return finish()
     }
 
-    /// Does one planned action; returns the other devices it changed.
-    private func perform(_ action: SimulationStep.Action, on device: SimulatedDevice) throws -> Set<Int> {
+    /// Does one planned action on `device`.
+    private func perform(_ action: SimulationStep.Action, on device: SimulatedDevice) throws {
         switch action {
         case .write(let sql):
             do {
@@ -91,7 +91,7 @@ final class SimulationRun {
         case .pull(let from, let copies, let delay, let pages):
             try pull(device, from: devices[from % devices.count], copies: copies, delay: delay, pages: pages)
         case .upload(let acknowledged, let notified):
-            return try upload(device, acknowledged: acknowledged, notified: notified)
+            try upload(device, acknowledged: acknowledged, notified: notified)
         case .fetch:
             try fetch(device)
         case .crash:
@@ -128,7 +128,6 @@ final class SimulationRun {
         case .idle:
             break
         }
-        return []
     }
 
     func heal() {

@@ -6,8 +6,8 @@ extension Subcommand {
         name: "replay",
         abstract: "Run a failed simulation again from its reproducer file, printing every event.",
         discussion: """
-            `concord simulate` writes a reproducer for each failing run: its scenario, seed and \
-            the choices its plan was drawn from. Replaying runs the same plan, so it fails the \
+            `concord simulate` writes a reproducer for each failing run: its scenario, seed, \
+            plan and the choices the plan was drawn from. Replaying runs the plan, so it fails the \
             same way; the trace shows every write, delivery, loss, crash and clock jump up to \
             the failure. With --shrink, the plan is first made as small as it can be while it \
             still fails the same way, and the file is rewritten with it. Exits 1 while the \
