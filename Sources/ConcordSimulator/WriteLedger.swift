@@ -23,7 +23,7 @@ struct WriteLedger {
         let stamps: [Stamp]
     }
 
-    private(set) var entries: [Entry] = []
+    var entries: [Entry] = []
 
     /// Adds the rows `replica` changed since `version` that carry new stamps of `node`; returns how many.
     mutating func collect(from replica: Replica, node: NodeID, newest: inout Stamp?, version: inout Int64,
