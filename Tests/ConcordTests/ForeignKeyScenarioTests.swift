@@ -154,6 +154,26 @@ struct ForeignKeyScenarioTests {
         #expect(try d[0].canonicalDump() == fresh.canonicalDump())
     }
 
+    /// Found by the move-delete-race simulation: a parent brought back by a child hides again
+    /// when that child moves to another parent, whether the move is local or merged.
+    @Test(arguments: ["RESTRICT", "NO ACTION"], [true, false])
+    func aRevivedParentHidesAgainWhenItsChildMovesAway(action: String, locally: Bool) throws {
+        let d = try Devices(2, action: action)
+        try d.sql(0, "INSERT INTO lists VALUES ('L', 'Groceries'), ('M', 'Hardware')")
+        try Replica.sync(d.devices)
+        try d.sql(0, "DELETE FROM lists WHERE id = 'L'")
+        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'milk')")   // after the delete: brings L back
+        try d[0].apply(d[1].changes())
+        #expect(try shown(d[0], "SELECT id FROM lists ORDER BY id") == [["L"], ["M"]])
+        try d.sql(locally ? 0 : 1, "UPDATE reminders SET list_id = 'M' WHERE id = 'R'")
+        if !locally { try d[0].apply(d[1].changes()) }
+        #expect(try d[0].check().isConsistent)
+        #expect(try shown(d[0], "SELECT id FROM lists") == [["M"]], "nothing keeps L back any more")
+        try Replica.sync(d.devices)
+        #expect(try d[1].check().isConsistent)
+        #expect(try d[0].canonicalDump() == d[1].canonicalDump())
+    }
+
     @Test(arguments: ["CASCADE", "SET NULL", "SET DEFAULT"], [true, false])
     func aReminderMovedWhileItsOldListIsDeleted(action: String, deleteFirst: Bool) throws {
         let d = try Devices(2, action: action)

@@ -28,10 +28,11 @@ enum Metadata {
     static let peers = "_concord_peers"
     static let log = "_concord_log"
     static let parked = "_concord_parked"
+    static let revived = "_concord_revived"
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
-    static let layoutVersion: Int64 = 1
+    static let layoutVersion: Int64 = 2
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -55,6 +56,7 @@ enum Metadata {
         CREATE TABLE \(parked) (
             tbl TEXT NOT NULL, pk NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
         ) WITHOUT ROWID;
+        CREATE TABLE \(revived) (tbl TEXT NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
         CREATE TABLE \(log) (
             seq INTEGER PRIMARY KEY,
             tbl INTEGER NOT NULL,

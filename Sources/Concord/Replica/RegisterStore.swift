@@ -213,7 +213,11 @@ final class RegisterStore {
                 try deleteHidden(key)
             }
             if mayBeParked { try replica.unpark(RowRef(table: table.name, key: key)) }
+            if replica.isRevivable(table.name) {
+                try replica.markRevived(RowRef(table: table.name, key: key), !registers.liveness.isAlive)
+            }
         case .hidden(let reason, let parked):
+            if replica.isRevivable(table.name) { try replica.markRevived(RowRef(table: table.name, key: key), false) }
             if previous?.shown ?? false { try statement(.deleteShown).run([key]) }
             if registers.columns.contains(where: { $0 != nil }) { try statement(.writeHidden).run([key] + values) }
             if parked {

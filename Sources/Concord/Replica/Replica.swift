@@ -173,6 +173,20 @@ public final class Replica {
                              [.text(row.table), row.key, .text(reason)])
     }
 
+    /// Whether rows of `table` can be brought back by a child (it is the parent of a RESTRICT or NO ACTION key).
+    func isRevivable(_ table: String) -> Bool { children(of: table).contains { $0.action.revivesParent } }
+
+    /// Records whether a row of a revivable table is shown though deleted (brought back by a child).
+    func markRevived(_ row: RowRef, _ revived: Bool) throws {
+        try database.execute(revived ? "INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk) VALUES (?, ?)"
+                                     : "DELETE FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?", [.text(row.table), row.key])
+    }
+
+    /// The rows of `table` shown only because a child brought them back, in key order.
+    func revivedKeys(in table: String) throws -> [SQLiteValue] {
+        try database.query("SELECT pk FROM \(Metadata.revived) WHERE tbl = ? ORDER BY pk", [.text(table)]).map { $0[0] }
+    }
+
     /// Forgets a row's parking, once it is shown or deleted.
     func unpark(_ row: RowRef) throws {
         try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [.text(row.table), row.key])

@@ -146,7 +146,16 @@ final class Reprojection {
     /// and for every row whose placement changes because of them.
     func reproject(_ dirty: [RowRef]) throws {
         var queue = dirty
-        var queued = Set(dirty)
+        // A child that changed may have moved away from a parent it had brought back: look at those again.
+        let revivable = Set(dirty.map(\.table)).sorted().flatMap { table in
+            replica.parents(of: table).filter(\.action.revivesParent).map(\.parent)
+        }
+        var queued = Set(queue)
+        for parent in Set(revivable).sorted() {
+            for key in try replica.revivedKeys(in: parent) where queued.insert(RowRef(table: parent, key: key)).inserted {
+                queue.append(RowRef(table: parent, key: key))
+            }
+        }
         // A changed row is written and propagates once; after that, only a change of placement propagates.
         var changed = Set(dirty)
         var index = 0
