@@ -28,10 +28,10 @@ struct CaptureTriggers {
         let hiddenColumns = table.quotedColumns.map { ", \($0)" }.joined()
         return """
             CREATE TABLE \(table.rowsTable) (
-                pk PRIMARY KEY NOT NULL, cl INTEGER NOT NULL, ver INTEGER NOT NULL,
+                ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
                 hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER\(stampColumns)
-            ) WITHOUT ROWID;
-            CREATE INDEX \(quoteIdentifier(Metadata.versionIndex(table.name))) ON \(table.rowsTable)(ver);
+            );
+            CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(table.name))) ON \(table.rowsTable)(kh);
             CREATE TABLE \(table.hiddenTable) (pk PRIMARY KEY NOT NULL\(hiddenColumns)) WITHOUT ROWID;
             """
     }

@@ -44,7 +44,8 @@ extension Replica {
             case .text, .blob: break
             default: throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
             }
-            for stamp in ([row.registers.liveness.stamp] + row.registers.columns.map { $0?.stamp }).compactMap({ $0 }) {
+            for stamp in [row.registers.liveness.stamp] + row.registers.columns.lazy.map({ $0?.stamp }) {
+                guard let stamp else { continue }
                 try clock.check(stamp.hlc, from: stamp.node, physical: physical)
                 if newest.map({ stamp > $0 }) ?? true { newest = stamp }
             }
@@ -56,7 +57,7 @@ extension Replica {
                 let folded = try foldLocalWrites()
                 try database.execute("UPDATE \(Metadata.state) SET applying = 1")
                 var applying = try rows()
-                let version = try self.version + 1
+                var version = try self.version
                 let reprojection = Reprojection(replica: self)
                 var dirty: [RowRef] = []
                 while let row = try applying.next() {
@@ -67,7 +68,8 @@ extension Replica {
                     let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
                     guard outcome.changed else { report.ignored += 1; continue }
                     report.applied += 1
-                    try store.writeMetadata(row.key, outcome.merged, version: version)
+                    version += 1
+                    try store.writeMetadata(row.key, outcome.merged, version: version, previous: stored?.version)
                     try store.writeCounters(row.key, outcome.merged, previous: stored)
                     guard hasRelations(plan.local.name) else {
                         _ = try store.materialize(row.key, outcome.merged, .withoutRelations(outcome.merged), previous: stored,

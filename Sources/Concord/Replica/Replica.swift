@@ -33,6 +33,8 @@ public final class Replica {
     /// Node ids by their index in `_concord_nodes`.
     private var nodesByIndex: [Int64: NodeID] = [:]
     private var indexesByNode: [NodeID: Int64] = [:]
+    /// The node `index(of:)` last answered for: most stamps in a row or a changeset share one.
+    private var lastIndexed: (node: NodeID, index: Int64)?
 
     /// How a replica reads time and makes its node id.
     public struct Configuration: Sendable {
@@ -198,7 +200,11 @@ public final class Replica {
 
     /// The index of `node`, registering it on first sight.
     func index(of node: NodeID) throws -> Int64 {
-        if let index = indexesByNode[node] { return index }
+        if let last = lastIndexed, last.node == node { return last.index }
+        if let index = indexesByNode[node] {
+            lastIndexed = (node, index)
+            return index
+        }
         let index: Int64
         if let found = try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
             .integerValue {
@@ -215,6 +221,7 @@ public final class Replica {
 
     /// Forgets cached node indexes (after a rollback may have undone new ones).
     func forgetNodeCache() {
+        lastIndexed = nil
         nodesByIndex = [:]
         indexesByNode = [:]
     }

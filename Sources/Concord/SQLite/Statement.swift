@@ -54,7 +54,17 @@ public final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
         case .real(let v): code = sqlite3_bind_double(handle, index, v)
-        case .text(let v): code = sqlite3_bind_text(handle, index, v, -1, sqliteTransient)
+        case .text(var v):
+            // From the string's own bytes, without making a C string; up to the first NUL, as a C string would be.
+            code = v.withUTF8 { bytes in
+                let length = bytes.firstIndex(of: 0) ?? bytes.count
+                guard let base = bytes.baseAddress, length > 0 else {
+                    return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: length) {
+                    sqlite3_bind_text(handle, index, $0, Int32(length), sqliteTransient)
+                }
+            }
         case .blob(let v):
             code = v.withUnsafeBytes { bytes in
                 // A zero-length blob must still be a blob, not NULL.
