@@ -43,8 +43,7 @@ enum Metadata {
             layout INTEGER NOT NULL,
             hlc INTEGER NOT NULL,
             version INTEGER NOT NULL,
-            node INTEGER NOT NULL,
-            applying INTEGER NOT NULL DEFAULT 0
+            node INTEGER NOT NULL
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
         CREATE TABLE \(tables) (

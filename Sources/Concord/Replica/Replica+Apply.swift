@@ -55,7 +55,7 @@ extension Replica {
         do {
             try withForeignKeysDeferred {
                 let folded = try foldLocalWrites()
-                try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+                try suspendCapture()
                 var applying = try rows()
                 var version = try self.version
                 let reprojection = Reprojection(replica: self)
@@ -88,7 +88,7 @@ extension Replica {
                     try clock.receive(newest.hlc, from: newest.node, physical: physical)
                     try storeClock(clock, version: version)
                 }
-                try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+                try resumeCapture()
             }
         } catch is NothingToApply {
             forgetNodeCache()

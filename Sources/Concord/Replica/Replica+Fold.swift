@@ -117,9 +117,13 @@ extension Replica {
                 try store(table).deleteHidden(key)
             }
         }
-        try database.execute("UPDATE \(Metadata.state) SET applying = 1")
-        try joins.write()
-        try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+        if joins.isEmpty {
+            try joins.write()
+        } else {
+            try suspendCapture()
+            try joins.write()
+            try resumeCapture()
+        }
         try database.execute("DELETE FROM \(Metadata.log)")
         for table in tables where !table.joinedColumns.isEmpty {
             try database.execute("DELETE FROM \(table.logValuesTable)")
@@ -162,6 +166,8 @@ private struct PendingJoins {
 
     private var rows: [Row] = []
     private var positions: [String: [SQLiteValue: Int]] = [:]
+
+    var isEmpty: Bool { rows.isEmpty }
 
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
     mutating func fold(seq: SQLiteValue, isInsert: Bool, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
