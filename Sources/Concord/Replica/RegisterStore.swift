@@ -206,10 +206,12 @@ final class RegisterStore {
         let values = registers.columns.map { $0?.value ?? .null }
         switch placement {
         case .shown(let overrides):
-            var shown = values
-            for (index, value) in overrides { shown[index] = value }
+            var shown = [key]   // the key, then the values, as the upsert binds them
+            shown.reserveCapacity(values.count + 1)
+            shown += values
+            for (index, value) in overrides { shown[index + 1] = value }
             do {
-                try statement(.upsertShown).run([key] + shown)
+                try statement(.upsertShown).run(shown)
             } catch let error as SQLiteError where error.code == 19 && error.extendedCode != 787 {
                 return try materialize(key, registers, .hidden(reason: "cannot be shown: \(error.message)", parked: true),
                                        previous: previous, mayBeParked: mayBeParked)

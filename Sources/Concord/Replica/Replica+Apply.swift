@@ -172,9 +172,12 @@ private struct TablePlan {
     /// For each local column, its position in the changeset's column list.
     let positions: [Int?]
     let rules: RowMerge.Rules
+    /// The changeset lists the same columns in the same order.
+    var isIdentity: Bool { positions.count == remote.columns.count && positions.indices.allSatisfy { positions[$0] == $0 } }
 
     func localRegisters(_ remote: RowRegisters) -> RowRegisters {
-        RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
+        if isIdentity { return remote }
+        return RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
     }
 }
 
