@@ -44,11 +44,13 @@ extension Replica {
             case .text, .blob: break
             default: throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
             }
-            for stamp in [row.registers.liveness.stamp] + row.registers.columns.lazy.map({ $0?.stamp }) {
-                guard let stamp else { continue }
+            func check(_ stamp: Stamp?) throws {
+                guard let stamp else { return }
                 try clock.check(stamp.hlc, from: stamp.node, physical: physical)
                 if newest.map({ stamp > $0 }) ?? true { newest = stamp }
             }
+            try check(row.registers.liveness.stamp)
+            for column in row.registers.columns { try check(column?.stamp) }
         }
 
         var report = ApplyReport()

@@ -41,7 +41,8 @@ public final class Statement {
     /// Resets the statement and binds `values` to parameters 1, 2, ...
     public func bind(_ values: [SQLiteValue]) throws {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Parameters left unbound must read NULL, not what an earlier run bound.
+        if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }
