@@ -97,6 +97,11 @@ struct ChangesetByteReader {
 
     /// An unsigned LEB128 integer in its shortest form.
     mutating func varint(_ field: @autoclosure () -> String) throws -> UInt64 {
+        if position < buffer.count, buffer[position] < 0x80 {
+            // One byte, the common case: always minimal.
+            defer { position += 1 }
+            return UInt64(buffer[position])
+        }
         let start = offset
         var value: UInt64 = 0
         for k in 0..<10 {
@@ -131,6 +136,15 @@ struct ChangesetByteReader {
     mutating func string(_ field: @autoclosure () -> String) throws -> String {
         let start = offset
         let length = try count(field(), limit: ChangesetFormat.maxLength)
+        if length <= available {
+            // Straight from the buffer, without copying the bytes out first.
+            let text = buffer.withUnsafeBufferPointer {
+                String(validating: UnsafeBufferPointer(rebasing: $0[position..<position + length]), as: UTF8.self)
+            }
+            guard let text else { throw ChangesetError.malformed(offset: start, field: field(), reason: .invalidUTF8) }
+            position += length
+            return text
+        }
         let bytes = try self.bytes(length, field())
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ChangesetError.malformed(offset: start, field: field(), reason: .invalidUTF8)

@@ -147,44 +147,51 @@ public final class ChangesetDecoder {
                 offset: tableOffset, field: "rows[\(i)].table",
                 reason: .tableIndexOutOfRange(index: t, tableCount: header.tables.count))
         }
-        let table = header.tables[Int(t)]
+        // Field names for errors are built only when one is thrown: only indexes are captured.
+        let n = Int(t)
         let keyOffset = reader.offset
-        let key = try readValue("rows[\(i)].key (table '\(table.name)')")
+        let key = try readValue("rows[\(i)].key \(tablePlace(n))")
         if key.isNull {
-            throw ChangesetError.malformed(offset: keyOffset, field: "rows[\(i)].key (table '\(table.name)')", reason: .nullKey)
+            throw ChangesetError.malformed(offset: keyOffset, field: "rows[\(i)].key \(tablePlace(n))", reason: .nullKey)
         }
         let countOffset = reader.offset
-        let columnCount = try reader.varint("the column count of rows[\(i)] (table '\(table.name)')")
-        guard columnCount == UInt64(table.columns.count) else {
+        let columnCount = try reader.varint("the column count of rows[\(i)] \(tablePlace(n))")
+        let expected = header.tables[n].columns.count
+        guard columnCount == UInt64(expected) else {
             throw ChangesetError.malformed(
-                offset: countOffset, field: "the column count of rows[\(i)] (table '\(table.name)')",
-                reason: .columnCountMismatch(expected: table.columns.count, found: columnCount))
+                offset: countOffset, field: "the column count of rows[\(i)] \(tablePlace(n))",
+                reason: .columnCountMismatch(expected: expected, found: columnCount))
         }
-        let causalLength = try reader.varint("rows[\(i)].liveness.causalLength (table '\(table.name)')")
+        let causalLength = try reader.varint("rows[\(i)].liveness.causalLength \(tablePlace(n))")
         let stampOffset = reader.offset
-        let stamp = try readStamp("rows[\(i)].liveness.stamp (table '\(table.name)')")
+        let stamp = try readStamp("rows[\(i)].liveness.stamp \(tablePlace(n))")
         if let reason = ChangesetFormat.problem(liveness: Liveness(causalLength: causalLength, stamp: stamp)) {
             throw ChangesetError.malformed(
-                offset: stampOffset, field: "rows[\(i)].liveness.stamp (table '\(table.name)')", reason: reason)
+                offset: stampOffset, field: "rows[\(i)].liveness.stamp \(tablePlace(n))", reason: reason)
         }
         var columns: [ColumnRegister?] = []
-        columns.reserveCapacity(table.columns.count)
-        for (c, column) in table.columns.enumerated() {
-            let place = "(table '\(table.name)', column '\(column)')"
-            guard let stamp = try readStamp("rows[\(i)].columns[\(c)].stamp \(place)") else {
+        columns.reserveCapacity(expected)
+        for c in 0..<expected {
+            guard let stamp = try readStamp("rows[\(i)].columns[\(c)].stamp \(columnPlace(n, c))") else {
                 columns.append(nil)
                 continue
             }
-            let value = try readValue("rows[\(i)].columns[\(c)].value \(place)")
+            let value = try readValue("rows[\(i)].columns[\(c)].value \(columnPlace(n, c))")
             var contributions: [CounterContribution] = []
-            if table.merges[c] == .counter {
-                contributions = try readContributions("rows[\(i)].columns[\(c)].contributions", place)
+            if header.tables[n].merges[c] == .counter {
+                contributions = try readContributions("rows[\(i)].columns[\(c)].contributions", columnPlace(n, c))
             }
             columns.append(ColumnRegister(value: value, stamp: stamp, contributions: contributions))
         }
         return RowChange(
-            table: table.name, key: key,
+            table: header.tables[n].name, key: key,
             registers: RowRegisters(liveness: Liveness(causalLength: causalLength, stamp: stamp), columns: columns))
+    }
+
+    private func tablePlace(_ table: Int) -> String { "(table '\(header.tables[table].name)')" }
+
+    private func columnPlace(_ table: Int, _ column: Int) -> String {
+        "(table '\(header.tables[table].name)', column '\(header.tables[table].columns[column])')"
     }
 
     private func readEnd() throws {

@@ -10,8 +10,10 @@
 /// DELETE also keeps the row's values, which the table no longer has. For
 /// columns that merge by value (`counter`, `max`, `min`, `union`, custom),
 /// the old and new values go to `_concord_logvalues_T`, since a later write
-/// would overwrite what the fold needs. While Concord merges (`applying = 1`)
-/// the triggers stand aside.
+/// would overwrite what the fold needs. While Concord merges, the three
+/// capture triggers are dropped and made again in the same transaction (see
+/// ``Replica/withoutCapture(_:)``): so they need no condition that every
+/// write of the app would pay for, and no other connection ever sees them gone.
 struct CaptureTriggers {
     let table: SyncedTable
     /// The table's id in `_concord_tables`.
@@ -19,7 +21,15 @@ struct CaptureTriggers {
 
     /// DDL for the table's metadata tables and triggers.
     var createSQL: String {
-        [metadataTablesSQL, mergeTablesSQL, insertTrigger, updateTrigger, keyGuardTrigger, deleteTrigger, valueGuardTrigger]
+        [metadataTablesSQL, mergeTablesSQL, captureSQL, keyGuardTrigger, valueGuardTrigger].joined(separator: "\n")
+    }
+
+    /// DDL for the triggers that append the table's writes to the log.
+    var captureSQL: String { [insertTrigger, updateTrigger, deleteTrigger].joined(separator: "\n") }
+
+    /// Drops the triggers ``captureSQL`` makes.
+    var dropCaptureSQL: String {
+        ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(table.name, $0)));" }
             .joined(separator: "\n")
     }
 
@@ -28,10 +38,10 @@ struct CaptureTriggers {
         let hiddenColumns = table.quotedColumns.map { ", \($0)" }.joined()
         return """
             CREATE TABLE \(table.rowsTable) (
-                pk PRIMARY KEY NOT NULL, cl INTEGER NOT NULL, ver INTEGER NOT NULL,
+                ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
                 hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER\(stampColumns)
-            ) WITHOUT ROWID;
-            CREATE INDEX \(quoteIdentifier(Metadata.versionIndex(table.name))) ON \(table.rowsTable)(ver);
+            );
+            CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(table.name))) ON \(table.rowsTable)(kh);
             CREATE TABLE \(table.hiddenTable) (pk PRIMARY KEY NOT NULL\(hiddenColumns)) WITHOUT ROWID;
             """
     }
@@ -94,8 +104,6 @@ struct CaptureTriggers {
             + trigger("check_update", "BEFORE UPDATE", "1", checks)
     }
 
-    private var active: String { "(SELECT applying FROM \(Metadata.state)) = 0" }
-
     private func trigger(_ event: String, _ timing: String, _ when: String, _ body: [String]) -> String {
         """
         CREATE TRIGGER \(quoteIdentifier(Metadata.trigger(table.name, event))) \(timing) ON \(table.quotedName)
@@ -112,7 +120,7 @@ struct CaptureTriggers {
     }
 
     private var insertTrigger: String {
-        trigger("insert", "AFTER INSERT", active, [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
+        trigger("insert", "AFTER INSERT", "1", [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
     }
 
     /// An update logs which columns changed, one bit per column.
@@ -126,7 +134,7 @@ struct CaptureTriggers {
         let bits = changed.enumerated().map { index, test in
             "((\(test)) << \(min(index, Metadata.maskBits)))"
         }
-        return trigger("update", "AFTER UPDATE", "\(active) AND (\(changed.joined(separator: " OR ")))", [
+        return trigger("update", "AFTER UPDATE", changed.joined(separator: " OR "), [
             logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | ")),
         ] + logValuesSQL(withOld: true))
     }
@@ -143,7 +151,7 @@ struct CaptureTriggers {
     private var deleteTrigger: String {
         let columns = table.quotedColumns.map { ", \($0)" }.joined()
         let values = table.quotedColumns.map { ", OLD.\($0)" }.joined()
-        return trigger("delete", "AFTER DELETE", active, [
+        return trigger("delete", "AFTER DELETE", "1", [
             "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) VALUES (OLD.\(table.quotedKey)\(values))",
             logSQL(.delete, key: "OLD.\(table.quotedKey)"),
         ])

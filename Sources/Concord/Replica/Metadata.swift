@@ -5,12 +5,16 @@
 /// or a copy of the file carries the replica whole.
 ///
 /// Per synced table `T` there are two:
-/// - `_concord_rows_T`, one row per key: causal length `cl`, the local
-///   `ver`sion of its last change, a base stamp (`hlc`, `node`) shared by every
-///   register that has no stamp of its own, the liveness stamp (`clh`, `cln`)
-///   when it differs from the base, and for column-policy tables an optional
-///   per-column stamp (`h_<col>`, `n_<col>`). A freshly inserted row therefore
-///   costs one small metadata row, not one per column.
+/// - `_concord_rows_T`, one row per key, whose rowid `ver` is the local
+///   version of the row's last change (every change gets its own, so the
+///   table is in version order and `changes(since:)` reads only its tail),
+///   then the key's hash `kh` (``KeyHash``, indexed: how a key is found), the
+///   key `pk`, causal length `cl`, a base stamp (`hlc`, `node`) shared by
+///   every register that has no stamp of its own, the liveness stamp (`clh`,
+///   `cln`) when it differs from the base, and for column-policy tables an
+///   optional per-column stamp (`h_<col>`, `n_<col>`). A freshly inserted row
+///   therefore costs one small metadata row, not one per column, and the key
+///   is stored once more, not twice.
 /// - `_concord_hidden_T`, the register values of rows that are not shown in
 ///   `T` (deleted rows); a shown row's values are the user table's own.
 ///
@@ -32,7 +36,7 @@ enum Metadata {
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
-    static let layoutVersion: Int64 = 2
+    static let layoutVersion: Int64 = 3
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -40,8 +44,7 @@ enum Metadata {
             layout INTEGER NOT NULL,
             hlc INTEGER NOT NULL,
             version INTEGER NOT NULL,
-            node INTEGER NOT NULL,
-            applying INTEGER NOT NULL DEFAULT 0
+            node INTEGER NOT NULL
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
         CREATE TABLE \(tables) (
@@ -71,7 +74,7 @@ enum Metadata {
     static func hiddenTable(_ table: String) -> String { prefix + "hidden_" + table }
     static func countersTable(_ table: String) -> String { prefix + "counters_" + table }
     static func logValuesTable(_ table: String) -> String { prefix + "logvalues_" + table }
-    static func versionIndex(_ table: String) -> String { prefix + "rows_" + table + "_version" }
+    static func keyIndex(_ table: String) -> String { prefix + "rows_" + table + "_key" }
     static func trigger(_ table: String, _ event: String) -> String { prefix + table + "_" + event }
     static func stampColumn(_ column: String) -> String { "h_" + column }
     static func nodeColumn(_ column: String) -> String { "n_" + column }

@@ -17,11 +17,14 @@ final class RegisterStore {
         var shown: Bool
         /// The row has values in the hidden table.
         var hasHiddenValues: Bool
+        /// The local version of the row's last change: its rowid in the register table
+        /// (0 for a row assembled in memory rather than read).
+        var version: Int64 = 0
     }
 
     /// The statements this store runs, each prepared on first use.
     private enum Slot: Int, CaseIterable {
-        case select, stamps, writeMetadata, upsertShown, writeHidden, deleteHidden, deleteShown
+        case select, stamps, insertMetadata, updateMetadata, upsertShown, writeHidden, deleteHidden, deleteShown
     }
 
     private let selectSQL: String
@@ -33,21 +36,24 @@ final class RegisterStore {
         self.replica = replica
         let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
         let values = table.quotedColumns.map { "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($0) END" }
-        selectSQL = "SELECT m.pk, " + (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
+        selectSQL = "SELECT m.pk, m.ver, " + (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
             .joined(separator: ", ")
             + " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
             + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk"
-        let stampsSQL = "SELECT m.pk, " + stamps.joined(separator: ", ") + " FROM \(table.rowsTable) AS m WHERE m.pk = ?"
-        let metadataColumns = ["pk", "cl", "ver", "hlc", "node", "clh", "cln"] + table.stampColumns
-        let writeMetadataSQL = "INSERT OR REPLACE INTO \(table.rowsTable) (\(metadataColumns.joined(separator: ", "))) "
-            + "VALUES (\(Self.placeholders(metadataColumns.count)))"
+        let byKey = " WHERE m.kh = ? AND m.pk = ?"
+        let stampsSQL = "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + " FROM \(table.rowsTable) AS m" + byKey
+        let registerColumns = ["ver", "cl", "hlc", "node", "clh", "cln"] + table.stampColumns
+        let insertMetadataSQL = "INSERT INTO \(table.rowsTable) (\((registerColumns + ["kh", "pk"]).joined(separator: ", "))) "
+            + "VALUES (\(Self.placeholders(registerColumns.count + 2)))"
+        let updateMetadataSQL = "UPDATE \(table.rowsTable) SET "
+            + registerColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE ver = ?"
         let update = table.quotedColumns.isEmpty
             ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let upsertShownSQL = "INSERT INTO \(table.quotedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
         let writeHiddenSQL = "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.quotedColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
-        sql = [selectSQL + " WHERE m.pk = ?", stampsSQL, writeMetadataSQL, upsertShownSQL, writeHiddenSQL,
+        sql = [selectSQL + byKey, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
                "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
                "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"]
     }
@@ -70,33 +76,34 @@ final class RegisterStore {
     /// The stored registers of the row with `key`, or `nil` if this replica never heard of it.
     func load(_ key: SQLiteValue) throws -> StoredRow? {
         let statement = try statement(.select)
-        try statement.bind([key])
+        try statement.bind([.integer(KeyHash.of(key)), key])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         return try decode(statement, withValues: true)
     }
 
     /// The stored stamps of the row with `key` (values read as NULL), for folding local writes.
-    func loadStamps(_ key: SQLiteValue) throws -> RowRegisters? {
+    func loadStamps(_ key: SQLiteValue) throws -> StoredRow? {
         let statement = try statement(.stamps)
-        try statement.bind([key])
+        try statement.bind([.integer(KeyHash.of(key)), key])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try decode(statement, withValues: false).registers
+        return try decode(statement, withValues: false)
     }
 
     /// Calls `body` with every row changed after `version`, in version then key order.
     func forEachRow(since version: Int64, _ body: (SQLiteValue, StoredRow) throws -> Void) throws {
-        let statement = try database.prepare(selectSQL + " WHERE m.ver > ? ORDER BY m.ver, m.pk")
+        let statement = try database.prepare(selectSQL + " WHERE m.ver > ? ORDER BY m.ver")
         try statement.bind([.integer(version)])
         while try statement.step() {
             try body(statement.column(0), try decode(statement, withValues: true))
         }
     }
 
-    /// Decodes a row of `selectSQL` (or of `stampsSQL` when `withValues` is false); column 0 is the key.
+    /// Decodes a row of `selectSQL` (or of `stampsSQL` when `withValues` is false); column 0 is the key, 1 the version.
     private func decode(_ statement: Statement, withValues: Bool) throws -> StoredRow {
-        var index: Int32 = 1
+        let version = statement.int64(1)
+        var index: Int32 = 2
         func next() -> Int32 { defer { index += 1 }; return index }
         let causalLength = UInt64(bitPattern: statement.int64(next()))
         let base = try stamp(statement, next(), next())
@@ -122,7 +129,7 @@ final class RegisterStore {
             let entries = try contributions(statement.column(0))
             for index in table.counterColumns { registers.columns[index]?.contributions = entries[index] ?? [] }
         }
-        return StoredRow(registers: registers, shown: shown, hasHiddenValues: hasHiddenValues)
+        return StoredRow(registers: registers, shown: shown, hasHiddenValues: hasHiddenValues, version: version)
     }
 
     private func stamp(_ statement: Statement, _ hlcColumn: Int32, _ nodeColumn: Int32) throws -> Stamp? {
@@ -199,10 +206,12 @@ final class RegisterStore {
         let values = registers.columns.map { $0?.value ?? .null }
         switch placement {
         case .shown(let overrides):
-            var shown = values
-            for (index, value) in overrides { shown[index] = value }
+            var shown = [key]   // the key, then the values, as the upsert binds them
+            shown.reserveCapacity(values.count + 1)
+            shown += values
+            for (index, value) in overrides { shown[index + 1] = value }
             do {
-                try statement(.upsertShown).run([key] + shown)
+                try statement(.upsertShown).run(shown)
             } catch let error as SQLiteError where error.code == 19 && error.extendedCode != 787 {
                 return try materialize(key, registers, .hidden(reason: "cannot be shown: \(error.message)", parked: true),
                                        previous: previous, mayBeParked: mayBeParked)
@@ -242,28 +251,56 @@ final class RegisterStore {
     func deleteHidden(_ key: SQLiteValue) throws { try statement(.deleteHidden).run([key]) }
 
     /// Stores the stamps compactly: the most common stamp is the base, the rest are overrides.
-    func writeMetadata(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64) throws {
+    ///
+    /// The row moves to `version` (a new, highest one); `previous` is its
+    /// version until now, `nil` for a key not stored before.
+    func writeMetadata(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64, previous: Int64?) throws {
         let columnStamps = registers.columns.map { $0?.stamp }
         let base: Stamp?
         if table.hasColumnStamps {
-            var counts: [Stamp: Int] = [:]
-            for case let stamp? in columnStamps { counts[stamp, default: 0] += 1 }
-            base = counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key < $1.key }?.key
-                ?? registers.liveness.stamp
+            base = Self.mostCommon(columnStamps) ?? registers.liveness.stamp
         } else {
             base = RowMerge.rowStamp(registers) ?? registers.liveness.stamp
         }
-        var values: [SQLiteValue] = [key, .integer(Int64(bitPattern: registers.liveness.causalLength)), .integer(version)]
-        values += try encode(base)
-        values += registers.liveness.stamp == base ? [.null, .null] : try encode(registers.liveness.stamp)
+        var values: [SQLiteValue] = [.integer(version), .integer(Int64(bitPattern: registers.liveness.causalLength))]
+        values.reserveCapacity(8 + 2 * columnStamps.count)
+        try encode(base, into: &values)
+        try encode(registers.liveness.stamp == base ? nil : registers.liveness.stamp, orNull: true, into: &values)
         if table.hasColumnStamps {
-            for stamp in columnStamps { values += stamp == base ? [.null, .null] : try encode(stamp) }
+            for stamp in columnStamps { try encode(stamp == base ? nil : stamp, orNull: true, into: &values) }
         }
-        try statement(.writeMetadata).run(values)
+        if let previous {
+            values.append(.integer(previous))
+            try statement(.updateMetadata).run(values)
+        } else {
+            values.append(.integer(KeyHash.of(key)))
+            values.append(key)
+            try statement(.insertMetadata).run(values)
+        }
     }
 
-    private func encode(_ stamp: Stamp?) throws -> [SQLiteValue] {
-        guard let stamp else { return [.integer(0), .integer(0)] }
-        return [.integer(stamp.hlc.sqliteValue), .integer(try replica.index(of: stamp.node))]
+    /// The stamp most columns share (the highest on a tie), counted in place: a row has few columns.
+    static func mostCommon(_ stamps: [Stamp?]) -> Stamp? {
+        var best: Stamp?
+        var bestCount = 0
+        for (index, candidate) in stamps.enumerated() {
+            guard let candidate, !stamps[..<index].contains(candidate) else { continue }
+            let count = stamps[index...].reduce(0) { $1 == candidate ? $0 + 1 : $0 }
+            if count > bestCount || (count == bestCount && best.map { candidate > $0 } ?? true) {
+                (best, bestCount) = (candidate, count)
+            }
+        }
+        return best
+    }
+
+    /// Appends a stamp's clock and node index; a missing stamp is (0, 0), or two NULLs with `orNull`.
+    private func encode(_ stamp: Stamp?, orNull: Bool = false, into values: inout [SQLiteValue]) throws {
+        guard let stamp else {
+            values.append(orNull ? .null : .integer(0))
+            values.append(orNull ? .null : .integer(0))
+            return
+        }
+        values.append(.integer(stamp.hlc.sqliteValue))
+        values.append(.integer(try replica.index(of: stamp.node)))
     }
 }

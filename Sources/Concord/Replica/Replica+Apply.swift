@@ -44,21 +44,23 @@ extension Replica {
             case .text, .blob: break
             default: throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
             }
-            for stamp in ([row.registers.liveness.stamp] + row.registers.columns.map { $0?.stamp }).compactMap({ $0 }) {
+            func check(_ stamp: Stamp?) throws {
+                guard let stamp else { return }
                 try clock.check(stamp.hlc, from: stamp.node, physical: physical)
                 if newest.map({ stamp > $0 }) ?? true { newest = stamp }
             }
+            try check(row.registers.liveness.stamp)
+            for column in row.registers.columns { try check(column?.stamp) }
         }
 
         var report = ApplyReport()
         do {
             try withForeignKeysDeferred {
                 let folded = try foldLocalWrites()
-                if !configuration.injectedBugs.contains(.captureMergeWrites) {
-                    try database.execute("UPDATE \(Metadata.state) SET applying = 1")
-                }
+                let suspends = !configuration.injectedBugs.contains(.captureMergeWrites)
+                if suspends { try suspendCapture() }
                 var applying = try rows()
-                let version = try self.version + 1
+                var version = try self.version
                 let reprojection = Reprojection(replica: self)
                 var dirty: [RowRef] = []
                 while let row = try applying.next() {
@@ -75,7 +77,8 @@ extension Replica {
                     let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
                     guard outcome.changed else { report.ignored += 1; continue }
                     report.applied += 1
-                    try store.writeMetadata(row.key, outcome.merged, version: version)
+                    version += 1
+                    try store.writeMetadata(row.key, outcome.merged, version: version, previous: stored?.version)
                     try store.writeCounters(row.key, outcome.merged, previous: stored)
                     guard hasRelations(plan.local.name) else {
                         _ = try store.materialize(row.key, outcome.merged, .withoutRelations(outcome.merged), previous: stored,
@@ -94,7 +97,7 @@ extension Replica {
                     try clock.receive(newest.hlc, from: newest.node, physical: physical)
                     try storeClock(clock, version: version)
                 }
-                try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+                if suspends { try resumeCapture() }
             }
         } catch is NothingToApply {
             forgetNodeCache()
@@ -178,9 +181,12 @@ private struct TablePlan {
     /// For each local column, its position in the changeset's column list.
     let positions: [Int?]
     let rules: RowMerge.Rules
+    /// The changeset lists the same columns in the same order.
+    var isIdentity: Bool { positions.count == remote.columns.count && positions.indices.allSatisfy { positions[$0] == $0 } }
 
     func localRegisters(_ remote: RowRegisters) -> RowRegisters {
-        RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
+        if isIdentity { return remote }
+        return RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
     }
 }
 

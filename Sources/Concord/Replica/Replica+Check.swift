@@ -42,6 +42,9 @@ extension Replica {
             "SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t LEFT JOIN \(table.rowsTable) AS m "
                 + "ON m.pk = t.\(table.quotedKey) WHERE m.pk IS NULL ORDER BY 1 LIMIT 20")
         problems += unrecorded.map { "\(table.name) \($0[0]): in the table but has no registers (written while capture was off?)" }
+        let twice = try database.query(
+            "SELECT pk FROM \(table.rowsTable) GROUP BY pk HAVING count(*) > 1 ORDER BY pk LIMIT 20")
+        problems += twice.map { "\(table.name) \($0[0]): has more than one register row" }
         let reprojection = Reprojection(replica: self)
         let parked = Dictionary(uniqueKeysWithValues: try database.query(
             "SELECT pk, reason FROM \(Metadata.parked) WHERE tbl = ? ORDER BY pk", [.text(table.name)]

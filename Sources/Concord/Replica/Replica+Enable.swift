@@ -95,13 +95,15 @@ extension Replica {
         var version = try self.version
         let selfIndex = try index(of: nodeID)
         let insert = try database.prepare(
-            "INSERT INTO \(table.rowsTable) (pk, cl, ver, hlc, node) VALUES (?, 1, ?, ?, ?)")
+            "INSERT INTO \(table.rowsTable) (kh, pk, cl, ver, hlc, node) VALUES (?, ?, 1, ?, ?, ?)")
         let keys = try database.prepare(
             "SELECT \(table.quotedKey) FROM \(table.quotedName) ORDER BY \(table.quotedKey)")
         while try keys.step() {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
             version += 1
-            try insert.run([keys.column(0), .integer(version), .integer(stamp.sqliteValue), .integer(selfIndex)])
+            let key = keys.column(0)
+            try insert.run([.integer(KeyHash.of(key)), key, .integer(version), .integer(stamp.sqliteValue),
+                            .integer(selfIndex)])
         }
         try storeClock(clock, version: version)
     }

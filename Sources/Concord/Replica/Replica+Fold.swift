@@ -34,76 +34,109 @@ extension Replica {
             }
             if !folded.isEmpty {
                 // Showing or hiding related rows is Concord's doing, not the app's: the triggers must not capture it.
-                try database.execute("UPDATE \(Metadata.state) SET applying = 1")
+                try suspendCapture()
                 try Reprojection(replica: self).reproject(folded)
-                try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+                try resumeCapture()
             }
             return count
         }
     }
 
     /// Folds what the log holds now; returns the rows deleted, for cascading.
+    ///
+    /// The log is read and trimmed ``foldBatch`` writes at a time, so the
+    /// pages its rows free are reused by the registers the fold writes rather
+    /// than left empty in the file. Each write moves its row to a new version.
     private func foldLog(_ count: inout Int, _ folded: inout [RowRef], _ seen: inout Set<RowRef>) throws -> [RowRef] {
         for table in tables { try requireMergeFunctions(table) }
         var clock = try self.clock
-        let version = try self.version + 1
-        let writes = try database.prepare("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) ORDER BY seq")
+        var version = try self.version
+        let writes = try database.prepare(
+            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT \(Self.foldBatch)")
+        let trim = try database.prepare("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
         var deleted: [RowRef] = []
         var joins = PendingJoins()
         let anyParked = try parkedRowsExist()
-        while try writes.step() {
-            guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
-                  let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
-            let key = writes.column(2)
-            let stamp = Stamp(hlc: clock.tick(physical: writes.int64(4)), node: nodeID)
-            let store = store(table)
-            let changed = operation == .update
-                ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)
-                : Array(repeating: operation == .insert, count: table.columns.count)
-            let write: LocalWrite = switch operation {
-            case .insert: .insert
-            case .delete: .delete
-            case .update: .update(changed: changed)
-            }
-            let before = try store.loadStamps(key)
-            var after = write.applied(to: before, columnCount: table.columns.count, stamp: stamp, policy: table.policy)
-            if !table.joinedColumns.isEmpty && operation != .delete {
-                try joins.fold(seq: writes.column(0), isInsert: operation == .insert, table: table, store: store,
-                               key: key, before: before, after: &after, changed: changed, stamp: stamp, replica: self)
-            }
-            try store.writeMetadata(key, after, version: version)
-            if operation == .delete && table.policy == .column {
-                // A counter shows what its row's current life contributed: nothing, once deleted — as a merge settles it.
-                for index in table.columns.indices where table.merges[index] == .counter {
-                    let life = after.liveness.causalLength
-                    try store.setValue(key, column: index, .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
+        var last = Int64.min
+        var batch = 0
+        repeat {
+            try writes.bind([.integer(last)])
+            let first = last
+            var kept: [Int64] = []
+            batch = 0
+            while try writes.step() {
+                batch += 1
+                last = writes.int64(0)
+                guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
+                      let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
+                let key = writes.column(2)
+                let stamp = Stamp(hlc: clock.tick(physical: writes.int64(4)), node: nodeID)
+                let store = store(table)
+                let changed = operation == .update
+                    ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)
+                    : Array(repeating: operation == .insert, count: table.columns.count)
+                let write: LocalWrite = switch operation {
+                case .insert: .insert
+                case .delete: .delete
+                case .update: .update(changed: changed)
                 }
+                let before = try store.loadStamps(key)
+                var after = write.applied(to: before?.registers, columnCount: table.columns.count, stamp: stamp,
+                                          policy: table.policy)
+                if !table.joinedColumns.isEmpty && operation != .delete {
+                    try joins.fold(seq: writes.column(0), isInsert: operation == .insert, table: table, store: store,
+                                   key: key, before: before?.registers, after: &after, changed: changed, stamp: stamp,
+                                   replica: self)
+                }
+                version += 1
+                try store.writeMetadata(key, after, version: version, previous: before?.version)
+                if operation == .delete && table.policy == .column {
+                    // A counter shows what its row's current life contributed: nothing, once deleted, as a merge settles it.
+                    for index in table.counterColumns {
+                        let life = after.liveness.causalLength
+                        try store.setValue(key, column: index,
+                                           .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
+                    }
+                }
+                if operation == .update && parents(of: name).contains(where: { !$0.action.hidesChild }) {
+                    try store.refreshHiddenCopy(key, changed: changed)
+                }
+                // A known key inserted again may have a hidden copy to drop; see below.
+                if operation == .insert && before != nil { kept.append(last) }
+                let ref = RowRef(table: name, key: key)
+                if hasRelations(name) {
+                    if seen.insert(ref).inserted { folded.append(ref) }
+                } else if operation != .update, anyParked {
+                    // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
+                    try unpark(ref)
+                }
+                if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
+                count += 1
             }
-            if operation == .update && parents(of: name).contains(where: { !$0.action.hidesChild }) {
-                try store.refreshHiddenCopy(key, changed: changed)
+            writes.reset()
+            for (low, high) in zip([first] + kept, kept.map { $0 - 1 } + [last]) where low < high {
+                try trim.run([.integer(low), .integer(high)])
             }
-            let ref = RowRef(table: name, key: key)
-            if hasRelations(name) {
-                if seen.insert(ref).inserted { folded.append(ref) }
-            } else if operation != .update, anyParked {
-                // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
-                try unpark(ref)
-            }
-            if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
-            count += 1
-        }
+        } while batch == Self.foldBatch
         // A row re-inserted after a delete loses its hidden copy, unless a later delete
-        // in the log made a new one: decided on the final liveness, in SQL, so a fold
-        // holds nothing in memory per write.
-        for (id, name) in tableNames.sorted(by: { $0.key < $1.key }) {
-            guard let table = syncedTables[name] else { continue }
-            try database.execute("DELETE FROM \(table.hiddenTable) WHERE pk IN (SELECT l.pk FROM \(Metadata.log) AS l "
-                + "JOIN \(table.rowsTable) AS m ON m.pk = l.pk WHERE l.tbl = ? AND l.op = ? AND m.cl % 2 = 1)",
-                [.integer(id), .integer(Metadata.Operation.insert.rawValue)])
+        // in the log made a new one: decided on the final liveness. Only those
+        // re-inserts are left in the log by now, so this holds nothing in memory per write.
+        let reinserts = try database.prepare("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
+        try reinserts.bind([.integer(Metadata.Operation.insert.rawValue)])
+        while try reinserts.step() {
+            guard let name = tableNames[reinserts.int64(0)], let table = syncedTables[name] else { continue }
+            let key = reinserts.column(1)
+            if try store(table).loadStamps(key)?.registers.liveness.isAlive ?? false {
+                try store(table).deleteHidden(key)
+            }
         }
-        try database.execute("UPDATE \(Metadata.state) SET applying = 1")
-        try joins.write()
-        try database.execute("UPDATE \(Metadata.state) SET applying = 0")
+        if joins.isEmpty {
+            try joins.write()
+        } else {
+            try suspendCapture()
+            try joins.write()
+            try resumeCapture()
+        }
         try database.execute("DELETE FROM \(Metadata.log)")
         for table in tables where !table.joinedColumns.isEmpty {
             try database.execute("DELETE FROM \(table.logValuesTable)")
@@ -111,6 +144,9 @@ extension Replica {
         try storeClock(clock, version: version)
         return deleted
     }
+
+    /// How many logged writes a fold reads before trimming them from the log.
+    static let foldBatch = 1_000
 
     /// Whether any row is parked.
     func parkedRowsExist() throws -> Bool {
@@ -143,6 +179,8 @@ private struct PendingJoins {
 
     private var rows: [Row] = []
     private var positions: [String: [SQLiteValue: Int]] = [:]
+
+    var isEmpty: Bool { rows.isEmpty }
 
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
     mutating func fold(seq: SQLiteValue, isInsert: Bool, table: SyncedTable, store: RegisterStore, key: SQLiteValue,

@@ -41,7 +41,8 @@ public final class Statement {
     /// Resets the statement and binds `values` to parameters 1, 2, ...
     public func bind(_ values: [SQLiteValue]) throws {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Parameters left unbound must read NULL, not what an earlier run bound.
+        if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }
@@ -54,7 +55,17 @@ public final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
         case .real(let v): code = sqlite3_bind_double(handle, index, v)
-        case .text(let v): code = sqlite3_bind_text(handle, index, v, -1, sqliteTransient)
+        case .text(var v):
+            // From the string's own bytes, without making a C string; up to the first NUL, as a C string would be.
+            code = v.withUTF8 { bytes in
+                let length = bytes.firstIndex(of: 0) ?? bytes.count
+                guard let base = bytes.baseAddress, length > 0 else {
+                    return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: length) {
+                    sqlite3_bind_text(handle, index, $0, Int32(length), sqliteTransient)
+                }
+            }
         case .blob(let v):
             code = v.withUnsafeBytes { bytes in
                 // A zero-length blob must still be a blob, not NULL.

@@ -32,7 +32,7 @@ struct BenchmarkRunner {
             var outcomes: [BenchmarkTrial.Outcome] = []
             for run in 1...count {
                 let trial = BenchmarkTrial(workload: workload, recentWrites: recentWrites,
-                                           probeImport: probeImport && run == 1)
+                                           probeImport: probeImport && run == 1, plainFirst: run % 2 == 1)
                 outcomes.append(try trial.run { step in progress("\(rows) rows, run \(run)/\(count): \(step)") })
             }
             reports.append(report(rows: rows, outcomes))

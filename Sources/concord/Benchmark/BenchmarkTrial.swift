@@ -9,6 +9,12 @@ import Foundation
 /// and measures sizes only after the fold and a checkpoint, in steady state;
 /// the export then pays for exporting alone.
 ///
+/// On a shared machine the two sides of a comparison must see the same
+/// conditions: before each timed step the file system is flushed (so neither
+/// side pays for writing back the other's pages), the side that goes first
+/// alternates from run to run, and apply is set against a plain insert timed
+/// right next to it.
+///
 /// ```swift
 /// let outcome = try BenchmarkTrial(workload: workload, recentWrites: 100, probeImport: true).run { print($0) }
 /// outcome.samples[.insert]   // (plain: 0.64, concord: 1.2)
@@ -19,6 +25,8 @@ struct BenchmarkTrial {
     let recentWrites: Int
     /// Whether to import the full changeset in a child process and read its peak memory.
     let probeImport: Bool
+    /// Whether plain SQLite goes first in each timed pair (runs alternate).
+    var plainFirst = true
 
     struct Sample {
         var plain: Double
@@ -49,8 +57,8 @@ struct BenchmarkTrial {
         let plain = try BenchmarkDatabases.openPlain(path("plain.sqlite"))
         let replica = try BenchmarkDatabases.openReplica(path("concord.sqlite"))
         progress("insert")
-        let plainInsert = try Stopwatch.time { try workload.insert(into: plain) }
-        let insert = try Stopwatch.time { try workload.insert(into: replica.database) }
+        let inserts = try pair({ try workload.insert(into: plain) }, { try workload.insert(into: replica.database) })
+        let (plainInsert, insert) = (inserts.plain, inserts.concord)
         progress("fold inserts")
         let foldInserts = try timeFold(replica, expecting: rows)
         outcome.samples[.insert] = Sample(plain: plainInsert, concord: insert)
@@ -64,8 +72,8 @@ struct BenchmarkTrial {
         outcome.samples[.pointReads] = try pointReads(plain, replica.database)
 
         progress("update")
-        let plainUpdate = try Stopwatch.time { try workload.updateEveryRow(in: plain) }
-        let update = try Stopwatch.time { try workload.updateEveryRow(in: replica.database) }
+        let updates = try pair({ try workload.updateEveryRow(in: plain) }, { try workload.updateEveryRow(in: replica.database) })
+        let (plainUpdate, update) = (updates.plain, updates.concord)
         progress("fold updates")
         let foldUpdates = try timeFold(replica, expecting: rows)
         outcome.samples[.update] = Sample(plain: plainUpdate, concord: update)
@@ -77,6 +85,7 @@ struct BenchmarkTrial {
 
         progress("export")
         let changesPath = path("changes.concord")
+        settle()
         let export = try Stopwatch.time {
             let sink = try FileByteSink(path: changesPath)
             try replica.exportChanges(since: 0, to: sink)
@@ -86,12 +95,13 @@ struct BenchmarkTrial {
 
         progress("apply")
         let target = try BenchmarkDatabases.openReplica(path("applied.sqlite"))
+        let plainTarget = try BenchmarkDatabases.openPlain(path("plain-applied.sqlite"))
         var report = ApplyReport()
-        let apply = try Stopwatch.time { report = try target.applyChangeset(atPath: changesPath) }
+        outcome.samples[.apply] = try pair({ try workload.insert(into: plainTarget) },
+                                           { report = try target.applyChangeset(atPath: changesPath) })
         guard report.applied == rows else {
             throw Mismatch(description: "apply merged \(report.applied) of \(rows) rows (\(report))")
         }
-        outcome.samples[.apply] = Sample(plain: plainInsert, concord: apply)
         outcome.samples[.sizeApplied] = Sample(
             plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(target.database, path("applied.sqlite")))
 
@@ -109,8 +119,22 @@ struct BenchmarkTrial {
         return outcome
     }
 
+    /// Times the plain and the Concord side of one phase, each on a flushed file system, in this run's order.
+    private func pair(_ plain: () throws -> Void, _ concord: () throws -> Void) throws -> Sample {
+        var sample = Sample(plain: 0, concord: 0)
+        for side in plainFirst ? [true, false] : [false, true] {
+            settle()
+            if side { sample.plain = try Stopwatch.time(plain) } else { sample.concord = try Stopwatch.time(concord) }
+        }
+        return sample
+    }
+
+    /// Writes back every dirty page the system holds, so a timed step does not pay for an earlier one's.
+    private func settle() { sync() }
+
     /// Times `foldLocalWrites()` and checks it folded one write per row.
     private func timeFold(_ replica: Replica, expecting rows: Int) throws -> Double {
+        settle()
         var folded = 0
         let seconds = try Stopwatch.time { folded = try replica.foldLocalWrites() }
         guard folded == rows else { throw Mismatch(description: "fold stamped \(folded) writes, expected \(rows)") }
