@@ -112,7 +112,11 @@ extension Replica {
     /// states their foreign keys forbid, as long as the end state is whole.
     ///
     /// Concord decides itself what each table shows; SQLite's own actions
-    /// (a cascade fired by hiding a parent) must not second-guess it.
+    /// (a cascade fired by hiding a parent) must not second-guess it. Every
+    /// public entry point that folds or merges opens its transaction here, as
+    /// SQLite can switch foreign keys off only outside one; called inside a
+    /// transaction the app opened with foreign keys on, hiding a parent that
+    /// has a RESTRICT child shown may still be refused.
     func withForeignKeysDeferred<T>(_ body: () throws -> T) throws -> T {
         guard !database.inTransaction else { return try database.transaction(body) }
         let enforced = try database.scalar("PRAGMA foreign_keys") == .integer(1)

@@ -20,7 +20,7 @@ extension Replica {
     public func exportChanges(
         since version: Int64, header: (ChangesetHeader) throws -> Void, row: (RowChange) throws -> Void
     ) throws {
-        try database.transaction {
+        try withForeignKeysDeferred {
             try foldLocalWrites()
             try header(ChangesetHeader(source: nodeID, since: version, upTo: try self.version,
                                        tables: tables.map(\.schema)))
