@@ -167,13 +167,16 @@ extension Workload {
             "DELETE FROM tags WHERE id = 't{1..3}'",
         ])
 
-    /// Counters merged as counters (concurrent increments add up) beside the same counts merged last-writer-wins.
+    /// Counters merged as counters (concurrent increments add up) beside the same counts merged
+    /// last-writer-wins, a best score merged by max, and themes under the row policy (a theme's
+    /// colours always come from one write).
     public static let counter = Workload(
         schema: """
             CREATE TABLE counters (id TEXT PRIMARY KEY NOT NULL, label TEXT NOT NULL,
                 taps INTEGER NOT NULL DEFAULT 0, taps_lww INTEGER NOT NULL DEFAULT 0, best INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE themes (id TEXT PRIMARY KEY NOT NULL, background TEXT, foreground TEXT);
             """,
-        tables: [Table(name: "counters", merges: ["taps": "counter", "best": "max"])],
+        tables: [Table(name: "counters", merges: ["taps": "counter", "best": "max"]), Table(name: "themes", policy: "row")],
         operations: [
             "INSERT INTO counters (id, label) VALUES ('c{1..3}', '{word}')",
             "UPDATE counters SET taps = taps + {1..3}, taps_lww = taps_lww + {1..3} WHERE id = 'c{1..3}'",
@@ -182,5 +185,7 @@ extension Workload {
             "UPDATE counters SET best = max(best, {0..20}) WHERE id = 'c{1..3}'",
             "UPDATE counters SET label = '{word}' WHERE id = 'c{1..3}'",
             "DELETE FROM counters WHERE id = 'c{1..3}'",
+            "INSERT OR REPLACE INTO themes (id, background, foreground) VALUES ('t{1..2}', '{word}', '{word}')",
+            "UPDATE themes SET foreground = '{word}' WHERE id = 't{1..2}'",
         ])
 }
