@@ -80,6 +80,20 @@ struct InjectedBugTests {
               + "shrunk to \(shrunk.plan.steps.count) steps in \(shrunk.runs) runs:\n  \(steps)\n  \(shrunk.result.failure!)")
     }
 
+    /// A reproducer whose choices no longer draw its plan (the plan generator changed since it was
+    /// written) still shrinks, by deleting steps from the plan itself.
+    @Test func aPlanWithoutItsChoicesShrinksByDeletingSteps() throws {
+        var simulation = Simulation(scenario: Self.scenario("capture"), seed: 1)
+        simulation.injectedBugs = .captureMergeWrites
+        let plan = simulation.plan().plan
+        let result = try simulation.run(plan)
+        try #require(result.failure?.kind == .ownStamps)
+        let shrunk = try simulation.shrink(plan: plan, failing: result, maxRuns: 200)
+        #expect(shrunk.result.failure?.kind == .ownStamps)
+        #expect(shrunk.plan.steps.count < plan.steps.count && shrunk.plan.steps.count <= Self.mostStepsAfterShrinking,
+                "\(shrunk.plan.steps.count) steps left")
+    }
+
     /// Without a bug, the same scenarios pass over the same seeds (so the failures above are the bugs').
     @Test(arguments: cases)
     func scenarioPassesWithoutTheBug(_ example: Case) throws {
