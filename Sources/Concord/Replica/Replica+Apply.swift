@@ -145,27 +145,33 @@ extension Replica {
     /// order too); then each other table's rows by key, in SQLite's order
     /// (text before blobs, bytewise), and a key met twice in arrival order.
     private func writeOrder(_ batch: [RowChange], _ plans: [String: TablePlan]) -> [Int] {
-        // Sorting compares a group number (0: foreign keys, then one per other table by name) and the key.
+        // Sorted as compact items, a rank (0: foreign keys; then per other table by name, text keys before
+        // blobs) and the key's first eight bytes; whole keys are compared only when those tie.
         let unrelated = plans.values.filter { !$0.isRelated }.map(\.remote.name).sorted {
             $0.utf8.lexicographicallyPrecedes($1.utf8)
         }
-        let groups = Dictionary(uniqueKeysWithValues: unrelated.enumerated().map { ($1, $0 + 1) })
-        var group: [Int] = []
-        var keys: [SQLiteValue] = []
-        group.reserveCapacity(batch.count)
-        keys.reserveCapacity(batch.count)
-        for row in batch {
-            group.append(groups[row.table] ?? 0)
-            keys.append(row.key)
+        let ranks = Dictionary(uniqueKeysWithValues: unrelated.enumerated().map { ($1, 2 * $0 + 1) })
+        var items: [(rank: Int, prefix: UInt64, index: Int)] = []
+        items.reserveCapacity(batch.count)
+        for (index, row) in batch.enumerated() {
+            guard let rank = ranks[row.table] else {
+                items.append((0, 0, index))
+                continue
+            }
+            switch row.key {
+            case .blob(let bytes): items.append((rank + 1, KeyOrder.prefix(bytes), index))
+            case .text(let text): items.append((rank, KeyOrder.prefix(text.utf8), index))
+            default: items.append((rank, 0, index))
+            }
         }
-        var order = Array(batch.indices)
-        order.sort { i, j in
-            if group[i] != group[j] { return group[i] < group[j] }
-            guard group[i] != 0 else { return i < j }
-            let keys = KeyOrder.compare(keys[i], keys[j])
-            return keys != 0 ? keys < 0 : i < j
+        items.sort { a, b in
+            if a.rank != b.rank { return a.rank < b.rank }
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            guard a.rank != 0 else { return a.index < b.index }
+            let keys = KeyOrder.compare(batch[a.index].key, batch[b.index].key)
+            return keys != 0 ? keys < 0 : a.index < b.index
         }
-        return order
+        return items.map(\.index)
     }
 
     /// Runs `body` in a transaction in which the user tables may pass through
@@ -283,18 +289,33 @@ private final class TablePlan {
     }
 }
 
-/// Keys in the order a key column's index keeps them: text before blobs,
-/// text by Unicode scalars (for NFC text, SQLite's bytewise order), blobs bytewise.
+/// Keys in the order a key column's index keeps them: text before blobs, each bytewise.
 enum KeyOrder {
     /// Negative, zero or positive as `a` sorts before, with or after `b`; only text and blob keys are told apart.
     static func compare(_ a: SQLiteValue, _ b: SQLiteValue) -> Int {
         switch (a, b) {
-        case (.text(let x), .text(let y)): return x < y ? -1 : (y < x ? 1 : 0)
-        case (.blob(let x), .blob(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (y.lexicographicallyPrecedes(x) ? 1 : 0)
+        case (.text(let x), .text(let y)): return compare(x.utf8, y.utf8)
+        case (.blob(let x), .blob(let y)): return compare(x, y)
         case (.text, .blob): return -1
         case (.blob, .text): return 1
         default: return 0
         }
+    }
+
+    /// The first eight bytes, big-endian, zero-padded: a key whose prefix is smaller sorts first.
+    static func prefix<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in bytes.prefix(8) {
+            value = value << 8 | UInt64(byte)
+            count += 1
+        }
+        return count == 0 ? 0 : value << (8 * (8 - count))
+    }
+
+    private static func compare<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Int {
+        if a.elementsEqual(b) { return 0 }
+        return a.lexicographicallyPrecedes(b) ? -1 : 1
     }
 }
 
