@@ -119,15 +119,8 @@ struct CaptureTriggers {
             + "VALUES (\(id), \(key), \(operation.rawValue), \(Metadata.nowMilliseconds), \(mask))"
     }
 
-    /// An insert logs the key; a NULL key is refused, as the log has no NOT NULL constraint to do it
-    /// (SQLite lets a TEXT primary key hold NULL, and a row needs a key to be told apart across devices).
     private var insertTrigger: String {
-        let key = "NEW.\(table.quotedKey)"
-        return trigger("insert", "AFTER INSERT", "1", [
-            "SELECT RAISE(ABORT, 'concord: the primary key of synced table \(sqlString(table.name)) cannot be NULL; "
-                + "give the row a unique key, e.g. a UUID') WHERE \(key) IS NULL",
-            logSQL(.insert, key: key),
-        ] + logValuesSQL(withOld: false))
+        trigger("insert", "AFTER INSERT", "1", [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
     }
 
     /// An update logs which columns changed, one bit per column.

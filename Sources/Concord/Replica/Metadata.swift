@@ -23,11 +23,7 @@
 ///
 /// Capture triggers write only to `_concord_log`: an append per write (table,
 /// key, operation, time of the write, changed columns), which costs the app
-/// little. Its columns carry no NOT NULL constraint, though the triggers never
-/// write NULL there but in `mask`: a constraint that may abort makes SQLite
-/// keep a statement journal for every UPDATE a capture trigger fires on,
-/// copying each page the update touches (the insert trigger refuses a NULL key,
-/// and a key cannot change). Concord folds the log into the registers, in write order, before
+/// little. Concord folds the log into the registers, in write order, before
 /// it exports, merges or checks anything.
 enum Metadata {
     static let state = "_concord_state"
@@ -40,7 +36,7 @@ enum Metadata {
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
-    static let layoutVersion: Int64 = 4
+    static let layoutVersion: Int64 = 3
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -64,7 +60,14 @@ enum Metadata {
             tbl TEXT NOT NULL, pk NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
         ) WITHOUT ROWID;
         CREATE TABLE \(revived) (tbl TEXT NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
-        CREATE TABLE \(log) (seq INTEGER PRIMARY KEY, tbl INTEGER, pk, op INTEGER, at INTEGER, mask INTEGER);
+        CREATE TABLE \(log) (
+            seq INTEGER PRIMARY KEY,
+            tbl INTEGER NOT NULL,
+            pk NOT NULL,
+            op INTEGER NOT NULL,
+            at INTEGER NOT NULL,
+            mask INTEGER
+        );
         """
 
     static func rowsTable(_ table: String) -> String { prefix + "rows_" + table }
