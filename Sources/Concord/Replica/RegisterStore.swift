@@ -73,6 +73,11 @@ final class RegisterStore {
 
     // MARK: Reading
 
+    /// Whether no row of this table has registers here.
+    func isEmpty() throws -> Bool {
+        try database.scalar("SELECT EXISTS (SELECT 1 FROM \(table.rowsTable))") == .integer(0)
+    }
+
     /// The stored registers of the row with `key`, or `nil` if this replica never heard of it.
     func load(_ key: SQLiteValue) throws -> StoredRow? {
         let statement = try statement(.select)
