@@ -11,7 +11,8 @@ import Concord
 /// then decides visibility as a least fixpoint: a row shows when it is alive
 /// (or revived by a later `RESTRICT` child), every hiding parent shows, and
 /// its materialized values fit its NOT NULL columns. It shares no code with
-/// the engine's merge or projection.
+/// the engine's merge or projection but `UnionValue`'s canonical JSON form of a
+/// set, which it uses to write the union of a `union` column's values.
 ///
 /// ```swift
 /// let model = try ReferenceModel(schemaOf: replica, ledger: ledger)

@@ -9,6 +9,9 @@
 final class RegisterStore {
     let table: SyncedTable
     unowned let replica: Replica
+    /// Whether a child can bring this table's deleted rows back, asked once rather than per row:
+    /// stores are made anew whenever the synced tables, and so the foreign keys, change.
+    private lazy var isRevivable = replica.isRevivable(table.name)
 
     /// A row's registers and where its values live.
     struct StoredRow {
@@ -227,11 +230,11 @@ final class RegisterStore {
                 try deleteHidden(key)
             }
             if mayBeParked { try replica.unpark(RowRef(table: table.name, key: key)) }
-            if replica.isRevivable(table.name) {
+            if isRevivable {
                 try replica.markRevived(RowRef(table: table.name, key: key), !registers.liveness.isAlive)
             }
         case .hidden(let reason, let parked):
-            if replica.isRevivable(table.name) { try replica.markRevived(RowRef(table: table.name, key: key), false) }
+            if isRevivable { try replica.markRevived(RowRef(table: table.name, key: key), false) }
             if previous?.shown ?? false { try statement(.deleteShown).run([key]) }
             if registers.columns.contains(where: { $0 != nil }) { try statement(.writeHidden).run([key] + values) }
             if parked {

@@ -56,14 +56,22 @@ struct BenchmarkTrial {
 
         let plain = try BenchmarkDatabases.openPlain(path("plain.sqlite"))
         let replica = try BenchmarkDatabases.openReplica(path("concord.sqlite"))
-        progress("insert")
-        let inserts = try pair({ try workload.insert(into: plain) }, { try workload.insert(into: replica.database) })
-        let (plainInsert, insert) = (inserts.plain, inserts.concord)
-        progress("fold inserts")
-        let foldInserts = try timeFold(replica, expecting: rows)
-        outcome.samples[.insert] = Sample(plain: plainInsert, concord: insert)
-        outcome.samples[.foldInserts] = Sample(plain: plainInsert, concord: foldInserts)
-        outcome.samples[.insertWithFold] = Sample(plain: plainInsert, concord: insert + foldInserts)
+        /// Times a write phase on both sides, then the fold it leaves; records the write, the fold and their sum.
+        func writeThenFold(_ write: BenchmarkPhaseKind, _ fold: BenchmarkPhaseKind, _ both: BenchmarkPhaseKind,
+                           plain: () throws -> Void, concord: () throws -> Void) throws -> Sample {
+            progress(write.rawValue)
+            let timed = try pair(plain, concord)
+            progress(fold.rawValue)
+            let folding = try timeFold(replica, expecting: rows)
+            outcome.samples[write] = timed
+            outcome.samples[fold] = Sample(plain: timed.plain, concord: folding)
+            outcome.samples[both] = Sample(plain: timed.plain, concord: timed.concord + folding)
+            return timed
+        }
+
+        let plainInsert = try writeThenFold(.insert, .foldInserts, .insertWithFold,
+                                            plain: { try workload.insert(into: plain) },
+                                            concord: { try workload.insert(into: replica.database) }).plain
         let plainSize = try BenchmarkDatabases.checkpointedSize(plain, path("plain.sqlite"))
         outcome.samples[.size] = Sample(
             plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(replica.database, path("concord.sqlite")))
@@ -71,14 +79,9 @@ struct BenchmarkTrial {
         progress("point reads")
         outcome.samples[.pointReads] = try pointReads(plain, replica.database)
 
-        progress("update")
-        let updates = try pair({ try workload.updateEveryRow(in: plain) }, { try workload.updateEveryRow(in: replica.database) })
-        let (plainUpdate, update) = (updates.plain, updates.concord)
-        progress("fold updates")
-        let foldUpdates = try timeFold(replica, expecting: rows)
-        outcome.samples[.update] = Sample(plain: plainUpdate, concord: update)
-        outcome.samples[.foldUpdates] = Sample(plain: plainUpdate, concord: foldUpdates)
-        outcome.samples[.updateWithFold] = Sample(plain: plainUpdate, concord: update + foldUpdates)
+        _ = try writeThenFold(.update, .foldUpdates, .updateWithFold,
+                              plain: { try workload.updateEveryRow(in: plain) },
+                              concord: { try workload.updateEveryRow(in: replica.database) })
         outcome.samples[.sizeAfterUpdate] = Sample(
             plain: try BenchmarkDatabases.checkpointedSize(plain, path("plain.sqlite")),
             concord: try BenchmarkDatabases.checkpointedSize(replica.database, path("concord.sqlite")))
