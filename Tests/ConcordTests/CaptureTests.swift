@@ -78,6 +78,33 @@ struct CaptureTests {
         #expect(!row[0].isNull && row[1].isNull && row[2].isNull)
     }
 
+    @Test func anUpdateThatChangesOnlyATypeIsAWriteWhereTheColumnKeepsTypes() throws {
+        let directory = TemporaryDirectory()
+        let replica = try Replica(path: directory.path("a.sqlite"),
+                                  configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        // An INTEGER column stores 1.0 as 1 and a REAL column stores 1 as 1.0; a column without a type keeps either.
+        try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER, r REAL, v)")
+        try replica.enableSync(on: "t")
+        try replica.database.execute("INSERT INTO t (id, n, r, v) VALUES ('k', 1, 1.0, 1)")
+        try replica.foldLocalWrites()
+        try replica.database.execute("UPDATE t SET n = 1.0, r = 1 WHERE id = 'k'")
+        #expect(try replica.foldLocalWrites() == 0, "the stored values did not change")
+        try replica.database.execute("UPDATE t SET v = 1.0 WHERE id = 'k'")
+        #expect(try replica.foldLocalWrites() == 1)
+        let row = try replica.database.query("SELECT h_n, h_r, h_v FROM _concord_rows_t")[0].map { $0.integerValue ?? 0 }
+        #expect(row[0] == row[1] && row[2] > row[0], "only v was stamped by the update")
+        #expect(try replica.database.scalar("SELECT typeof(v) FROM t") == "real")
+    }
+
+    @Test func theLoggedJulianDayGivesBackTheExactMillisecond() throws {
+        // SQLite's julianday('now') is its whole-millisecond clock divided by 86,400,000.
+        var generator = SeededGenerator(seed: 7)
+        let wrong = (0..<100_000).map { _ in Int64.random(in: 0...16_000_000_000_000, using: &generator) }.filter { unix in
+            Metadata.unixMilliseconds(julianDay: Double(unix + TimeSourceVFS.unixEpochJulianMilliseconds) / 86_400_000.0) != unix
+        }
+        #expect(wrong.isEmpty, "times up to the year 2477 that do not round-trip, e.g. \(wrong.prefix(3)) ms")
+    }
+
     @Test func changingAKeyIsRefused() throws {
         let directory = TemporaryDirectory()
         let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))

@@ -12,12 +12,14 @@
 /// the old and new values go to `_concord_logvalues_T`, since a later write
 /// would overwrite what the fold needs. While Concord merges, the three
 /// capture triggers are dropped and made again in the same transaction (see
-/// ``Replica/withoutCapture(_:)``): so they need no condition that every
+/// ``Replica/suspendCapture()``): so they need no condition that every
 /// write of the app would pay for, and no other connection ever sees them gone.
 struct CaptureTriggers {
     let table: SyncedTable
     /// The table's id in `_concord_tables`.
     let id: Int64
+    /// Whether an update must compare each column's type besides its bytes (see ``TableInspector/comparesTypes(of:)``).
+    let comparesTypes: [Bool]
 
     /// DDL for the table's metadata tables and triggers.
     var createSQL: String {
@@ -116,7 +118,7 @@ struct CaptureTriggers {
 
     private func logSQL(_ operation: Metadata.Operation, key: String, mask: String = "NULL") -> String {
         "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) "
-            + "VALUES (\(id), \(key), \(operation.rawValue), \(Metadata.nowMilliseconds), \(mask))"
+            + "VALUES (\(id), \(key), \(operation.rawValue), \(Metadata.now), \(mask))"
     }
 
     private var insertTrigger: String {
@@ -124,17 +126,22 @@ struct CaptureTriggers {
     }
 
     /// An update logs which columns changed, one bit per column.
+    ///
+    /// The mask is computed once, with no WHEN clause to compute it again:
+    /// an update that changed nothing is logged with mask 0 and skipped by
+    /// the fold, which costs less than testing every column twice on every
+    /// update the app makes.
     private var updateTrigger: String {
-        // SQL equality holds 1 = 1.0 and, under a NOCASE column, 'A' = 'a'; a change of
-        // type or of case is still a change of the stored value, so compare bytes and types.
-        let changed = table.quotedColumns.map {
-            "(NEW.\($0) IS NOT OLD.\($0) COLLATE BINARY OR typeof(NEW.\($0)) <> typeof(OLD.\($0)))"
+        // SQL equality holds 'A' = 'a' under a NOCASE column, and 1 = 1.0 in a column that keeps both
+        // types; a change of case or of type is still a change of the stored value, so compare bytes,
+        // and types where the column can hold both an INTEGER and an equal REAL.
+        let changed = zip(table.quotedColumns, comparesTypes).map { column, comparesType in
+            let bytes = "NEW.\(column) IS NOT OLD.\(column) COLLATE BINARY"
+            return comparesType ? "(\(bytes) OR typeof(NEW.\(column)) <> typeof(OLD.\(column)))" : "(\(bytes))"
         }
         guard !changed.isEmpty else { return "" }
-        let bits = changed.enumerated().map { index, test in
-            "((\(test)) << \(min(index, Metadata.maskBits)))"
-        }
-        return trigger("update", "AFTER UPDATE", changed.joined(separator: " OR "), [
+        let bits = changed.enumerated().map { index, test in "(\(test) << \(min(index, Metadata.maskBits)))" }
+        return trigger("update", "AFTER UPDATE", "1", [
             logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | ")),
         ] + logValuesSQL(withOld: true))
     }

@@ -19,7 +19,9 @@ extension Replica {
 
     private var captureTriggers: [CaptureTriggers] {
         tableNames.sorted { $0.key < $1.key }.compactMap { id, name in
-            syncedTables[name].map { CaptureTriggers(table: $0, id: id) }
+            syncedTables[name].map {
+                CaptureTriggers(table: $0, id: id, comparesTypes: typeComparisons[name] ?? $0.columns.map { _ in true })
+            }
         }
     }
 }

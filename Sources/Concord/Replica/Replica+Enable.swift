@@ -36,7 +36,8 @@ extension Replica {
                  .text(policy.rawValue), .text(ColumnList.encodeMerges(inspected.mergeMap))])
             let id = try database.scalar("SELECT id FROM \(Metadata.tables) WHERE name = ?",
                                          [.text(inspected.name)])?.integerValue ?? 0
-            try database.execute(CaptureTriggers(table: inspected, id: id).createSQL)
+            let comparesTypes = try TableInspector(database).comparesTypes(of: inspected)
+            try database.execute(CaptureTriggers(table: inspected, id: id, comparesTypes: comparesTypes).createSQL)
             for key in foreignKeys {
                 // Children of a parent whose visibility changes are found by index, not by a scan:
                 // on the hidden table always, and on the user table unless the app indexed the column.

@@ -69,8 +69,10 @@ extension Replica {
                 last = writes.int64(0)
                 guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
                       let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
+                // The update trigger logs an update that changed nothing with mask 0 rather than test every column twice.
+                if operation == .update && writes.int64(5) == 0 { continue }
                 let key = writes.column(2)
-                let stamp = Stamp(hlc: clock.tick(physical: writes.int64(4)), node: nodeID)
+                let stamp = Stamp(hlc: clock.tick(physical: Metadata.unixMilliseconds(julianDay: writes.double(4))), node: nodeID)
                 let store = store(table)
                 let changed = operation == .update
                     ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)

@@ -25,6 +25,8 @@ public final class Replica {
     private(set) var syncedTables: [String: SyncedTable] = [:]
     /// Table names by their id in `_concord_tables`, as the capture log refers to them.
     private(set) var tableNames: [Int64: String] = [:]
+    /// Whether each synced column's capture compares types, by table name (see ``TableInspector/comparesTypes(of:)``).
+    private(set) var typeComparisons: [String: [Bool]] = [:]
     /// The register store of each synced table, by name.
     private var stores: [String: RegisterStore] = [:]
     /// Foreign keys between synced tables, by child and by parent table.
@@ -90,8 +92,10 @@ public final class Replica {
     /// table keep a statement journal, and once one statement's journal
     /// outgrows 64 KiB, SQLite moves it to a temporary file for the rest of
     /// the transaction: every later write then costs several system calls
-    /// (100,000 inserts took 1.2 s instead of 0.8 s). Apps writing synced
-    /// tables through their own connections may want the same setting.
+    /// (100,000 inserts took 1.27 s instead of 0.89 s). A transaction larger
+    /// than the page cache makes that likely, since every page the cache
+    /// spills mid-statement joins the journal. Apps writing synced tables
+    /// through their own connections may want the same setting.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
         self.database = database
         self.configuration = configuration
@@ -110,13 +114,20 @@ public final class Replica {
             }
         }
         let layout = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0
-        guard layout == Metadata.layoutVersion else {
+        guard layout == Metadata.layoutVersion || layout == Metadata.upgradableLayout else {
             throw ReplicaError.unsupportedLayout(found: layout, supported: Metadata.layoutVersion)
         }
         let selfIndex = try database.scalar("SELECT node FROM \(Metadata.state)")?.integerValue ?? 0
         nodeID = NodeID(bytes: try database.scalar(
             "SELECT id FROM \(Metadata.nodes) WHERE idx = ?", [.integer(selfIndex)])?.blobValue ?? []) ?? NodeID(bytes: Array(repeating: 0, count: 16))!
         try loadSyncedTables()
+        if layout == Metadata.upgradableLayout {
+            try database.transaction {
+                try suspendCapture()
+                try resumeCapture()
+                try database.execute(Metadata.upgradeSQL)
+            }
+        }
     }
 
     /// The local version: every register change this replica stores gets a higher one.
@@ -154,8 +165,10 @@ public final class Replica {
         }
         parentKeys = [:]
         childKeys = [:]
+        typeComparisons = [:]
         let inspector = TableInspector(database)
         for table in tables {
+            typeComparisons[table.name] = try inspector.comparesTypes(of: table)
             for key in (try? inspector.foreignKeys(of: table, synced: syncedTables)) ?? [] {
                 parentKeys[key.child, default: []].append(key)
                 childKeys[key.parent, default: []].append(key)

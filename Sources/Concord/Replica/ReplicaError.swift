@@ -2,7 +2,7 @@
 public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     /// The file has no Concord metadata.
     case notAReplica(path: String)
-    /// The metadata was written by a newer layout.
+    /// The metadata has a layout this build neither reads nor upgrades.
     case unsupportedLayout(found: Int64, supported: Int64)
     /// No table by that name.
     case tableNotFound(String)
@@ -31,8 +31,10 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
             return "'\(path)' is not a Concord replica (it has no Concord metadata); "
                 + "run `concord enable \(path) --table NAME` first"
         case .unsupportedLayout(let found, let supported):
-            return "the replica's metadata has layout \(found), but this build reads layout \(supported); "
-                + "use a newer Concord"
+            return "the replica's metadata has layout \(found), but this build reads layout \(supported)"
+                + (found > supported ? "; use a newer Concord"
+                   : " (and upgrades layout \(Metadata.upgradableLayout)); export its changes with the Concord that made it "
+                     + "and import them into a new replica")
         case .tableNotFound(let name):
             return "there is no table named '\(name)'; create it first or check the spelling"
         case .unsupportedTable(let table, let reason, let fix):

@@ -71,9 +71,31 @@ struct TableInspector {
         return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
     }
 
+    /// Whether an update must compare each of `table`'s synced columns by type as well as by bytes.
+    ///
+    /// SQL equality holds 1 = 1.0, so a change of a value's type alone
+    /// escapes `IS NOT`. Only a column of BLOB affinity (declared BLOB or
+    /// with no type) can hold both: an INTEGER or NUMERIC column stores an
+    /// integral REAL as an INTEGER, a REAL column stores every number as a
+    /// REAL, and a TEXT column every number as TEXT. The capture trigger
+    /// pays for `typeof` only where it can matter.
+    ///
+    /// ```swift
+    /// // CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER, v)
+    /// try TableInspector(database).comparesTypes(of: t)   // [false, true]
+    /// ```
+    func comparesTypes(of table: SyncedTable) throws -> [Bool] {
+        var declared: [String: String] = [:]
+        for row in try database.query("SELECT name, type FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)]) {
+            if case .text(let name) = row[0] { declared[name] = row[1].textValue ?? "" }
+        }
+        // A column the table no longer declares compares by type too: that costs time, never a missed change.
+        return table.columns.map { column in declared[column].map { Self.affinity(of: $0) == .blob } ?? true }
+    }
+
     enum Affinity { case text, blob, integer, other }
 
-    /// SQLite's affinity rules (section 3.1 of "Datatypes In SQLite").
+    /// SQLite's affinity rules (section 3.1 of "Datatypes In SQLite"); `other` is REAL or NUMERIC.
     static func affinity(of declaredType: String) -> Affinity {
         let type = declaredType.uppercased()
         if type.contains("INT") { return .integer }

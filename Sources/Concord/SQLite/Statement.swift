@@ -112,6 +112,9 @@ public final class Statement {
     /// Column `index` as an integer (0 for NULL), for metadata columns known to be integers.
     public func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
+    /// Column `index` as a floating-point number (0 for NULL), for metadata columns known to be numbers.
+    public func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
     /// Whether column `index` is NULL in the current row.
     public func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
