@@ -8,7 +8,7 @@
 # table to paste into the README. Nothing outside Papers/ is written.
 #
 # Usage:
-#   Scripts/bench-report.sh                       # --scaling: 10k and 100k x3 runs, 1M x1 (about 6 min on 2 cores)
+#   Scripts/bench-report.sh                       # --scaling: 10k and 100k x5 runs, 1M x1 (about 8 min on 2 cores)
 #   Scripts/bench-report.sh --rows 100000 --runs 3   # any `concord bench` options instead of --scaling
 #   SCRATCH_PATH=/tmp/build Scripts/bench-report.sh  # build somewhere other than .build
 #
@@ -19,7 +19,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH_PATH:-$root/.build}
 results="$root/Papers/results.md"
-[ "$#" -gt 0 ] || set -- --scaling --runs 3
+[ "$#" -gt 0 ] || set -- --scaling --runs 5
 
 echo "Building release (scratch path $scratch)..." >&2
 swift build -c release --package-path "$root" --scratch-path "$scratch" >&2
