@@ -23,14 +23,17 @@ public struct CRC32: Hashable, Sendable {
     /// Feeds more bytes.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
         var crc = state
-        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            for byte in buffer {
-                crc = crc32Table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+        crc32Table.withUnsafeBufferPointer { table in
+            // The index is masked to 0...255, so the table needs no bounds check per byte.
+            let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+                for byte in buffer {
+                    crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+                }
             }
-        }
-        if done == nil {
-            for byte in bytes {
-                crc = crc32Table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+            if done == nil {
+                for byte in bytes {
+                    crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+                }
             }
         }
         state = crc

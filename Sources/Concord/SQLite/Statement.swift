@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// A prepared SQL statement: bind parameters, step through rows, read columns.
 ///
@@ -58,11 +59,12 @@ public final class Statement {
         case .text(var v):
             // From the string's own bytes, without making a C string; up to the first NUL, as a C string would be.
             code = v.withUTF8 { bytes in
-                let length = bytes.firstIndex(of: 0) ?? bytes.count
-                guard let base = bytes.baseAddress, length > 0 else {
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
                     return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
                 }
-                return base.withMemoryRebound(to: CChar.self, capacity: length) {
+                // memchr, not a Swift loop: every text a merge writes passes here.
+                let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                     sqlite3_bind_text(handle, index, $0, Int32(length), sqliteTransient)
                 }
             }
