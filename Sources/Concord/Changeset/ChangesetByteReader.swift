@@ -139,14 +139,14 @@ struct ChangesetByteReader {
         if length <= available {
             // Straight from the buffer, without copying the bytes out first.
             let text = buffer.withUnsafeBufferPointer {
-                String(validating: UnsafeBufferPointer(rebasing: $0[position..<position + length]), as: UTF8.self)
+                String(validUTF8: UnsafeBufferPointer(rebasing: $0[position..<position + length]))
             }
             guard let text else { throw ChangesetError.malformed(offset: start, field: field(), reason: .invalidUTF8) }
             position += length
             return text
         }
         let bytes = try self.bytes(length, field())
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = bytes.withUnsafeBufferPointer({ String(validUTF8: $0) }) else {
             throw ChangesetError.malformed(offset: start, field: field(), reason: .invalidUTF8)
         }
         return text
