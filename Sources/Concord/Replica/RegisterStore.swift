@@ -211,15 +211,18 @@ final class RegisterStore {
     /// `mayBeParked` says whether a parking record may exist to be removed.
     func materialize(_ key: SQLiteValue, _ registers: RowRegisters, _ placement: Reprojection.Placement,
                      previous: StoredRow?, mayBeParked: Bool) throws -> Reprojection.Placement {
-        let values = registers.columns.map { $0?.value ?? .null }
+        var values: [SQLiteValue] { registers.columns.map { $0?.value ?? .null } }
         switch placement {
         case .shown(let overrides):
-            var shown = [key]   // the key, then the values, as the upsert binds them
-            shown.reserveCapacity(values.count + 1)
-            shown += values
-            for (index, value) in overrides { shown[index + 1] = value }
+            // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
+            var shown = Statement.Parameters(try statement(.upsertShown))
             do {
-                try statement(.upsertShown).run(shown)
+                try shown.bind(key)
+                for (index, column) in registers.columns.enumerated() {
+                    let value = column?.value ?? .null
+                    try shown.bind(overrides.isEmpty ? value : overrides[index] ?? value)
+                }
+                try shown.run()
             } catch let error as SQLiteError where error.code == 19 && error.extendedCode != 787 {
                 return try materialize(key, registers, .hidden(reason: "cannot be shown: \(error.message)", parked: true),
                                        previous: previous, mayBeParked: mayBeParked)
@@ -263,28 +266,30 @@ final class RegisterStore {
     /// The row moves to `version` (a new, highest one); `previous` is its
     /// version until now, `nil` for a key not stored before.
     func writeMetadata(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64, previous: Int64?) throws {
-        let columnStamps = registers.columns.map { $0?.stamp }
         let base: Stamp?
         if table.hasColumnStamps {
-            base = Self.mostCommon(columnStamps) ?? registers.liveness.stamp
+            base = Self.mostCommon(registers.columns.map { $0?.stamp }) ?? registers.liveness.stamp
         } else {
             base = RowMerge.rowStamp(registers) ?? registers.liveness.stamp
         }
-        var values: [SQLiteValue] = [.integer(version), .integer(Int64(bitPattern: registers.liveness.causalLength))]
-        values.reserveCapacity(8 + 2 * columnStamps.count)
-        try encode(base, into: &values)
-        try encode(registers.liveness.stamp == base ? nil : registers.liveness.stamp, orNull: true, into: &values)
+        // Bound in place, in the column order of insertMetadataSQL and updateMetadataSQL: apply writes every row here.
+        var parameters = Statement.Parameters(try statement(previous == nil ? .insertMetadata : .updateMetadata))
+        try parameters.bind(.integer(version))
+        try parameters.bind(.integer(Int64(bitPattern: registers.liveness.causalLength)))
+        try bind(base, into: &parameters)
+        try bind(registers.liveness.stamp == base ? nil : registers.liveness.stamp, orNull: true, into: &parameters)
         if table.hasColumnStamps {
-            for stamp in columnStamps { try encode(stamp == base ? nil : stamp, orNull: true, into: &values) }
+            for column in registers.columns {
+                try bind(column?.stamp == base ? nil : column?.stamp, orNull: true, into: &parameters)
+            }
         }
         if let previous {
-            values.append(.integer(previous))
-            try statement(.updateMetadata).run(values)
+            try parameters.bind(.integer(previous))
         } else {
-            values.append(.integer(KeyHash.of(key)))
-            values.append(key)
-            try statement(.insertMetadata).run(values)
+            try parameters.bind(.integer(KeyHash.of(key)))
+            try parameters.bind(key)
         }
+        try parameters.run()
     }
 
     /// The stamp most columns share (the highest on a tie), counted in place: a row has few columns.
@@ -301,14 +306,14 @@ final class RegisterStore {
         return best
     }
 
-    /// Appends a stamp's clock and node index; a missing stamp is (0, 0), or two NULLs with `orNull`.
-    private func encode(_ stamp: Stamp?, orNull: Bool = false, into values: inout [SQLiteValue]) throws {
+    /// Binds a stamp's clock and node index; a missing stamp is (0, 0), or two NULLs with `orNull`.
+    private func bind(_ stamp: Stamp?, orNull: Bool = false, into parameters: inout Statement.Parameters) throws {
         guard let stamp else {
-            values.append(orNull ? .null : .integer(0))
-            values.append(orNull ? .null : .integer(0))
+            try parameters.bind(orNull ? .null : .integer(0))
+            try parameters.bind(orNull ? .null : .integer(0))
             return
         }
-        values.append(.integer(stamp.hlc.sqliteValue))
-        values.append(.integer(try replica.index(of: stamp.node)))
+        try parameters.bind(.integer(stamp.hlc.sqliteValue))
+        try parameters.bind(.integer(try replica.index(of: stamp.node)))
     }
 }
