@@ -10,15 +10,25 @@
 /// print(node)   // 32 hex digits
 /// ```
 public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// Always 16 bytes.
-    public let bytes: [UInt8]
+    // Held as two big-endian words rather than an array: stamps carry a node
+    // id, and apply copies, compares and hashes stamps for every row, which
+    // on an array costs a reference count and a loop each time.
+    private let high: UInt64
+    private let low: UInt64
 
     public static let byteCount = 16
+
+    /// Always 16 bytes.
+    public var bytes: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+    }
 
     /// Wraps 16 bytes; `nil` for any other length.
     public init?(bytes: [UInt8]) {
         guard bytes.count == Self.byteCount else { return nil }
-        self.bytes = bytes
+        high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Parses 32 hex digits.
@@ -30,7 +40,7 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
             guard let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) else { return nil }
             bytes.append(hi << 4 | lo)
         }
-        self.bytes = bytes
+        self.init(bytes: bytes)
     }
 
     /// A fresh id drawn from `generator`.
@@ -38,7 +48,8 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
         NodeID(bytes: (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })!
     }
 
-    public static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    /// Byte order: the first byte that differs decides, as for the bytes themselves.
+    public static func < (lhs: NodeID, rhs: NodeID) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
 
     public var description: String { bytes.map { hex2($0) }.joined().lowercased() }
 }
