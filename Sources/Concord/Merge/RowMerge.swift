@@ -106,8 +106,9 @@ public enum RowMerge {
     /// Sets each counter column's value to the sum of the contributions of the row's current life.
     static func settleCounters(_ registers: inout RowRegisters, _ rules: Rules) {
         guard rules.policy == .column else { return }
-        for index in registers.columns.indices where rules.merges[index] == .counter {
-            guard var register = registers.columns[index] else { continue }
+        for index in registers.columns.indices {
+            // A pattern, not `==`: comparing the enum copies its payload, for every column of every row merged.
+            guard case .counter = rules.merges[index], var register = registers.columns[index] else { continue }
             register.value = .integer(counterValue(register.contributions, life: registers.liveness.causalLength))
             registers.columns[index] = register
         }

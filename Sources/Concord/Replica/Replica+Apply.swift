@@ -160,7 +160,7 @@ extension Replica {
             }
             switch row.key {
             case .blob(let bytes): items.append((rank + 1, KeyOrder.prefix(bytes), index))
-            case .text(let text): items.append((rank, KeyOrder.prefix(text.utf8), index))
+            case .text(var text): items.append((rank, text.withUTF8 { KeyOrder.prefix($0) }, index))
             default: items.append((rank, 0, index))
             }
         }
