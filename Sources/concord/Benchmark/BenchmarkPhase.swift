@@ -62,7 +62,7 @@ enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
         case .size: "main file after fold and wal_checkpoint(TRUNCATE)"
         case .sizeAfterUpdate: "main file after the update, its fold and a checkpoint"
         case .sizeApplied: "the replica that applied the changeset, after a checkpoint"
-        case .pointReads: "SELECT by key, min(N, 100,000) reads in scattered order, after a warm-up pass"
+        case .pointReads: "SELECT by key, 2 passes of min(N, 100,000) reads in scattered order, ABBA, after a warm-up"
         }
     }
 }

@@ -45,7 +45,7 @@ struct BenchmarkRunner {
         let phases = BenchmarkPhaseKind.allCases.map { kind in
             BenchmarkPhase(kind: kind, plain: median(outcomes.compactMap { $0.samples[kind]?.plain }),
                            concord: median(outcomes.compactMap { $0.samples[kind]?.concord }),
-                           operations: kind == .pointReads ? min(rows, 100_000) : rows)
+                           operations: kind == .pointReads ? BenchmarkTrial.readPasses * min(rows, 100_000) : rows)
         }
         let recent = RecentExport(
             writes: recentWrites, changes: outcomes.first?.recentChanges ?? 0,
