@@ -100,7 +100,7 @@ struct CaptureTests {
         // SQLite's julianday('now') is its whole-millisecond clock divided by 86,400,000.
         var generator = SeededGenerator(seed: 7)
         let wrong = (0..<100_000).map { _ in Int64.random(in: 0...16_000_000_000_000, using: &generator) }.filter { unix in
-            Metadata.unixMilliseconds(julianDay: Double(unix + TimeSourceVFS.unixEpochJulianMilliseconds) / 86_400_000.0) != unix
+            Metadata.unixMilliseconds(julianDay: Double(unix + ReplicaVFS.unixEpochJulianMilliseconds) / 86_400_000.0) != unix
         }
         #expect(wrong.isEmpty, "times up to the year 2477 that do not round-trip, e.g. \(wrong.prefix(3)) ms")
     }

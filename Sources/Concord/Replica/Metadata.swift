@@ -109,7 +109,7 @@ enum Metadata {
     /// Metadata.unixMilliseconds(julianDay: 2440587.5)   // 0
     /// ```
     static func unixMilliseconds(julianDay: Double) -> Int64 {
-        Int64((julianDay * 86_400_000).rounded()) - TimeSourceVFS.unixEpochJulianMilliseconds
+        Int64((julianDay * 86_400_000).rounded()) - ReplicaVFS.unixEpochJulianMilliseconds
     }
 
     /// Operation codes in `_concord_log.op`.

@@ -74,9 +74,9 @@ public final class Replica {
     /// - Parameter create: when `false`, a database without metadata is an
     ///   error (``ReplicaError/notAReplica(path:)``) and nothing is written.
     public convenience init(path: String, configuration: Configuration = Configuration(), create: Bool = true) throws {
-        let timeSource = configuration.clock is SystemClock
-            ? nil : TimeSourceVFS(unixMilliseconds: { [clock = configuration.clock] in clock.unixMilliseconds() })
-        let database = try Database(path: path, mode: create ? .readWriteCreate : .readWrite, timeSource: timeSource)
+        let clock = configuration.clock
+        let vfs = clock is SystemClock ? ReplicaVFS() : ReplicaVFS(unixMilliseconds: { clock.unixMilliseconds() })
+        let database = try Database(path: path, mode: create ? .readWriteCreate : .readWrite, vfs: vfs)
         try self.init(database: database, configuration: configuration, create: create)
     }
 
@@ -87,19 +87,18 @@ public final class Replica {
 
     /// Makes a replica of an open connection (whose VFS should read `configuration.clock`).
     ///
-    /// The connection is set to keep temporary data in memory (`PRAGMA
-    /// temp_store = MEMORY`). A capture trigger makes every write to a synced
-    /// table keep a statement journal, and once one statement's journal
-    /// outgrows 64 KiB, SQLite moves it to a temporary file for the rest of
-    /// the transaction: every later write then costs several system calls
-    /// (100,000 inserts took 1.27 s instead of 0.89 s). A transaction larger
-    /// than the page cache makes that likely, since every page the cache
-    /// spills mid-statement joins the journal. Apps writing synced tables
-    /// through their own connections may want the same setting.
+    /// A capture trigger makes every write to a synced table keep a statement
+    /// journal, which SQLite moves to a temporary file once it outgrows 64 KiB,
+    /// making every later write of the transaction cost system calls. A
+    /// connection opened with a ``ReplicaVFS`` keeps that file in memory; any
+    /// other connection is set to keep temporary data in memory (`PRAGMA
+    /// temp_store = MEMORY`), which costs more per write but never touches
+    /// the disk. Apps writing synced tables through their own connections may
+    /// want either.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
         self.database = database
         self.configuration = configuration
-        try database.execute("PRAGMA temp_store = MEMORY")
+        if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
         let exists = try database.scalar(
             "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
         if !exists {

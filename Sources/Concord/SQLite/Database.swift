@@ -32,17 +32,18 @@ public final class Database {
     public let path: String
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
-    /// Keeps a custom time source registered for as long as the connection lives.
-    private let timeSource: TimeSourceVFS?
+    /// The VFS the connection was opened with, kept registered for as long as the connection lives.
+    let vfs: ReplicaVFS?
 
     /// Opens (or creates) the database at `path`.
     ///
-    /// - Parameter timeSource: when given, SQL's `'now'` (and so every stamp a
-    ///   capture trigger takes) reads this clock instead of the system's.
-    public init(path: String, mode: Mode = .readWriteCreate, timeSource: TimeSourceVFS? = nil) throws {
+    /// - Parameter vfs: when given, files are opened through it: SQL's `'now'`
+    ///   (and so every stamp a capture trigger takes) reads its clock, and
+    ///   statement journals stay in memory (see ``ReplicaVFS``).
+    public init(path: String, mode: Mode = .readWriteCreate, vfs: ReplicaVFS? = nil) throws {
         var handle: OpaquePointer?
         let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        let code = sqlite3_open_v2(path, &handle, flags, timeSource?.name)
+        let code = sqlite3_open_v2(path, &handle, flags, vfs?.name)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(connection: handle, code: code, sql: nil)
             sqlite3_close_v2(handle)
@@ -50,14 +51,14 @@ public final class Database {
         }
         self.handle = handle
         self.path = path
-        self.timeSource = timeSource
+        self.vfs = vfs
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
     }
 
     /// A private in-memory database.
-    public static func inMemory(timeSource: TimeSourceVFS? = nil) throws -> Database {
-        try Database(path: ":memory:", timeSource: timeSource)
+    public static func inMemory(vfs: ReplicaVFS? = nil) throws -> Database {
+        try Database(path: ":memory:", vfs: vfs)
     }
 
     deinit {
