@@ -40,6 +40,9 @@ public final class Replica {
     /// The node `index(of:)` last answered for: most stamps in a row or a changeset share one.
     private var lastIndexed: (node: NodeID, index: Int64)?
 
+    /// Finalizes the stores' statements before the connection goes, so it closes at once.
+    deinit { stores.removeAll() }
+
     /// How a replica reads time and makes its node id.
     public struct Configuration: Sendable {
         /// The physical clock behind every stamp (and behind SQL's `'now'` in capture triggers).

@@ -63,6 +63,12 @@ public final class Database {
 
     deinit {
         statementCache.removeAll()
+        guard sqlite3_close(handle) != SQLITE_OK else { return }
+        // A statement prepared elsewhere outlives the connection. SQLite closes
+        // the connection when that statement is finalized, still through the
+        // connection's VFS (the WAL is checkpointed and deleted then), so the
+        // VFS must stay registered and allocated until then: it is kept for good.
+        if let vfs { _ = Unmanaged.passRetained(vfs) }
         sqlite3_close_v2(handle)
     }
 

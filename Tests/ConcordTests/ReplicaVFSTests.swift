@@ -3,8 +3,8 @@ import Testing
 
 @testable import Concord
 
-/// Statement journals that outgrow SQLite's memory stay correct in ``MemoryJournalFile``.
-struct StatementJournalTests {
+/// The VFS replicas open their files through: spilled statement journals, and its lifetime.
+struct ReplicaVFSTests {
     @Test func aStatementThatFailsAfterItsJournalLeftMemoryIsUndoneWhole() throws {
         let directory = TemporaryDirectory()
         let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))
@@ -33,5 +33,22 @@ struct StatementJournalTests {
         #expect(try database.scalar("SELECT count(*) FROM \(Metadata.log)") == .integer(8000))
         #expect(try database.scalar("PRAGMA integrity_check") == .text("ok"))
         #expect(try replica.foldLocalWrites() == 8000)
+    }
+
+    @Test func aStatementThatOutlivesItsConnectionStillClosesItThroughTheVFS() throws {
+        let directory = TemporaryDirectory()
+        var outliving: [Statement] = []
+        do {
+            let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))
+            try replica.database.execute("PRAGMA journal_mode = WAL")
+            try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk')")
+            outliving.append(try replica.database.prepare("SELECT title FROM reminders"))
+        }
+        #expect(outliving.count == 1)
+        // The replica is gone; finalizing the statement closes the connection, which checkpoints and deletes the WAL.
+        outliving.removeAll()
+        #expect(!FileManager.default.fileExists(atPath: directory.path("a.sqlite") + "-wal"))
+        let reopened = try Database(path: directory.path("a.sqlite"))
+        #expect(try reopened.scalar("SELECT title FROM reminders") == .text("milk"))
     }
 }
