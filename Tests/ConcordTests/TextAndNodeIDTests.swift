@@ -1,14 +1,10 @@
+import ConcordTesting
 import Foundation
 import Testing
 
 @testable import Concord
 
-/// The seed a randomized test in this file runs: `CONCORD_SEED` when set (to replay a failure), else `fixed`.
-private func seed(_ fixed: UInt64) -> UInt64 {
-    ProcessInfo.processInfo.environment["CONCORD_SEED"].flatMap(UInt64.init) ?? fixed
-}
-
-/// Changeset text is accepted exactly when it is valid UTF-8; node ids order and hash as their bytes.
+/// Changeset text is accepted exactly when it is valid UTF-8; node ids order and compare as their bytes.
 struct TextAndNodeIDTests {
     private func validUTF8(_ bytes: [UInt8]) -> String? {
         bytes.withUnsafeBufferPointer { String(validUTF8: $0) }
@@ -30,43 +26,33 @@ struct TextAndNodeIDTests {
         }
     }
 
-    @Test func randomBytesAreJudgedLikeTheStrictCheck() {
-        let seed = seed(0x5EED_0007)
-        var rng = SeededGenerator(seed: seed)
-        // Mostly ASCII with lead, continuation and invalid bytes mixed in, so valid and invalid both come up often.
-        let pool: [ClosedRange<UInt8>] = [0x20...0x7E, 0x80...0xBF, 0xC0...0xDF, 0xE0...0xEF, 0xF0...0xFF]
-        var mismatches = 0
-        for _ in 0..<50_000 {
-            let bytes = (0..<Int.random(in: 0...24, using: &rng)).map { _ in
-                UInt8.random(in: pool.randomElement(using: &rng)!, using: &rng)
-            }
-            if validUTF8(bytes) != strict(bytes) {
-                mismatches += 1
-                Issue.record("\(bytes) judged differently (replay with CONCORD_SEED=\(seed))")
-                if mismatches > 5 { return }
-            }
-        }
+    /// Mostly ASCII with lead, continuation and invalid bytes mixed in, so valid and invalid both come up often.
+    private static let textBytes = Gen.oneOf(
+        [0x20...0x7E, 0x80...0xBF, 0xC0...0xDF, 0xE0...0xEF, 0xF0...0xFF].map { range in
+            Gen.int(in: range).map { UInt8($0) }
+        }).array(length: 0...24)
+
+    @Test func randomBytesAreJudgedLikeTheStrictCheck() throws {
+        try Property.check(Self.textBytes, iterations: 20_000) { bytes in validUTF8(bytes) == strict(bytes) }
     }
 
-    @Test func nodeIDsKeepTheirBytesAndOrderByThem() {
-        let seed = seed(0x5EED_0016)
-        var rng = SeededGenerator(seed: seed)
-        var ids: [NodeID] = []
-        for index in 0..<400 {
-            // Every fourth id shares all but its last byte with the one before, to test ties in the first word.
-            var bytes = index % 4 == 3 ? ids[index - 1].bytes : (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            if index % 4 == 3 { bytes[15] &+= 1 }
-            let id = NodeID(bytes: bytes)!
-            #expect(id.bytes == bytes, "replay with CONCORD_SEED=\(seed)")
-            #expect(NodeID(hex: id.description) == id, "replay with CONCORD_SEED=\(seed)")
-            ids.append(id)
-        }
-        for a in ids.prefix(100) {
-            for b in ids {
-                #expect((a < b) == a.bytes.lexicographicallyPrecedes(b.bytes), "\(a) vs \(b), CONCORD_SEED=\(seed)")
-                #expect((a == b) == (a.bytes == b.bytes), "\(a) vs \(b), CONCORD_SEED=\(seed)")
-                if a == b { #expect(a.hashValue == b.hashValue) }
-            }
+    private static let idBytes = Gen.int(in: 0...255).map { UInt8($0) }.array(length: 16...16)
+
+    /// Two ids; in a third of the pairs the second shares all but its last byte with the first,
+    /// to test ties in the first word.
+    private static let idPairs = Gen.zip(idBytes, idBytes, Gen.int(in: 0...2))
+
+    @Test func nodeIDsKeepTheirBytesAndOrderByThem() throws {
+        try Property.check(Self.idPairs, iterations: 5_000) { pair in
+            let (first, other, shape) = pair
+            var second = other
+            if shape == 0 { second = Array(first.prefix(15)) + [other[15]] }
+            let (a, b) = (NodeID(bytes: first)!, NodeID(bytes: second)!)
+            return a.bytes == first && b.bytes == second && NodeID(hex: a.description) == a
+                && (a < b) == first.lexicographicallyPrecedes(second)
+                && (b < a) == second.lexicographicallyPrecedes(first)
+                && (a == b) == (first == second)
+                && (a != b || a.hashValue == b.hashValue)
         }
         #expect(NodeID(bytes: Array(repeating: 0, count: 15)) == nil)
     }
