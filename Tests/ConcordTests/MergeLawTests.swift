@@ -46,7 +46,7 @@ struct MergeLawTests {
             case .null: true
             case .integer(let v): abs(v) <= 1
             case .real(let v): abs(v) <= 1
-            case .text(let t): t.count <= 1
+            case .text(let t): t.bytes.count <= 1
             case .blob(let b): b.count <= 1
             }
         }, "\(violation)")

@@ -5,7 +5,8 @@
 /// Integers are exact JSON integers (64-bit, never rounded through a double);
 /// reals are the shortest decimal that reads back to the same bits (`-0.0`
 /// included), with `"Infinity"` and `"-Infinity"` as strings; blobs are
-/// lowercase hex; node ids are 32 hex digits; clocks are the raw 64-bit
+/// lowercase hex, and so is text whose bytes are not UTF-8 (`{"textHex": "61ff62"}`);
+/// node ids are 32 hex digits; clocks are the raw 64-bit
 /// ``HLCTimestamp`` integer. NULL is `null`, any other value an object with one
 /// key naming its kind. Each table lists its columns' merge names in
 /// `"merges"`, lined up with `"columns"`. A register of a `counter` column
@@ -34,7 +35,7 @@
 ///           "value": { "integer": 2 }
 ///         }
 ///       ],
-///       "key": { "integer": 1 },
+///       "key": { "text": "5F0C..." },
 ///       "liveness": { "causalLength": 1, "stamp": { "hlc": 111398894379417600, "node": "9f0c...e2" } },
 ///       "table": "reminders"
 ///     }
@@ -62,7 +63,7 @@ extension Changeset {
         let merges = Dictionary(tables.map { (Array($0.name.utf8), $0.merges) }, uniquingKeysWith: { first, _ in first })
         return JSONText.write(.object([
             ("format", .number(String(Changeset.formatVersion))),
-            ("source", .string(lowercaseHex(source.bytes))),
+            ("source", .string(Hex.encode(source.bytes))),
             ("since", .number(String(since))),
             ("upTo", .number(String(upTo))),
             ("tables", .array(tables.map { table in
@@ -120,16 +121,6 @@ extension Changeset {
 }
 
 /// Two lowercase hex digits per byte (what `NodeID.description` gives, without its per-byte strings).
-private func lowercaseHex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(2 * bytes.count)
-    for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0xF)])
-    }
-    return String(decoding: text, as: UTF8.self)
-}
 
 /// A column register; `"contributions"` is always there for a counter column, and elsewhere only when
 /// the (invalid) register has some, so that reading the JSON back refuses it instead of losing them.
@@ -148,7 +139,7 @@ private func jsonRegister(_ register: ColumnRegister, merge: ColumnMerge?) -> JS
 }
 
 private func jsonStamp(_ stamp: Stamp) -> JSONText.Value {
-    .object([("hlc", .number(String(stamp.hlc.rawValue))), ("node", .string(lowercaseHex(stamp.node.bytes)))])
+    .object([("hlc", .number(String(stamp.hlc.rawValue))), ("node", .string(Hex.encode(stamp.node.bytes)))])
 }
 
 private func jsonValue(_ value: SQLiteValue) -> JSONText.Value {
@@ -162,9 +153,11 @@ private func jsonValue(_ value: SQLiteValue) -> JSONText.Value {
             : v.isNaN ? .string("NaN") : .string(v < 0 ? "-Infinity" : "Infinity")
         return .object([("real", text)])
     case .text(let v):
-        return .object([("text", .string(v))])
+        // JSON strings are Unicode: text whose bytes are not UTF-8 travels as hex.
+        guard let string = v.string else { return .object([("textHex", .string(Hex.encode(v.bytes)))]) }
+        return .object([("text", .string(string))])
     case .blob(let v):
-        return .object([("blob", .string(lowercaseHex(v)))])
+        return .object([("blob", .string(Hex.encode(v)))])
     }
 }
 
@@ -389,10 +382,10 @@ private enum JSONChangesetReader {
         return try stamp(node, path)
     }
 
-    static let valueKinds = ["integer", "real", "text", "blob"]
+    static let valueKinds = ["integer", "real", "text", "textHex", "blob"]
 
     static func value(_ node: Node, _ path: String) throws -> SQLiteValue {
-        let expected = "null or an object with one key: integer, real, text or blob"
+        let expected = "null or an object with one key: integer, real, text, textHex or blob"
         guard case .object(let members) = node.kind else {
             if case .null = node.kind { return .null }
             throw malformed(node, path, .wrongType(expected: expected, found: node.typeName))
@@ -424,27 +417,16 @@ private enum JSONChangesetReader {
             }
         case "text":
             return .text(try string(payload, payloadPath))
+        case "textHex":
+            guard let bytes = Hex.decode(try string(payload, payloadPath)) else {
+                throw malformed(payload, payloadPath, .invalidHex)
+            }
+            return .text(SQLiteText(bytes: bytes))
         default:
-            let digits = Array(try string(payload, payloadPath).utf8)
-            guard digits.count % 2 == 0 else { throw malformed(payload, payloadPath, .invalidHex) }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(digits.count / 2)
-            for k in stride(from: 0, to: digits.count, by: 2) {
-                guard let high = hexDigit(digits[k]), let low = hexDigit(digits[k + 1]) else {
-                    throw malformed(payload, payloadPath, .invalidHex)
-                }
-                bytes.append(high << 4 | low)
+            guard let bytes = Hex.decode(try string(payload, payloadPath)) else {
+                throw malformed(payload, payloadPath, .invalidHex)
             }
             return .blob(bytes)
-        }
-    }
-
-    static func hexDigit(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

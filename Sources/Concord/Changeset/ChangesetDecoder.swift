@@ -272,7 +272,9 @@ public final class ChangesetDecoder {
             if value.isNaN { throw ChangesetError.malformed(offset: offset, field: field(), reason: .notANumber) }
             return .real(value)
         case ChangesetFormat.textTag:
-            return .text(try reader.string(field()))
+            // Any bytes: SQLite's TEXT need not be UTF-8 (see ``SQLiteText``).
+            let length = try reader.count(field(), limit: ChangesetFormat.maxLength)
+            return .text(SQLiteText(bytes: try reader.bytes(length, field())))
         case ChangesetFormat.blobTag:
             let length = try reader.count(field(), limit: ChangesetFormat.maxLength)
             return .blob(try reader.bytes(length, field()))

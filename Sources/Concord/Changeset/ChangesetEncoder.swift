@@ -265,7 +265,8 @@ public final class ChangesetEncoder {
             ChangesetFormat.appendUInt64(v.bitPattern, to: &scratch)
         case .text(let v):
             scratch.append(ChangesetFormat.textTag)
-            ChangesetFormat.appendString(v, to: &scratch)
+            ChangesetFormat.appendVarint(UInt64(v.bytes.count), to: &scratch)
+            scratch += v.bytes
         case .blob(let v):
             scratch.append(ChangesetFormat.blobTag)
             ChangesetFormat.appendVarint(UInt64(v.count), to: &scratch)

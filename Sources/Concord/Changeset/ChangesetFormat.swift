@@ -128,8 +128,8 @@ enum ChangesetFormat {
     static func problem(value: SQLiteValue) -> ChangesetError.Reason? {
         switch value {
         case .real(let v) where v.isNaN: return .notANumber
-        case .text(let s) where UInt64(s.utf8.count) > maxLength:
-            return .lengthTooLarge(declared: UInt64(s.utf8.count), limit: maxLength)
+        case .text(let s) where UInt64(s.bytes.count) > maxLength:
+            return .lengthTooLarge(declared: UInt64(s.bytes.count), limit: maxLength)
         case .blob(let b) where UInt64(b.count) > maxLength:
             return .lengthTooLarge(declared: UInt64(b.count), limit: maxLength)
         default: return nil

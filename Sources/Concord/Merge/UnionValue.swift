@@ -34,7 +34,7 @@ public enum UnionValue {
     /// The elements of a JSON array of strings and integers, or `nil` when `value` is not one.
     public static func parse(_ value: SQLiteValue) -> [Element]? {
         guard case .text(let text) = value else { return value.isNull ? [] : nil }
-        var parser = Parser(bytes: Array(text.utf8))
+        var parser = Parser(bytes: text.bytes)
         return parser.array()
     }
 

@@ -33,13 +33,7 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses 32 hex digits.
     public init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count == 2 * Self.byteCount else { return nil }
-        var bytes: [UInt8] = []
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) else { return nil }
-            bytes.append(hi << 4 | lo)
-        }
+        guard let bytes = Hex.decode(hex) else { return nil }
         self.init(bytes: bytes)
     }
 
@@ -51,14 +45,5 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Byte order: the first byte that differs decides, as for the bytes themselves.
     public static func < (lhs: NodeID, rhs: NodeID) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
 
-    public var description: String { bytes.map { hex2($0) }.joined().lowercased() }
-}
-
-private func hexValue(_ c: UInt8) -> UInt8? {
-    switch c {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-    default: nil
-    }
+    public var description: String { Hex.encode(bytes) }
 }

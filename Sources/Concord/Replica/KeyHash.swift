@@ -16,8 +16,7 @@ enum KeyHash {
     static func of(_ key: SQLiteValue) -> Int64 {
         switch key {
         case .text(let text):
-            var text = text
-            return text.withUTF8 { hash($0, tag: 3) }
+            return text.bytes.withUnsafeBufferPointer { hash($0, tag: 3) }
         case .blob(let bytes):
             return bytes.withUnsafeBufferPointer { hash($0, tag: 4) }
         case .integer(let value):

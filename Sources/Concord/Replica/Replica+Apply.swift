@@ -160,7 +160,7 @@ extension Replica {
             }
             switch row.key {
             case .blob(let bytes): items.append((rank + 1, KeyOrder.prefix(bytes), index))
-            case .text(var text): items.append((rank, text.withUTF8 { KeyOrder.prefix($0) }, index))
+            case .text(let text): items.append((rank, KeyOrder.prefix(text.bytes), index))
             default: items.append((rank, 0, index))
             }
         }
@@ -294,7 +294,7 @@ enum KeyOrder {
     /// Negative, zero or positive as `a` sorts before, with or after `b`; only text and blob keys are told apart.
     static func compare(_ a: SQLiteValue, _ b: SQLiteValue) -> Int {
         switch (a, b) {
-        case (.text(let x), .text(let y)): return compare(x.utf8, y.utf8)
+        case (.text(let x), .text(let y)): return compare(x.bytes, y.bytes)
         case (.blob(let x), .blob(let y)): return compare(x, y)
         case (.text, .blob): return -1
         case (.blob, .text): return 1

@@ -154,9 +154,9 @@ public final class Replica {
         stores = [:]
         for row in try database.query(
             "SELECT id, name, key, columns, policy, merges FROM \(Metadata.tables) ORDER BY name") {
-            guard case .integer(let id) = row[0], case .text(let name) = row[1], case .text(let key) = row[2],
-                  case .text(let columnList) = row[3], case .text(let policyName) = row[4],
-                  case .text(let mergeList) = row[5], let policy = TablePolicy(rawValue: policyName)
+            guard case .integer(let id) = row[0], let name = row[1].textValue, let key = row[2].textValue,
+                  let columnList = row[3].textValue, let policyName = row[4].textValue,
+                  let mergeList = row[5].textValue, let policy = TablePolicy(rawValue: policyName)
             else { continue }
             let columns = ColumnList.decode(columnList), merges = ColumnList.decodeMerges(mergeList)
             let table = SyncedTable(name: name, key: key, columns: columns, policy: policy,

@@ -25,13 +25,13 @@ struct TableInspector {
     func inspect(_ requested: String, policy: TablePolicy) throws -> SyncedTable {
         guard let row = try database.query(
             "SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
-            [.text(requested)]).first, case .text(let name) = row[0]
+            [.text(requested)]).first, let name = row[0].textValue
         else { throw ReplicaError.tableNotFound(requested) }
         let refuse = { (reason: String, fix: String) in
             ReplicaError.unsupportedTable(table: name, reason: reason, fix: fix)
         }
         if row[1] == .text("view") { throw refuse("it is a view", "sync the tables the view reads from") }
-        if case .text(let sql) = row[2], sql.uppercased().hasPrefix("CREATE VIRTUAL") {
+        if let sql = row[2].textValue, sql.uppercased().hasPrefix("CREATE VIRTUAL") {
             throw refuse("it is a virtual table", "sync an ordinary table instead")
         }
         if name.hasPrefix(Metadata.prefix) || name.lowercased().hasPrefix("sqlite_") {
@@ -87,7 +87,7 @@ struct TableInspector {
     func comparesTypes(of table: SyncedTable) throws -> [Bool] {
         var declared: [String: String] = [:]
         for row in try database.query("SELECT name, type FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)]) {
-            if case .text(let name) = row[0] { declared[name] = row[1].textValue ?? "" }
+            if let name = row[0].textValue { declared[name] = row[1].textValue ?? "" }
         }
         // A column the table no longer declares compares by type too: that costs time, never a missed change.
         return table.columns.map { column in declared[column].map { Self.affinity(of: $0) == .blob } ?? true }

@@ -56,16 +56,14 @@ public final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
         case .real(let v): code = sqlite3_bind_double(handle, index, v)
-        case .text(var v):
-            // From the string's own bytes, without making a C string; up to the first NUL, as a C string would be.
-            code = v.withUTF8 { bytes in
+        case .text(let v):
+            // Every byte, NUL and non-UTF-8 ones included: TEXT is bytes to SQLite.
+            code = v.bytes.withUnsafeBufferPointer { bytes in
                 guard let base = bytes.baseAddress, !bytes.isEmpty else {
                     return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
                 }
-                // memchr, not a Swift loop: every text a merge writes passes here.
-                let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
                 return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    sqlite3_bind_text(handle, index, $0, Int32(length), sqliteTransient)
+                    sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
                 }
             }
         case .blob(let v):
@@ -102,7 +100,12 @@ public final class Statement {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_TEXT:
+            // Read by length, not up to the first NUL, and kept as bytes: see ``SQLiteText``.
+            // sqlite3_column_text first: sqlite3_column_bytes then counts the bytes it returned.
+            guard let base = sqlite3_column_text(handle, index) else { return .text(SQLiteText(bytes: [])) }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .text(SQLiteText(bytes: Array(UnsafeBufferPointer(start: base, count: count))))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, index))
             guard count > 0, let base = sqlite3_column_blob(handle, index) else { return .blob([]) }
