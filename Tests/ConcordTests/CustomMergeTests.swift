@@ -1,3 +1,4 @@
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 @testable import Concord

@@ -1,3 +1,4 @@
+import ConcordTestSupport
 import Testing
 @testable import Concord
 

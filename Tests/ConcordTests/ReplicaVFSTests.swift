@@ -1,3 +1,4 @@
+import ConcordTestSupport
 import Foundation
 import Testing
 

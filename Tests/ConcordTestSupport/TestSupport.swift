@@ -1,11 +1,11 @@
 import Foundation
-@testable import Concord
+import Concord
 
 /// A fresh directory under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
+public final class TemporaryDirectory {
+    public let url: URL
 
-    init() {
+    public init() {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("concord-tests-\(UUID().uuidString)", isDirectory: true)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -13,27 +13,27 @@ final class TemporaryDirectory {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
 
 /// A node id whose bytes are all `byte`, so tests can name the winner of a tie.
-func node(_ byte: UInt8) -> NodeID { NodeID(bytes: Array(repeating: byte, count: 16))! }
+public func node(_ byte: UInt8) -> NodeID { NodeID(bytes: Array(repeating: byte, count: 16))! }
 
 /// A replica configuration with a manual clock and a fixed node id.
-func configuration(node id: UInt8, clock: ManualClock) -> Replica.Configuration {
+public func configuration(node id: UInt8, clock: ManualClock) -> Replica.Configuration {
     Replica.Configuration(clock: clock, makeNodeID: { node(id) })
 }
 
 /// Starting time for manual clocks: 2026-01-01T00:00:00Z.
-let epoch2026: Int64 = 1_767_225_600_000
+public let epoch2026: Int64 = 1_767_225_600_000
 
 /// The reminders schema most engine tests use.
-let remindersSchema = """
+public let remindersSchema = """
     CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL, title TEXT, done INTEGER NOT NULL DEFAULT 0, notes TEXT);
     """
 
 /// A file-backed replica with the reminders table synced.
-func makeReplica(_ directory: TemporaryDirectory, _ name: String, node id: UInt8, clock: ManualClock,
+public func makeReplica(_ directory: TemporaryDirectory, _ name: String, node id: UInt8, clock: ManualClock,
                  policy: TablePolicy = .column) throws -> Replica {
     let replica = try Replica(path: directory.path(name), configuration: configuration(node: id, clock: clock))
     try replica.database.execute(remindersSchema)
@@ -43,7 +43,7 @@ func makeReplica(_ directory: TemporaryDirectory, _ name: String, node id: UInt8
 
 /// Runs the `sqlite3` shell on `database` with `sql` on standard input; returns its output.
 @discardableResult
-func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
+public func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
     process.arguments = ["-batch", database]
@@ -63,12 +63,12 @@ func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
     return String(decoding: out, as: UTF8.self)
 }
 
-struct ShellError: Error, CustomStringConvertible {
-    let message: String
-    let status: Int32
-    var description: String { "sqlite3 exited \(status): \(message)" }
+public struct ShellError: Error, CustomStringConvertible {
+    public let message: String
+    public let status: Int32
+    public var description: String { "sqlite3 exited \(status): \(message)" }
 }
 
 /// Exchanges changes both ways until neither side has anything new.
-func syncBoth(_ a: Replica, _ b: Replica) throws { try Replica.sync([a, b]) }
+public func syncBoth(_ a: Replica, _ b: Replica) throws { try Replica.sync([a, b]) }
 

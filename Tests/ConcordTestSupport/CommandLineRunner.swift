@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The `concord` executable SwiftPM built next to this test bundle.
-let concordExecutable: URL = {
+public let concordExecutable: URL = {
     let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     var directory = bundle.deletingLastPathComponent()
     // On Linux the runner is `<build>/<Package>PackageTests.xctest`; the tool sits beside it.
@@ -14,16 +14,16 @@ let concordExecutable: URL = {
 }()
 
 /// What one run of the tool printed and returned.
-struct ToolRun {
-    var status: Int32
-    var output: Data
-    var errors: String
-    var text: String { String(decoding: output, as: UTF8.self) }
+public struct ToolRun {
+    public var status: Int32
+    public var output: Data
+    public var errors: String
+    public var text: String { String(decoding: output, as: UTF8.self) }
 }
 
 /// Runs `concord` with `arguments`, feeding `input` on standard input.
 @discardableResult
-func concord(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory) throws -> ToolRun {
+public func concord(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory) throws -> ToolRun {
     let process = Process()
     process.executableURL = concordExecutable
     process.arguments = arguments
@@ -44,14 +44,14 @@ func concord(_ arguments: [String], input: Data = Data(), in directory: Temporar
 
 /// Runs `concord` and records an issue unless it exits 0.
 @discardableResult
-func concordOK(_ arguments: String..., input: Data = Data(), in directory: TemporaryDirectory,
+public func concordOK(_ arguments: String..., input: Data = Data(), in directory: TemporaryDirectory,
                sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
     try concordOK(arguments, input: input, in: directory, sourceLocation: sourceLocation)
 }
 
 /// Runs `concord` with an argument list and records an issue unless it exits 0.
 @discardableResult
-func concordOK(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory,
+public func concordOK(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory,
                sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
     let run = try concord(arguments, input: input, in: directory)
     #expect(run.status == 0, "concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)",
@@ -78,4 +78,4 @@ private final class PipeReader: @unchecked Sendable {
 }
 
 /// The SHA-free fingerprint tests use to say "byte-identical": the file's bytes.
-func fileBytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+public func fileBytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
