@@ -46,6 +46,8 @@ final class SimulatedDevice {
         clock = ManualClock(unixMilliseconds: Self.reading(at: time, skew: skew, drift: drift, jump: 0))
         var configuration = Replica.Configuration(clock: clock, makeNodeID: { node })
         configuration.injectedBugs = bugs
+        // The file's name identifies it, so a seed gives the same bytes whatever inodes the disk hands out.
+        configuration.fileIdentity = { URL(fileURLWithPath: $0).lastPathComponent }
         self.configuration = configuration
         replica = try Replica(path: path, configuration: configuration)
         try workload.install(on: replica)

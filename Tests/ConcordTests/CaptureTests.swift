@@ -5,7 +5,7 @@ import Testing
 /// Stamps of the `reminders` registers, in stamp order, as (key, hlc).
 private func stampedKeys(_ replica: Replica) throws -> [(String, Int64)] {
     try replica.foldLocalWrites()
-    return try replica.database.query("SELECT pk, hlc FROM _concord_rows_reminders ORDER BY hlc").map {
+    return try replica.database.query("SELECT pk, hlc FROM _concord_1_rows ORDER BY hlc").map {
         ($0[0].textValue ?? "", $0[1].integerValue ?? 0)
     }
 }
@@ -37,7 +37,7 @@ struct CaptureTests {
         let after = SystemClock().unixMilliseconds()
         #expect(try replica.foldLocalWrites() == 4)
         let stamps = try replica.database.query(
-            "SELECT pk, cl, hlc, h_title, clh FROM _concord_rows_reminders ORDER BY pk")
+            "SELECT pk, cl, hlc, h0, clh FROM _concord_1_rows ORDER BY pk")
         // 'a' was inserted, then deleted: causal length 2, delete stamped after its insert.
         #expect(stamps[0][0] == "a" && stamps[0][1] == .integer(2))
         let insertA = stamps[0][2].integerValue!, deleteA = stamps[0][4].integerValue!
@@ -75,7 +75,7 @@ struct CaptureTests {
         #expect(try replica.foldLocalWrites() == 0, "an update that changes nothing is not a write")
         try replica.database.execute("UPDATE reminders SET title = 'b', notes = 'n' WHERE id = 'r1'")
         try replica.foldLocalWrites()
-        let row = try replica.database.query("SELECT h_title, h_done, h_notes FROM _concord_rows_reminders")[0]
+        let row = try replica.database.query("SELECT h0, h1, h2 FROM _concord_1_rows")[0]
         #expect(!row[0].isNull && row[1].isNull && row[2].isNull)
     }
 
@@ -92,7 +92,7 @@ struct CaptureTests {
         #expect(try replica.foldLocalWrites() == 0, "the stored values did not change")
         try replica.database.execute("UPDATE t SET v = 1.0 WHERE id = 'k'")
         #expect(try replica.foldLocalWrites() == 1)
-        let row = try replica.database.query("SELECT h_n, h_r, h_v FROM _concord_rows_t")[0].map { $0.integerValue ?? 0 }
+        let row = try replica.database.query("SELECT h0, h1, h2 FROM _concord_1_rows")[0].map { $0.integerValue ?? 0 }
         #expect(row[0] == row[1] && row[2] > row[0], "only v was stamped by the update")
         #expect(try replica.database.scalar("SELECT typeof(v) FROM t") == "real")
     }
@@ -124,8 +124,8 @@ struct CaptureTests {
         try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'from a')")
         try b.apply(a.changes())
         // b stored a's stamp, not a new one of its own.
-        let stamp = try b.database.query("SELECT hlc, node FROM _concord_rows_reminders")[0]
-        let original = try a.database.query("SELECT hlc FROM _concord_rows_reminders")[0][0]
+        let stamp = try b.database.query("SELECT hlc, node FROM _concord_1_rows")[0]
+        let original = try a.database.query("SELECT hlc FROM _concord_1_rows")[0][0]
         #expect(stamp[0] == original)
         #expect(try b.database.scalar("SELECT id FROM _concord_nodes WHERE idx = ?", [stamp[1]]) == .blob(node(1).bytes))
     }

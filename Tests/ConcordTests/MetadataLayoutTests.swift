@@ -1,47 +1,130 @@
 import ConcordTestSupport
+import Foundation
 import Testing
 @testable import Concord
 
+/// Replicas written by every earlier metadata layout open in this build, keep everything they held,
+/// and go on syncing; a layout no Concord wrote is refused untouched.
 @Suite("Metadata layouts")
 struct MetadataLayoutTests {
-    @Test func aLayout3ReplicaIsUpgradedWhenOpenedAndKeepsItsUnfoldedWrites() throws {
-        let directory = TemporaryDirectory()
-        let clock = ManualClock(unixMilliseconds: epoch2026)
-        var replica: Replica? = try makeReplica(directory, "a.sqlite", node: 1, clock: clock)
-        try replica!.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'a')")
-        // What layout 3 left: write times in Unix milliseconds, and capture triggers of its own.
-        try replica!.database.execute("""
-            UPDATE _concord_log SET at = CAST(round((at - 2440587.5) * 86400000.0) AS INTEGER);
-            UPDATE _concord_state SET layout = 3;
-            DROP TRIGGER _concord_reminders_update;
-            """)
-        replica = nil
-        clock.advance(by: 5_000)
+    /// The fixtures: real files written by the builds that wrote each earlier layout (see their README).
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Layouts")
+    /// The node id each upgraded replica takes (see ``MetadataMigration``), and the one it had.
+    static let renewed = node(9), original = node(1)
 
-        let upgraded = try Replica(path: directory.path("a.sqlite"), configuration: configuration(node: 1, clock: clock))
-        #expect(try upgraded.database.scalar("SELECT layout FROM _concord_state") == .integer(Metadata.layoutVersion))
-        #expect(try upgraded.database.scalar(
-            "SELECT count(*) FROM sqlite_schema WHERE name = '_concord_reminders_update'") == .integer(1))
-        #expect(try upgraded.foldLocalWrites() == 1)
-        let stamp = try upgraded.database.scalar("SELECT hlc FROM _concord_rows_reminders")?.integerValue ?? 0
-        #expect(HLCTimestamp(sqliteValue: stamp) == HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 0),
-                "the write keeps the time it was made, not the time of the upgrade")
-        try upgraded.database.execute("UPDATE reminders SET title = 'b' WHERE id = 'r1'")
-        #expect(try upgraded.foldLocalWrites() == 1, "the remade update trigger captures")
-        #expect(try upgraded.check().isConsistent)
+    @Test(arguments: ["layout-1", "layout-2", "layout-2b", "layout-3", "layout-4"])
+    func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("replica.sqlite")
+        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(fixture + ".sqlite").path, toPath: path)
+        let expected = try Sections(Self.fixtures.appendingPathComponent(fixture + ".expected.txt"))
+        // After the fixture's last step (its clocks advanced one second per step from 2026-01-01).
+        let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
+        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock), create: false)
+
+        #expect(try replica.database.scalar("SELECT layout FROM _concord_state") == .integer(Metadata.layoutVersion))
+        #expect(replica.nodeID == Self.renewed, "an upgraded replica writes under a node id of its own")
+        // The writes still in the log when the old build last looked are stamped now, under the new node id;
+        // apart from that node, the registers and rows are exactly what the old build reported.
+        let dump = try replica.canonicalDump()
+            .replacingOccurrences(of: Self.renewed.description, with: Self.original.description)
+        #expect(dump == expected["canonicalDump()"])
+        let report = try replica.check()
+        #expect(report.isConsistent, "\(report)")
+        #expect(try userTables(replica) == expected["user tables"])
+        #expect(try lines(replica.database, """
+            SELECT quote(t.name), quote(p.pk), quote(p.reason) FROM _concord_parked AS p
+            JOIN _concord_tables AS t ON t.id = p.tbl ORDER BY t.name, p.pk
+            """) == expected["parked rows"])
+        #expect(try lines(replica.database, """
+            SELECT quote(t.name), quote(r.pk) FROM _concord_revived AS r
+            JOIN _concord_tables AS t ON t.id = r.tbl ORDER BY t.name, r.pk
+            """) == (expected.header("revived rows").contains("no _concord_revived")
+                ? ["  'lists' | 'L3'"] : expected["revived rows"]), "a layout without the table shows its revived rows")
+        #expect(try lines(replica.database, "SELECT quote(node), version FROM _concord_peers ORDER BY node")
+            == expected["peers"])
+        #expect(try replica.database.scalar("SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_*[a-z]_*' "
+            + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
+            + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log')") == .integer(0),
+                "no object keeps a name made of a user name")
+
+        // It goes on capturing and syncing, with a peer that never saw the old layout.
+        try replica.database.execute("UPDATE reminders SET title = 'after the upgrade' WHERE id = 'R1'")
+        let peer = try Replica.inMemory(configuration: configuration(node: 4, clock: clock))
+        try peer.database.execute(try schema(of: replica))
+        for table in replica.tables.sorted(by: { $0.id < $1.id }) {   // parents first, as they were enabled
+            try peer.enableSync(on: table.name, policy: table.policy,
+                                merges: Dictionary(uniqueKeysWithValues: zip(table.columns, table.merges).filter { $0.1 != .lww }))
+        }
+        try Replica.sync([replica, peer])
+        #expect(try peer.canonicalDump() == replica.canonicalDump())
+        #expect(try peer.check().isConsistent)
     }
 
-    @Test(arguments: [Int64(2), Metadata.layoutVersion + 1])
+    @Test(arguments: [Int64(0), Metadata.layoutVersion + 1])
     func aLayoutThisBuildCannotReadIsRefusedUntouched(layout: Int64) throws {
         let directory = TemporaryDirectory()
         let clock = ManualClock(unixMilliseconds: epoch2026)
         var replica: Replica? = try makeReplica(directory, "a.sqlite", node: 1, clock: clock)
         try replica!.database.execute("UPDATE _concord_state SET layout = \(layout)")
         replica = nil
+        let before = try fileBytes(directory.path("a.sqlite"))
         #expect(throws: ReplicaError.unsupportedLayout(found: layout, supported: Metadata.layoutVersion)) {
             _ = try Replica(path: directory.path("a.sqlite"), configuration: configuration(node: 1, clock: clock))
         }
-        let database = try Database(path: directory.path("a.sqlite"))
-        #expect(try database.scalar("SELECT layout FROM _concord_state") == .integer(layout))
+        #expect(try fileBytes(directory.path("a.sqlite")) == before)
     }
+
+    /// The `CREATE TABLE` statements of the synced tables, parents first, for a peer to start from.
+    private func schema(of replica: Replica) throws -> String {
+        try ["lists", "reminders", "comments", "settings", "stats"].map {
+            (try replica.database.scalar("SELECT sql FROM sqlite_schema WHERE name = ?", [.text($0)])?.textValue ?? "") + ";"
+        }.joined(separator: "\n")
+    }
+
+    /// Each user table as the fixtures' expected files show it: `quote(v) typeof(v)` per value, in key order.
+    private func userTables(_ replica: Replica) throws -> [String] {
+        var result: [String] = []
+        for table in ["lists", "reminders", "comments", "settings", "stats"] {
+            let columns = try replica.database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+                .compactMap { $0[0].textValue }
+            let key = try replica.database.scalar("SELECT name FROM pragma_table_info(?) WHERE pk = 1", [.text(table)])?.textValue ?? ""
+            result.append("table \(table) (\(columns.joined(separator: ", ")))")
+            let values = columns.map { "quote(\(quoteIdentifier($0))) || ' ' || typeof(\(quoteIdentifier($0)))" }
+            result += try lines(replica.database, "SELECT \(values.joined(separator: ", ")) FROM \(table) ORDER BY \(quoteIdentifier(key))")
+        }
+        return result
+    }
+
+    private func lines(_ database: Database, _ sql: String) throws -> [String] {
+        try database.query(sql).map { "  " + $0.map { $0.textValue ?? $0.description }.joined(separator: " | ") }
+    }
+}
+
+/// The `## name` sections of an expected file, each as its lines.
+private struct Sections {
+    private var sections: [String: [String]] = [:]
+    private var headers: [String: String] = [:]
+
+    init(_ url: URL) throws {
+        var current = ""
+        for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") {
+                current = String(line.dropFirst(3).prefix { $0 != ":" })
+                sections[current] = []
+                headers[current] = String(line)
+            } else if !line.hasPrefix("# ") && !current.isEmpty {
+                sections[current, default: []].append(String(line))
+            }
+        }
+        for (name, lines) in sections { sections[name] = Array(lines.reversed().drop { $0.isEmpty }.reversed()) }
+    }
+
+    subscript(name: String) -> [String] { sections[name] ?? [] }
+
+    /// The section's whole heading line.
+    func header(_ name: String) -> String { headers[name] ?? "" }
+
+    subscript(name: String) -> String { self[name].joined(separator: "\n") + "\n" }
 }

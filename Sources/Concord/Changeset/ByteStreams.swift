@@ -157,6 +157,31 @@ public final class FileByteSource: ByteSource {
         }
     }
 
+    /// Goes back to the first byte, to read the same open file again (not standard input or a pipe).
+    public func rewind() throws {
+        guard descriptor >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            throw ChangesetError.io(operation: "rewind", path: path, reason: descriptor < 0 ? "the source is closed" : lastErrorDescription())
+        }
+        buffer = []
+        position = 0
+    }
+
+    /// The file's size in bytes now, from the open file (not from its path, which may name another file by now).
+    public func size() throws -> Int {
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+            throw ChangesetError.io(operation: "stat", path: path, reason: descriptor < 0 ? "the source is closed" : lastErrorDescription())
+        }
+        return Int(info.st_size)
+    }
+
+    /// Everything left to read.
+    public func readAll() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while case let chunk = try read(maxCount: byteStreamChunkSize), !chunk.isEmpty { bytes += chunk }
+        return bytes
+    }
+
     /// Closes the file (standard input stays open); further reads fail.
     public func close() {
         if ownsDescriptor && descriptor >= 0 { _ = systemClose(descriptor) }
@@ -184,12 +209,25 @@ public final class FileByteSink: ByteSink {
     private var descriptor: Int32
     private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
+    /// For a sink that replaces its file atomically: the temporary file written until ``close()``.
+    private var temporaryPath: String?
 
     /// Creates `path` (mode 0644), or truncates it if it exists.
-    public init(path: String) throws {
-        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+    ///
+    /// With `atomically`, the bytes go to a temporary file beside it that
+    /// ``close()`` renames over `path`: a write that fails (a full disk, an
+    /// error while exporting) leaves an existing file at `path` untouched.
+    public init(path: String, atomically: Bool = false) throws {
+        var target = path
+        if atomically {
+            let directory = (path as NSString).deletingLastPathComponent
+            target = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent
+                + ".concord-\(getpid())-\(UInt32.random(in: .min ... .max))"
+            temporaryPath = target
+        }
+        let fd = target.withCString { open($0, O_WRONLY | O_CREAT | (atomically ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o644) }
         guard fd >= 0 else {
-            throw ChangesetError.io(operation: "create", path: path, reason: lastErrorDescription())
+            throw ChangesetError.io(operation: "create", path: target, reason: lastErrorDescription())
         }
         self.path = path
         self.descriptor = fd
@@ -243,10 +281,24 @@ public final class FileByteSink: ByteSink {
             descriptor = -1
         }
         try flush()
+        if let temporaryPath {
+            guard fsync(descriptor) == 0, rename(temporaryPath, path) == 0 else {
+                let reason = lastErrorDescription()
+                unlink(temporaryPath)
+                self.temporaryPath = nil
+                throw ChangesetError.io(operation: "write", path: path, reason: reason)
+            }
+            self.temporaryPath = nil
+        }
     }
 
+    /// A sink dropped without ``close()`` flushes what it can, or, writing atomically, leaves the target as it was.
     deinit {
-        try? flush()
+        if let temporaryPath {
+            unlink(temporaryPath)
+        } else {
+            try? flush()
+        }
         if ownsDescriptor && descriptor >= 0 { _ = systemClose(descriptor) }
     }
 }

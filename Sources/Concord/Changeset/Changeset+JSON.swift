@@ -240,9 +240,12 @@ private enum JSONChangesetReader {
             if let reason = ChangesetFormat.problem(key: key) { throw malformed(fields["key"]!, path + ".key", reason) }
 
             let livenessFields = try object(fields["liveness"]!, path + ".liveness", keys: ["causalLength", "stamp"])
+            let causalLength = try uint64(livenessFields["causalLength"]!, path + ".liveness.causalLength")
+            if let reason = ChangesetFormat.problem(causalLength: causalLength) {
+                throw malformed(livenessFields["causalLength"]!, path + ".liveness.causalLength", reason)
+            }
             let liveness = Liveness(
-                causalLength: try uint64(livenessFields["causalLength"]!, path + ".liveness.causalLength"),
-                stamp: try optionalStamp(livenessFields["stamp"]!, path + ".liveness.stamp"))
+                causalLength: causalLength, stamp: try optionalStamp(livenessFields["stamp"]!, path + ".liveness.stamp"))
             if let reason = ChangesetFormat.problem(liveness: liveness) {
                 throw malformed(livenessFields["stamp"]!, path + ".liveness.stamp", reason)
             }
@@ -290,8 +293,12 @@ private enum JSONChangesetReader {
             let entryPath = path + ".contributions[\(j)]"
             let entryFields = try object(entry, entryPath, keys: ["amount", "causalLength", "stamp"])
             let stampNode = entryFields["stamp"]!
+            let causalLength = try uint64(entryFields["causalLength"]!, entryPath + ".causalLength")
+            if let reason = ChangesetFormat.problem(causalLength: causalLength) {
+                throw malformed(entryFields["causalLength"]!, entryPath + ".causalLength", reason)
+            }
             let contribution = CounterContribution(
-                causalLength: try uint64(entryFields["causalLength"]!, entryPath + ".causalLength"),
+                causalLength: causalLength,
                 amount: try int64(entryFields["amount"]!, entryPath + ".amount"),
                 stamp: try self.stamp(stampNode, entryPath + ".stamp"))
             if let reason = ChangesetFormat.problem(contributionNode: contribution.stamp.node, after: previous) {
@@ -372,9 +379,11 @@ private enum JSONChangesetReader {
 
     static func stamp(_ node: Node, _ path: String) throws -> Stamp {
         let fields = try object(node, path, keys: ["hlc", "node"])
-        return Stamp(
+        let stamp = Stamp(
             hlc: HLCTimestamp(rawValue: try uint64(fields["hlc"]!, path + ".hlc")),
             node: try nodeID(fields["node"]!, path + ".node"))
+        if let reason = ChangesetFormat.problem(stamp: stamp) { throw malformed(fields["hlc"]!, path + ".hlc", reason) }
+        return stamp
     }
 
     static func optionalStamp(_ node: Node, _ path: String) throws -> Stamp? {

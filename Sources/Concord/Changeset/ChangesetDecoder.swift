@@ -24,6 +24,8 @@ public final class ChangesetDecoder {
     public let header: ChangesetHeader
     /// Rows returned by ``next()`` so far.
     public private(set) var rowsRead = 0
+    /// The CRC-32 of the whole changeset, once ``next()`` has returned `nil` (and verified it).
+    public private(set) var checksum: UInt32?
 
     /// Read by one method at a time, never by two overlapping ones; unchecked, since the
     /// run-time exclusivity check on every read of a field cost about 3.7k instructions per row.
@@ -164,7 +166,12 @@ public final class ChangesetDecoder {
                 offset: countOffset, field: "the column count of rows[\(i)] \(tablePlace(n))",
                 reason: .columnCountMismatch(expected: expected, found: columnCount))
         }
+        let lengthOffset = reader.offset
         let causalLength = try reader.varint("rows[\(i)].liveness.causalLength \(tablePlace(n))")
+        if let reason = ChangesetFormat.problem(causalLength: causalLength) {
+            throw ChangesetError.malformed(
+                offset: lengthOffset, field: "rows[\(i)].liveness.causalLength \(tablePlace(n))", reason: reason)
+        }
         let stampOffset = reader.offset
         let stamp = try readStamp("rows[\(i)].liveness.stamp \(tablePlace(n))")
         if let reason = ChangesetFormat.problem(liveness: Liveness(causalLength: causalLength, stamp: stamp)) {
@@ -205,6 +212,7 @@ public final class ChangesetDecoder {
         guard stored == computed else {
             throw ChangesetError.checksumMismatch(stored: stored, computed: computed, offset: checksumOffset)
         }
+        checksum = stored
         guard storedCount == UInt64(rowsRead) else {
             throw ChangesetError.malformed(
                 offset: countOffset, field: "the row count of the end record",
@@ -222,7 +230,11 @@ public final class ChangesetDecoder {
         var previous: NodeID?
         for j in 0..<count {
             let entry = "\(path)[\(j)]"
+            let lengthOffset = reader.offset
             let causalLength = try reader.varint("\(entry).causalLength \(place)")
+            if let reason = ChangesetFormat.problem(causalLength: causalLength) {
+                throw ChangesetError.malformed(offset: lengthOffset, field: "\(entry).causalLength \(place)", reason: reason)
+            }
             let amount = ChangesetFormat.unzigzag(try reader.varint("\(entry).amount \(place)"))
             let stampOffset = reader.offset
             guard let stamp = try readStamp("\(entry).stamp \(place)") else {
@@ -255,8 +267,12 @@ public final class ChangesetDecoder {
             throw ChangesetError.malformed(
                 offset: refOffset, field: field(), reason: .nodeIndexOutOfRange(index: ref, nodeCount: nodes.count))
         }
-        let hlc = try reader.fixedWidth(8, "the clock of " + field())
-        return Stamp(hlc: HLCTimestamp(rawValue: hlc), node: node)
+        let clockOffset = reader.offset
+        let stamp = Stamp(hlc: HLCTimestamp(rawValue: try reader.fixedWidth(8, "the clock of " + field())), node: node)
+        if let reason = ChangesetFormat.problem(stamp: stamp) {
+            throw ChangesetError.malformed(offset: clockOffset, field: "the clock of " + field(), reason: reason)
+        }
+        return stamp
     }
 
     private func readValue(_ field: @autoclosure () -> String) throws -> SQLiteValue {

@@ -73,6 +73,8 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
         case contributionWithoutStamp
         case contributionsOutOfOrder(previous: NodeID, found: NodeID)
         case duplicateContribution(NodeID)
+        case causalLengthTooLarge(UInt64)
+        case clockOutOfRange(UInt64)
 
         public var description: String {
             switch self {
@@ -127,6 +129,11 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
                 "the contribution of node \(found) comes after that of node \(previous); contributions must be in strictly increasing node-id order"
             case .duplicateContribution(let node):
                 "node \(node) contributes twice; a counter keeps exactly one contribution per node"
+            case .causalLengthTooLarge(let length):
+                "causal length \(length) exceeds the limit of \(Liveness.maxCausalLength); each delete or re-insert adds "
+                    + "one or two, so no real history reaches it"
+            case .clockOutOfRange(let raw):
+                "clock reading \(raw) exceeds the limit of \(ChangesetFormat.maxClock) (a 63-bit hybrid logical clock)"
             }
         }
     }

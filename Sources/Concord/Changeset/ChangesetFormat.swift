@@ -110,6 +110,9 @@ enum ChangesetFormat {
         var previous: NodeID?
         for (j, contribution) in contributions.enumerated() {
             if let reason = problem(contributionNode: contribution.stamp.node, after: previous) { return (j, reason) }
+            if let reason = problem(causalLength: contribution.causalLength) ?? problem(stamp: contribution.stamp) {
+                return (j, reason)
+            }
             previous = contribution.stamp.node
         }
         return nil
@@ -140,8 +143,21 @@ enum ChangesetFormat {
         key.isNull ? .nullKey : problem(value: key)
     }
 
+    /// The largest clock reading a stamp may carry: every reading must be a positive 64-bit integer in SQLite.
+    static let maxClock = UInt64(Int64.max)
+
+    static func problem(stamp: Stamp) -> ChangesetError.Reason? {
+        stamp.hlc.rawValue > maxClock ? .clockOutOfRange(stamp.hlc.rawValue) : nil
+    }
+
+    static func problem(causalLength: UInt64) -> ChangesetError.Reason? {
+        causalLength > Liveness.maxCausalLength ? .causalLengthTooLarge(causalLength) : nil
+    }
+
     static func problem(liveness: Liveness) -> ChangesetError.Reason? {
-        liveness.causalLength > 0 && liveness.stamp == nil ? .liveWithoutStamp(causalLength: liveness.causalLength) : nil
+        if let reason = problem(causalLength: liveness.causalLength) { return reason }
+        if let stamp = liveness.stamp, let reason = problem(stamp: stamp) { return reason }
+        return liveness.causalLength > 0 && liveness.stamp == nil ? .liveWithoutStamp(causalLength: liveness.causalLength) : nil
     }
 
     /// Checks a table list: valid, distinct names; the key not repeated among the columns; one valid merge per column.

@@ -32,7 +32,7 @@ public struct HybridLogicalClock: Hashable, Sendable {
 
     /// A new reading for a local event (a write, or a send).
     public mutating func tick(physical: Int64) -> HLCTimestamp {
-        last = HLCTimestamp(rawValue: max(last.rawValue + 1, Self.floor(physical)))
+        last = HLCTimestamp(rawValue: max(Self.successor(last.rawValue), Self.floor(physical)))
         return last
     }
 
@@ -43,20 +43,26 @@ public struct HybridLogicalClock: Hashable, Sendable {
     @discardableResult
     public mutating func receive(_ remote: HLCTimestamp, from node: NodeID, physical: Int64) throws -> HLCTimestamp {
         try check(remote, from: node, physical: physical)
-        last = HLCTimestamp(rawValue: max(last.rawValue + 1, remote.rawValue + 1, Self.floor(physical)))
+        last = HLCTimestamp(rawValue: max(Self.successor(last.rawValue), Self.successor(remote.rawValue), Self.floor(physical)))
         return last
     }
 
     /// Refuses a remote reading too far ahead of the physical clock.
     public func check(_ remote: HLCTimestamp, from node: NodeID, physical: Int64) throws {
-        let ahead = Int64(clamping: remote.milliseconds) - physical
+        let (difference, overflow) = Int64(clamping: remote.milliseconds).subtractingReportingOverflow(physical)
+        let ahead = overflow ? Int64.max : difference
         if ahead > maxDrift {
             throw ClockDriftError(node: node, drift: ahead, maxDrift: maxDrift)
         }
     }
 
     /// The reading at the start of physical millisecond `physical`.
-    static func floor(_ physical: Int64) -> UInt64 { UInt64(max(physical, 0)) << 16 }
+    /// The next reading; the last one a 64-bit clock has stays put rather than trap (changesets
+    /// carry readings below 2^63 only, so a clock never gets there).
+    static func successor(_ raw: UInt64) -> UInt64 { raw == .max ? raw : raw + 1 }
+
+    /// Readings past year 6400 (2^47 ms) are held there, so the packed value never overflows.
+    static func floor(_ physical: Int64) -> UInt64 { UInt64(min(max(physical, 0), 1 << 47 - 1)) << 16 }
 }
 
 /// A peer's stamp is too far ahead of this replica's clock.
@@ -74,7 +80,7 @@ public struct ClockDriftError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         "a stamp from node \(node) is \(drift) ms ahead of this replica's clock, "
-            + "more than the allowed \(maxDrift) ms; nothing was applied. "
-            + "Fix the clock of that device (or raise maxDrift) and apply the changeset again"
+            + "more than the allowed \(maxDrift) ms; nothing was applied. Either that device's clock runs fast "
+            + "or this one's runs slow: set whichever is wrong right (or raise maxDrift), then sync again"
     }
 }

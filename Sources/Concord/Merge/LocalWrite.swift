@@ -28,8 +28,7 @@ public enum LocalWrite: Hashable, Sendable {
         }
         switch self {
         case .insert:
-            let length = result.liveness.causalLength
-            result.liveness = Liveness(causalLength: length % 2 == 1 ? length : length + 1, stamp: stamp)
+            result.liveness = Liveness(causalLength: Liveness.afterInsert(result.liveness.causalLength), stamp: stamp)
             result.columns = result.columns.map(written)
         case .update(let changed):
             if result.liveness.causalLength == 0 { result.liveness = Liveness(causalLength: 1, stamp: stamp) }
@@ -37,8 +36,7 @@ public enum LocalWrite: Hashable, Sendable {
                 result.columns[index] = written(result.columns[index])
             }
         case .delete:
-            let length = result.liveness.causalLength
-            result.liveness = Liveness(causalLength: length % 2 == 0 ? length + 2 : length + 1, stamp: stamp)
+            result.liveness = Liveness(causalLength: Liveness.afterDelete(result.liveness.causalLength), stamp: stamp)
         }
         return result
     }

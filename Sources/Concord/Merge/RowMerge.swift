@@ -50,7 +50,7 @@ public enum RowMerge {
                                                     rules.merges[index], rules.functions)
             }
         case .row:
-            if let theirs = rowStamp(remote), rowStamp(local).map({ theirs > $0 }) ?? true {
+            if let theirs = rowStamp(remote), rowStamp(local).map({ theirs > $0 || (theirs == $0 && rowValues(remote, before: local) == false) }) ?? true {
                 merged.columns = remote.columns
             }
         }
@@ -73,7 +73,8 @@ public enum RowMerge {
                                    _ functions: [String: MergeFunction] = [:]) -> ColumnRegister? {
         guard let a else { return b }
         guard let b else { return a }
-        let newer = b.stamp > a.stamp ? b : a
+        // Two different writes never share a stamp, unless a peer forged or cloned one: then the values decide.
+        let newer = b.stamp > a.stamp || (b.stamp == a.stamp && SQLiteValue.totallyOrdered(a.value, before: b.value)) ? b : a
         switch merge {
         case .lww:
             return newer
@@ -97,7 +98,7 @@ public enum RowMerge {
         var byNode: [NodeID: CounterContribution] = [:]
         for entry in a + b {
             if let held = byNode[entry.stamp.node],
-               (held.causalLength, held.stamp) >= (entry.causalLength, entry.stamp) { continue }
+               (held.causalLength, held.stamp, held.amount) >= (entry.causalLength, entry.stamp, entry.amount) { continue }
             byNode[entry.stamp.node] = entry
         }
         return byNode.values.sorted { $0.stamp.node < $1.stamp.node }
@@ -117,6 +118,23 @@ public enum RowMerge {
     /// The visible value of a counter: what every node contributed in life `life`.
     public static func counterValue(_ contributions: [CounterContribution], life: UInt64) -> Int64 {
         contributions.filter { $0.causalLength == life }.reduce(0) { $0 &+ $1.amount }
+    }
+
+    /// Whether `a`'s column values come before `b`'s in ``SQLiteValue/totallyOrdered(_:before:)``, column
+    /// by column (a missing register first); `nil` when they are the same. Settles row-policy rows whose
+    /// stamps are equal, which only a forged or cloned peer produces.
+    static func rowValues(_ a: RowRegisters, before b: RowRegisters) -> Bool? {
+        for (x, y) in zip(a.columns, b.columns) {
+            switch (x, y) {
+            case (nil, nil): continue
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let x?, let y?):
+                if x.value == y.value { continue }
+                return SQLiteValue.totallyOrdered(x.value, before: y.value)
+            }
+        }
+        return nil
     }
 
     /// The stamp of the write that supplied a row-policy row.

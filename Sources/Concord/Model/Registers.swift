@@ -58,6 +58,26 @@ public struct Liveness: Hashable, Sendable {
     public static let unknown = Liveness(causalLength: 0, stamp: nil)
 
     public var isAlive: Bool { causalLength % 2 == 1 }
+
+    /// The largest causal length a changeset may carry (2^62).
+    ///
+    /// Each delete or re-insert adds one or two, so no real history comes
+    /// near it, while a length from a hostile peer could otherwise make the
+    /// next local delete overflow. It also keeps every length a positive
+    /// 64-bit integer in SQLite.
+    public static let maxCausalLength: UInt64 = 1 << 62
+
+    /// The causal length after an insert: the next odd number (unchanged when alive).
+    public static func afterInsert(_ length: UInt64) -> UInt64 {
+        length % 2 == 1 ? length : length.addingReportingOverflow(1).overflow ? length : length + 1
+    }
+
+    /// The causal length after a delete: the next even number above it.
+    public static func afterDelete(_ length: UInt64) -> UInt64 {
+        let step: UInt64 = length % 2 == 0 ? 2 : 1
+        let (next, overflow) = length.addingReportingOverflow(step)
+        return overflow ? length : next
+    }
 }
 
 /// All registers of one row: liveness plus one column register per synced column.

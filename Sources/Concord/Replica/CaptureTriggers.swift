@@ -9,21 +9,41 @@
 /// writes every column does not clobber concurrent edits of the others. A
 /// DELETE also keeps the row's values, which the table no longer has. For
 /// columns that merge by value (`counter`, `max`, `min`, `union`, custom),
-/// the old and new values go to `_concord_logvalues_T`, since a later write
+/// the old and new values go to `_concord_N_logvalues`, since a later write
 /// would overwrite what the fold needs. While Concord merges, the three
 /// capture triggers are dropped and made again in the same transaction (see
 /// ``Replica/suspendCapture()``): so they need no condition that every
 /// write of the app would pay for, and no other connection ever sees them gone.
 struct CaptureTriggers {
     let table: SyncedTable
-    /// The table's id in `_concord_tables`.
-    let id: Int64
-    /// Whether an update must compare each column's type besides its bytes (see ``TableInspector/comparesTypes(of:)``).
-    let comparesTypes: [Bool]
+    /// How each column and the key are compared and guarded (see ``TableInspector/captureFacts(of:)``).
+    let facts: TableInspector.CaptureFacts
 
-    /// DDL for the table's metadata tables and triggers.
-    var createSQL: String {
-        [metadataTablesSQL, mergeTablesSQL, captureSQL, keyGuardTrigger, valueGuardTrigger].joined(separator: "\n")
+    private var id: Int64 { table.id }
+
+    /// DDL for the table's metadata tables.
+    var metadataSQL: String { [metadataTablesSQL, mergeTablesSQL].joined(separator: "\n") }
+
+    /// DDL for all of the table's triggers (capture and guards), and the side table its update trigger writes.
+    var triggersSQL: String { [zerosTableSQL, captureSQL, keyGuardTrigger, valueGuardTrigger].joined(separator: "\n") }
+
+    /// Whether any column keeps the type of what is written (BLOB affinity), and so can tell -0.0 from 0.0.
+    private var hasUntypedColumns: Bool { facts.comparesTypes.contains(true) }
+
+    private var zerosTableSQL: String {
+        guard hasUntypedColumns else { return "" }
+        return "CREATE TABLE IF NOT EXISTS \(table.zerosTable) (seq INTEGER NOT NULL, col INTEGER NOT NULL, old, new, "
+            + "PRIMARY KEY (seq, col)) WITHOUT ROWID;"
+    }
+
+    /// An update that writes a real zero over a real zero in a column that keeps types logs
+    /// both values, so the fold can tell whether it changed the sign (see ``updateTrigger``).
+    private var zerosSQL: [String] {
+        zip(table.quotedColumns.indices, facts.comparesTypes).filter(\.1).map { index, _ in
+            let c = table.quotedColumns[index]
+            return "INSERT INTO \(table.zerosTable) (seq, col, old, new) SELECT last_insert_rowid(), \(index), OLD.\(c), NEW.\(c) "
+                + "WHERE typeof(NEW.\(c)) = 'real' AND NEW.\(c) = 0 AND typeof(OLD.\(c)) = 'real' AND OLD.\(c) = 0"
+        }
     }
 
     /// DDL for the triggers that append the table's writes to the log.
@@ -31,24 +51,25 @@ struct CaptureTriggers {
 
     /// Drops the triggers ``captureSQL`` makes.
     var dropCaptureSQL: String {
-        ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(table.name, $0)));" }
+        ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(id, $0)));" }
             .joined(separator: "\n")
     }
 
     private var metadataTablesSQL: String {
         let stampColumns = table.stampColumns.map { ", \($0) INTEGER" }.joined()
-        let hiddenColumns = table.quotedColumns.map { ", \($0)" }.joined()
+        let hiddenColumns = table.hiddenColumns.map { ", \($0)" }.joined()
         return """
             CREATE TABLE \(table.rowsTable) (
                 ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
                 hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER\(stampColumns)
             );
-            CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(table.name))) ON \(table.rowsTable)(kh);
+            CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(id))) ON \(table.rowsTable)(kh);
             CREATE TABLE \(table.hiddenTable) (pk PRIMARY KEY NOT NULL\(hiddenColumns)) WITHOUT ROWID;
             """
     }
 
-    private var joined: [String] { table.joinedColumns.map { table.columns[$0] } }
+    /// Positions of the value-merged columns.
+    private var joined: [Int] { table.joinedColumns }
 
     /// Tables for counter contributions and for the values of value-merged columns' writes.
     private var mergeTablesSQL: String {
@@ -56,7 +77,7 @@ struct CaptureTriggers {
         if !table.counterColumns.isEmpty {
             sql += """
                 CREATE TABLE \(table.countersTable) (
-                    pk NOT NULL, col TEXT NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
+                    pk NOT NULL, col INTEGER NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
                     amount INTEGER NOT NULL, hlc INTEGER NOT NULL, PRIMARY KEY (pk, col, node)
                 ) WITHOUT ROWID;
 
@@ -69,15 +90,15 @@ struct CaptureTriggers {
         return sql
     }
 
-    static func old(_ column: String) -> String { quoteIdentifier("o_" + column) }
-    static func new(_ column: String) -> String { quoteIdentifier("n_" + column) }
+    static func old(_ column: Int) -> String { Metadata.oldValueColumn(column) }
+    static func new(_ column: Int) -> String { Metadata.newValueColumn(column) }
 
     /// Records the written (and, for updates, previous) values of value-merged columns.
     private func logValuesSQL(withOld: Bool) -> [String] {
         guard !joined.isEmpty else { return [] }
         let names = joined.flatMap { withOld ? [Self.old($0), Self.new($0)] : [Self.new($0)] }
         let values = joined.flatMap { column -> [String] in
-            let c = quoteIdentifier(column)
+            let c = table.quotedColumns[column]
             return withOld ? ["OLD.\(c)", "NEW.\(c)"] : ["NEW.\(c)"]
         }
         return ["INSERT INTO \(table.logValuesTable) (seq, \(names.joined(separator: ", "))) "
@@ -108,7 +129,7 @@ struct CaptureTriggers {
 
     private func trigger(_ event: String, _ timing: String, _ when: String, _ body: [String]) -> String {
         """
-        CREATE TRIGGER \(quoteIdentifier(Metadata.trigger(table.name, event))) \(timing) ON \(table.quotedName)
+        CREATE TRIGGER \(quoteIdentifier(Metadata.trigger(id, event))) \(timing) ON \(table.quotedName)
         WHEN \(when)
         BEGIN
         \(body.map { "  " + $0 + ";" }.joined(separator: "\n"))
@@ -121,8 +142,16 @@ struct CaptureTriggers {
             + "VALUES (\(id), \(key), \(operation.rawValue), \(Metadata.now), \(mask))"
     }
 
+    /// An insert logs the write; where the key column could take a value that cannot sync
+    /// (NULL, a number), it refuses the row first, naming the table and column.
     private var insertTrigger: String {
-        trigger("insert", "AFTER INSERT", "1", [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
+        let guardKey = facts.guardsKey ? [
+            "SELECT RAISE(ABORT, 'concord: the key column \(sqlString(table.key)) of synced table \(sqlString(table.name)) "
+                + "takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') "
+                + "WHERE typeof(NEW.\(table.quotedKey)) NOT IN ('text', 'blob')",
+        ] : []
+        return trigger("insert", "AFTER INSERT", "1",
+                       guardKey + [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
     }
 
     /// An update logs which columns changed, one bit per column.
@@ -134,16 +163,21 @@ struct CaptureTriggers {
     private var updateTrigger: String {
         // SQL equality holds 'A' = 'a' under a NOCASE column, and 1 = 1.0 in a column that keeps both
         // types; a change of case or of type is still a change of the stored value, so compare bytes,
-        // and types where the column can hold both an INTEGER and an equal REAL.
-        let changed = zip(table.quotedColumns, comparesTypes).map { column, comparesType in
+        // and types where the column can hold both an INTEGER and an equal REAL. Such a column also
+        // keeps -0.0 apart from 0.0, which no SQL function of SQLite 3.40 tells apart: a real zero
+        // written over a real zero is flagged, its two values go to the zeros table, and the fold
+        // unflags it when their bits are equal.
+        let changed = zip(table.quotedColumns, facts.comparesTypes).map { column, comparesType in
             let bytes = "NEW.\(column) IS NOT OLD.\(column) COLLATE BINARY"
-            return comparesType ? "(\(bytes) OR typeof(NEW.\(column)) <> typeof(OLD.\(column)))" : "(\(bytes))"
+            guard comparesType else { return "(\(bytes))" }
+            return "(\(bytes) OR typeof(NEW.\(column)) <> typeof(OLD.\(column)) "
+                + "OR (NEW.\(column) = 0 AND typeof(NEW.\(column)) = 'real'))"
         }
         guard !changed.isEmpty else { return "" }
         let bits = changed.enumerated().map { index, test in "(\(test) << \(min(index, Metadata.maskBits)))" }
         return trigger("update", "AFTER UPDATE", "1", [
             logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | ")),
-        ] + logValuesSQL(withOld: true))
+        ] + zerosSQL + logValuesSQL(withOld: true))
     }
 
     /// Keys identify rows across devices, so they may not change.
@@ -156,7 +190,7 @@ struct CaptureTriggers {
 
     /// A delete keeps the row's values in the hidden table, since the user table no longer has them.
     private var deleteTrigger: String {
-        let columns = table.quotedColumns.map { ", \($0)" }.joined()
+        let columns = table.hiddenColumns.map { ", \($0)" }.joined()
         let values = table.quotedColumns.map { ", OLD.\($0)" }.joined()
         return trigger("delete", "AFTER DELETE", "1", [
             "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) VALUES (OLD.\(table.quotedKey)\(values))",

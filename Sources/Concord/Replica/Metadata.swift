@@ -2,29 +2,46 @@
 ///
 /// Everything Concord stores lives in tables whose names start with
 /// `_concord_`, next to the user's own tables in the same file, so a backup
-/// or a copy of the file carries the replica whole.
+/// or a copy of the file carries the replica whole. Names starting with
+/// `_concord_` are Concord's: a user table by such a name cannot sync.
 ///
-/// Per synced table `T` there are two:
-/// - `_concord_rows_T`, one row per key, whose rowid `ver` is the local
+/// User names (tables, columns) appear only as *values* in metadata rows
+/// (`_concord_tables`), never in the names of Concord's own objects: those
+/// are made from the table's id and the columns' positions, so no user name,
+/// however it is spelled, can collide with them — a column called `pk`, or
+/// tables `a` and `a_rows`, sync like any other.
+///
+/// Per synced table with id `N` (its row in `_concord_tables`) there are:
+/// - `_concord_N_rows`, one row per key, whose rowid `ver` is the local
 ///   version of the row's last change (every change gets its own, so the
 ///   table is in version order and `changes(since:)` reads only its tail),
-///   then the key's hash `kh` (``KeyHash``, indexed: how a key is found), the
-///   key `pk`, causal length `cl`, a base stamp (`hlc`, `node`) shared by
-///   every register that has no stamp of its own, the liveness stamp (`clh`,
-///   `cln`) when it differs from the base, and for column-policy tables an
-///   optional per-column stamp (`h_<col>`, `n_<col>`). A freshly inserted row
-///   therefore costs one small metadata row, not one per column, and the key
-///   is stored once more, not twice.
-/// - `_concord_hidden_T`, the register values of rows that are not shown in
-///   `T` (deleted rows); a shown row's values are the user table's own.
+///   then the key's hash `kh` (``KeyHash``, indexed by `_concord_N_rows_kh`:
+///   how a key is found), the key `pk`, causal length `cl`, a base stamp
+///   (`hlc`, `node`) shared by every register that has no stamp of its own,
+///   the liveness stamp (`clh`, `cln`) when it differs from the base, and for
+///   column-policy tables an optional stamp per column `k` (`hK`, `nK`: the
+///   clock and the node index of the write that set column `k`).
+/// - `_concord_N_hidden`, the register values (`cK` for column `k`) of rows
+///   that are not shown in the user table (deleted or parked rows); a shown
+///   row's values are the user table's own.
+/// - `_concord_N_counters`, for tables with `counter` columns: one
+///   contribution per (key, column position, node).
+/// - `_concord_N_logvalues`, for tables with value-merged columns: the old
+///   (`oK`) and new (`vK`) values of each logged write of column `k`.
+/// - `_concord_N_zeros`, for tables with untyped columns: an update that wrote
+///   a real zero over a real zero logs both here, since SQL cannot tell
+///   `0.0` from `-0.0` and the fold can.
+/// - triggers `_concord_N_insert`, `_update`, `_delete` (capture), `_key`,
+///   `_check_insert`, `_check_update` (guards), and indexes
+///   `_concord_N_hidden_cK` / `_concord_N_fk_cK` on foreign-key columns.
 ///
 /// Node ids are kept once, in `_concord_nodes`, and referred to by index;
 /// index 0 with clock 0 stands for "no write yet".
 ///
-/// Capture triggers write only to `_concord_log`: an append per write (table,
-/// key, operation, time of the write, changed columns), which costs the app
-/// little. Concord folds the log into the registers, in write order, before
-/// it exports, merges or checks anything.
+/// Capture triggers write only to `_concord_log`: an append per write (table
+/// id, key, operation, time of the write, changed columns), which costs the
+/// app little. Concord folds the log into the registers, in write order,
+/// before it exports, merges or checks anything.
 enum Metadata {
     static let state = "_concord_state"
     static let nodes = "_concord_nodes"
@@ -37,19 +54,10 @@ enum Metadata {
 
     /// The metadata layout this build reads and writes.
     ///
-    /// Layout 4 logs the time of a write as a Julian day and an update that
-    /// changed nothing with mask 0; layout 3 differed only in those, so a
-    /// replica of layout 3 is upgraded when opened (see ``upgradeSQL``).
-    static let layoutVersion: Int64 = 4
-
-    /// The older layout this build upgrades in place.
-    static let upgradableLayout: Int64 = 3
-
-    /// Rewrites the times a layout-3 log holds (Unix milliseconds) as Julian days; the triggers are made again separately.
-    static let upgradeSQL = """
-        UPDATE \(log) SET at = at / 86400000.0 + 2440587.5;
-        UPDATE \(state) SET layout = \(layoutVersion);
-        """
+    /// Layout 5 names every per-table object by the table's id and its
+    /// columns by position, records the file's identity and the kind of each
+    /// parked row; ``MetadataMigration`` upgrades every earlier layout.
+    static let layoutVersion: Int64 = 5
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -57,7 +65,8 @@ enum Metadata {
             layout INTEGER NOT NULL,
             hlc INTEGER NOT NULL,
             version INTEGER NOT NULL,
-            node INTEGER NOT NULL
+            node INTEGER NOT NULL,
+            file TEXT
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
         CREATE TABLE \(tables) (
@@ -69,10 +78,8 @@ enum Metadata {
             merges TEXT NOT NULL DEFAULT '{}'
         );
         CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE \(parked) (
-            tbl TEXT NOT NULL, pk NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
-        ) WITHOUT ROWID;
-        CREATE TABLE \(revived) (tbl TEXT NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
+        \(parkedSQL)
+        \(revivedSQL)
         CREATE TABLE \(log) (
             seq INTEGER PRIMARY KEY,
             tbl INTEGER NOT NULL,
@@ -83,14 +90,37 @@ enum Metadata {
         );
         """
 
-    static func rowsTable(_ table: String) -> String { prefix + "rows_" + table }
-    static func hiddenTable(_ table: String) -> String { prefix + "hidden_" + table }
-    static func countersTable(_ table: String) -> String { prefix + "counters_" + table }
-    static func logValuesTable(_ table: String) -> String { prefix + "logvalues_" + table }
-    static func keyIndex(_ table: String) -> String { prefix + "rows_" + table + "_key" }
-    static func trigger(_ table: String, _ event: String) -> String { prefix + table + "_" + event }
-    static func stampColumn(_ column: String) -> String { "h_" + column }
-    static func nodeColumn(_ column: String) -> String { "n_" + column }
+    static let parkedSQL = """
+        CREATE TABLE \(parked) (
+            tbl INTEGER NOT NULL, pk NOT NULL, kind INTEGER NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
+        ) WITHOUT ROWID;
+        """
+
+    static let revivedSQL = """
+        CREATE TABLE \(revived) (tbl INTEGER NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
+        """
+
+    /// The name of a per-table object: `_concord_<id>_<suffix>`.
+    static func object(_ table: Int64, _ suffix: String) -> String { prefix + String(table) + "_" + suffix }
+    static func rowsTable(_ table: Int64) -> String { object(table, "rows") }
+    static func hiddenTable(_ table: Int64) -> String { object(table, "hidden") }
+    static func countersTable(_ table: Int64) -> String { object(table, "counters") }
+    static func logValuesTable(_ table: Int64) -> String { object(table, "logvalues") }
+    static func zerosTable(_ table: Int64) -> String { object(table, "zeros") }
+    static func keyIndex(_ table: Int64) -> String { object(table, "rows_kh") }
+    static func trigger(_ table: Int64, _ event: String) -> String { object(table, event) }
+    /// The index on a foreign-key column of the hidden copies.
+    static func hiddenIndex(_ table: Int64, column: Int) -> String { object(table, "hidden_c\(column)") }
+    /// The index Concord adds on a foreign-key column of the user table that has none.
+    static func userIndex(_ table: Int64, column: Int) -> String { object(table, "fk_c\(column)") }
+    /// Column `k`'s value in the hidden table.
+    static func valueColumn(_ column: Int) -> String { "c\(column)" }
+    /// Column `k`'s stamp clock and node index in the rows table.
+    static func stampColumn(_ column: Int) -> String { "h\(column)" }
+    static func nodeColumn(_ column: Int) -> String { "n\(column)" }
+    /// Column `k`'s old and new values in the log-values table.
+    static func oldValueColumn(_ column: Int) -> String { "o\(column)" }
+    static func newValueColumn(_ column: Int) -> String { "v\(column)" }
 
     /// SQL for the current time as a Julian day, read from the connection's VFS.
     ///
@@ -103,13 +133,16 @@ enum Metadata {
     ///
     /// SQLite keeps `'now'` as whole milliseconds and divides by 86,400,000,
     /// so multiplying back is off by far less than half a millisecond, and
-    /// rounding restores the exact value.
+    /// rounding restores the exact value. A time outside what a clock can
+    /// read (a log row written by hand) is clamped, never trapped on.
     ///
     /// ```swift
     /// Metadata.unixMilliseconds(julianDay: 2440587.5)   // 0
     /// ```
     static func unixMilliseconds(julianDay: Double) -> Int64 {
-        Int64((julianDay * 86_400_000).rounded()) - ReplicaVFS.unixEpochJulianMilliseconds
+        let milliseconds = (julianDay * 86_400_000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 9.0e15 else { return milliseconds > 0 ? 9_000_000_000_000_000 : 0 }
+        return Int64(milliseconds) - ReplicaVFS.unixEpochJulianMilliseconds
     }
 
     /// Operation codes in `_concord_log.op`.

@@ -38,7 +38,7 @@ final class RegisterStore {
         self.table = table
         self.replica = replica
         let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
-        let values = table.quotedColumns.map { "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($0) END" }
+        let values = zip(table.hiddenColumns, table.quotedColumns).map { "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($1) END" }
         selectSQL = "SELECT m.pk, m.ver, " + (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
             .joined(separator: ", ")
             + " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
@@ -54,7 +54,7 @@ final class RegisterStore {
             ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let upsertShownSQL = "INSERT INTO \(table.quotedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
-        let writeHiddenSQL = "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.quotedColumns).joined(separator: ", "))) "
+        let writeHiddenSQL = "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
         sql = [selectSQL + byKey, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
                "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
@@ -153,8 +153,9 @@ final class RegisterStore {
         var result: [Int: [CounterContribution]] = [:]
         for row in try database.query(
             "SELECT col, node, cl, amount, hlc FROM \(table.countersTable) WHERE pk = ? ORDER BY col, node", [key]) {
-            guard let name = row[0].textValue, let index = table.columns.firstIndex(of: name),
+            guard let position = row[0].integerValue, table.columns.indices.contains(Int(position)),
                   let node = try replica.node(at: row[1].integerValue ?? 0) else { continue }
+            let index = Int(position)
             result[index, default: []].append(CounterContribution(
                 causalLength: UInt64(bitPattern: row[2].integerValue ?? 0), amount: row[3].integerValue ?? 0,
                 stamp: Stamp(hlc: HLCTimestamp(sqliteValue: row[4].integerValue ?? 0), node: node)))
@@ -164,12 +165,12 @@ final class RegisterStore {
 
     /// Replaces the counter contributions of one column of `key`.
     func writeContributions(_ key: SQLiteValue, column: Int, _ entries: [CounterContribution]) throws {
-        let name = SQLiteValue.text(table.columns[column])
-        try database.execute("DELETE FROM \(table.countersTable) WHERE pk = ? AND col = ?", [key, name])
+        let position = SQLiteValue.integer(Int64(column))
+        try database.execute("DELETE FROM \(table.countersTable) WHERE pk = ? AND col = ?", [key, position])
         for entry in entries {
             try database.execute(
                 "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, ?, ?, ?)",
-                [key, name, .integer(try replica.index(of: entry.stamp.node)),
+                [key, position, .integer(try replica.indexRegistering(entry.stamp.node)),
                  .integer(Int64(bitPattern: entry.causalLength)), .integer(entry.amount),
                  .integer(entry.stamp.hlc.sqliteValue)])
         }
@@ -177,15 +178,15 @@ final class RegisterStore {
 
     /// Sets one column's value wherever the row's values live: the user table, the hidden copy, or both.
     func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws {
-        let name = quoteIdentifier(table.columns[column])
-        try database.execute("UPDATE \(table.quotedName) SET \(name) = ? WHERE \(table.quotedKey) = ?", [value, key])
-        try database.execute("UPDATE \(table.hiddenTable) SET \(name) = ? WHERE pk = ?", [value, key])
+        try database.execute("UPDATE \(table.quotedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
+                             [value, key])
+        try database.execute("UPDATE \(table.hiddenTable) SET \(table.hiddenColumns[column]) = ? WHERE pk = ?", [value, key])
     }
 
     /// Copies columns a local update changed from the user table into the row's hidden copy, if it has one.
     func refreshHiddenCopy(_ key: SQLiteValue, changed: [Bool]) throws {
         let assignments = table.quotedColumns.indices.filter { changed[$0] }.map {
-            "\(table.quotedColumns[$0]) = t.\(table.quotedColumns[$0])"
+            "\(table.hiddenColumns[$0]) = t.\(table.quotedColumns[$0])"
         }
         guard !assignments.isEmpty else { return }
         try database.execute("UPDATE \(table.hiddenTable) SET \(assignments.joined(separator: ", ")) "
@@ -224,7 +225,7 @@ final class RegisterStore {
                 }
                 try shown.run()
             } catch let error as SQLiteError where error.code == 19 && error.extendedCode != 787 {
-                return try materialize(key, registers, .hidden(reason: "cannot be shown: \(error.message)", parked: true),
+                return try materialize(key, registers, .hidden(.constraint(error.message)),
                                        previous: previous, mayBeParked: mayBeParked)
             }
             if !overrides.isEmpty {
@@ -236,11 +237,11 @@ final class RegisterStore {
             if isRevivable {
                 try replica.markRevived(RowRef(table: table.name, key: key), !registers.liveness.isAlive)
             }
-        case .hidden(let reason, let parked):
+        case .hidden(let reason):
             if isRevivable { try replica.markRevived(RowRef(table: table.name, key: key), false) }
             if previous?.shown ?? false { try statement(.deleteShown).run([key]) }
             if registers.columns.contains(where: { $0 != nil }) { try statement(.writeHidden).run([key] + values) }
-            if parked {
+            if let reason {
                 try replica.park(RowRef(table: table.name, key: key), reason: reason)
             } else if mayBeParked {
                 try replica.unpark(RowRef(table: table.name, key: key))
@@ -251,10 +252,10 @@ final class RegisterStore {
 
     /// Keys of the rows of this table whose `column` holds `value`, shown or hidden, in key order.
     func keys(where column: Int, is value: SQLiteValue) throws -> [SQLiteValue] {
-        let name = quoteIdentifier(table.columns[column])
         let shown = try database.query(
-            "SELECT \(table.quotedKey) FROM \(table.quotedName) WHERE \(name) = ?", [value]).map { $0[0] }
-        let hidden = try database.query("SELECT pk FROM \(table.hiddenTable) WHERE \(name) = ?", [value]).map { $0[0] }
+            "SELECT \(table.quotedKey) FROM \(table.quotedName) WHERE \(table.quotedColumns[column]) = ?", [value]).map { $0[0] }
+        let hidden = try database.query(
+            "SELECT pk FROM \(table.hiddenTable) WHERE \(table.hiddenColumns[column]) = ?", [value]).map { $0[0] }
         return Array(Set(shown + hidden)).sorted()
     }
 
@@ -314,6 +315,6 @@ final class RegisterStore {
             return
         }
         try parameters.bind(.integer(stamp.hlc.sqliteValue))
-        try parameters.bind(.integer(try replica.index(of: stamp.node)))
+        try parameters.bind(.integer(try replica.indexRegistering(stamp.node)))
     }
 }

@@ -49,26 +49,16 @@ extension Replica {
     func apply<Rows: ChangeIterator>(
         source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int, rows: () throws -> Rows
     ) throws -> ApplyReport {
+        try checkSchemas()
         let plans = try tables.map { try plan(for: $0) }
         let plansByName = Dictionary(uniqueKeysWithValues: plans.map { ($0.remote.name, $0) })
-        let clock = try self.clock
         let physical = configuration.clock.unixMilliseconds()
-        var newest: Stamp?
+        var validator = RowValidator(clock: try self.clock, physical: physical, node: nodeID)
         var validation = try rows()
-        while let row = try validation.next() {
-            guard let plan = plansByName[row.table] else { throw ReplicaError.tableNotSynced(table: row.table) }
-            switch row.key {
-            case .text, .blob: break
-            default: throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
-            }
-            func check(_ stamp: Stamp?) throws {
-                guard let stamp else { return }
-                try clock.check(stamp.hlc, from: stamp.node, physical: physical)
-                if newest.map({ stamp > $0 }) ?? true { newest = stamp }
-            }
-            try check(row.registers.liveness.stamp)
-            for column in row.registers.columns { try check(column?.stamp) }
-        }
+        while let row = try validation.next() { try validator.check(row, plansByName) }
+        // A peer holding a stamp of this node newer than any it remembers: this file was rolled back.
+        try adoptNewNodeIDIfRolledBack(newestOwnStamp: validator.newestOwn)
+        let newest = validator.newest
 
         var report = ApplyReport()
         do {
@@ -77,7 +67,9 @@ extension Replica {
                 let suspends = !configuration.injectedBugs.contains(.captureMergeWrites)
                 if suspends { try suspendCapture() }
                 var applying = try rows()
-                var version = try self.version
+                var version = versionFloor(after: try self.version)
+                // The rows are read again: check them again, so what is merged is what was checked.
+                var recheck = RowValidator(clock: try self.clock, physical: physical, node: nodeID)
                 let reprojection = Reprojection(replica: self)
                 var dirty: [RowRef] = []
                 // Injected bugs may hang on arrival order and on every row being looked up: no shortcuts then.
@@ -91,6 +83,7 @@ extension Replica {
                     batch.removeAll(keepingCapacity: true)
                     while batch.count < batchSize {
                         guard let row = try applying.next() else { exhausted = true; break }
+                        try recheck.check(row, plansByName)
                         batch.append(row)
                     }
                     for index in shortcuts ? writeOrder(batch, plansByName) : Array(batch.indices) {
@@ -122,6 +115,9 @@ extension Replica {
                     }
                 }
                 try reprojection.reproject(dirty)
+                guard recheck.newest == newest, recheck.rows == validator.rows, applying.checksum == validation.checksum else {
+                    throw ReplicaError.changesetChanged
+                }
                 let peerMoved = try recordPeer(source, since: since, upTo: upTo)
                 guard report.applied > 0 || peerMoved || folded > 0 else { throw NothingToApply() }
                 if report.applied > 0, let newest {
@@ -238,9 +234,54 @@ extension Replica {
     }
 }
 
+/// The checks every row of a changeset passes before anything is merged, and what they learn.
+private struct RowValidator {
+    let clock: HybridLogicalClock
+    let physical: Int64
+    let node: NodeID
+    /// The newest stamp seen, and the newest of this replica's own node.
+    private(set) var newest: Stamp?
+    private(set) var newestOwn: HLCTimestamp?
+    private(set) var rows = 0
+
+    init(clock: HybridLogicalClock, physical: Int64, node: NodeID) {
+        self.clock = clock
+        self.physical = physical
+        self.node = node
+    }
+
+    /// Refuses a row of a table the changeset does not declare, a key that is not TEXT or BLOB,
+    /// and a stamp (liveness, column or counter contribution) too far ahead of this replica's clock.
+    mutating func check(_ row: RowChange, _ plans: [String: TablePlan]) throws {
+        guard let plan = plans[row.table] else { throw ReplicaError.tableNotSynced(table: row.table) }
+        guard Replica.isSyncableKey(row.key) else {
+            throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
+        }
+        rows += 1
+        try check(row.registers.liveness.stamp)
+        for column in row.registers.columns {
+            try check(column?.stamp)
+            for contribution in column?.contributions ?? [] { try check(contribution.stamp) }
+        }
+    }
+
+    private mutating func check(_ stamp: Stamp?) throws {
+        guard let stamp else { return }
+        try clock.check(stamp.hlc, from: stamp.node, physical: physical)
+        if newest.map({ stamp > $0 }) ?? true { newest = stamp }
+        if stamp.node == node && newestOwn.map({ stamp.hlc > $0 }) ?? true { newestOwn = stamp.hlc }
+    }
+}
+
 /// A stream of row changes, as a decoder or an array yields them.
 public protocol ChangeIterator {
     mutating func next() throws -> RowChange?
+    /// A digest of every byte the rows came from, once they are all read (`nil` for rows held in memory).
+    var checksum: UInt32? { get }
+}
+
+extension ChangeIterator {
+    public var checksum: UInt32? { nil }
 }
 
 extension IndexingIterator: ChangeIterator where Elements == [RowChange] {}

@@ -18,9 +18,10 @@ extension Replica {
     }
 
     private var captureTriggers: [CaptureTriggers] {
-        tableNames.sorted { $0.key < $1.key }.compactMap { id, name in
-            syncedTables[name].map {
-                CaptureTriggers(table: $0, id: id, comparesTypes: typeComparisons[name] ?? $0.columns.map { _ in true })
+        tableNames.sorted { $0.key < $1.key }.compactMap { _, name in
+            syncedTables[name].map { table in
+                CaptureTriggers(table: table, facts: captureFacts[name]
+                    ?? TableInspector.CaptureFacts(comparesTypes: table.columns.map { _ in true }, guardsKey: true))
             }
         }
     }

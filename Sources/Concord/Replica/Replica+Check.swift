@@ -20,35 +20,42 @@ extension Replica {
     /// parked with its reason; a column no write has set reads NULL; a counter
     /// shows the sum of its current contributions and a union its canonical
     /// array. Every user row must have registers.
+    ///
+    /// It checks one consistent state: writes the log still holds are part of
+    /// it (a delete may still have children to cascade to), so they are folded
+    /// first, and the fold and every check run in one write transaction, so an
+    /// app writing meanwhile (from any connection) waits for it rather than
+    /// landing between the fold and the check.
     public func check() throws -> CheckReport {
-        // Writes the log still holds are part of the state being checked (a delete may
-        // still have children to cascade to), so fold them before any check looks.
-        try foldLocalWrites()
-        var problems: [String] = []
-        let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }
-        if integrity != ["ok"] { problems += integrity.map { "integrity check: \($0)" } }
-        for row in try database.query("PRAGMA foreign_key_check") {
-            problems.append("foreign key check: row \(row[1]) of \(row[0].textValue ?? "?") references missing \(row[2].textValue ?? "?")")
-        }
-        try database.readTransaction {
+        try withForeignKeysDeferred {
+            try foldLocalWrites()
+            var problems: [String] = []
+            let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }
+            if integrity != ["ok"] { problems += integrity.map { "integrity check: \($0)" } }
+            for row in try database.query("PRAGMA foreign_key_check") {
+                problems.append("foreign key check: row \(row[1]) of \(row[0].textValue ?? "?") references missing \(row[2].textValue ?? "?")")
+            }
             for table in tables { problems += try projectionProblems(table) }
+            return CheckReport(problems: problems)
         }
-        return CheckReport(problems: problems)
     }
 
     private func projectionProblems(_ table: SyncedTable) throws -> [String] {
         var problems: [String] = []
+        let parkedRows = try parkedRows(of: table)
+        let parked = Dictionary(uniqueKeysWithValues: parkedRows.map { ($0.key, $0.reason) })
+        let unsyncable = Set(parkedRows.filter { $0.kind == ParkReason.unsyncableKey(type: "").kind }.map(\.key))
         let unrecorded = try database.query(
             "SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t LEFT JOIN \(table.rowsTable) AS m "
                 + "ON m.pk = t.\(table.quotedKey) WHERE m.pk IS NULL ORDER BY 1 LIMIT 20")
-        problems += unrecorded.map { "\(table.name) \($0[0]): in the table but has no registers (written while capture was off?)" }
+        problems += unrecorded.filter { !unsyncable.contains($0[0]) }.map {
+            "\(table.name) \($0[0]): in the table but has no registers (written while capture was off?)"
+        }
         let twice = try database.query(
             "SELECT pk FROM \(table.rowsTable) GROUP BY pk HAVING count(*) > 1 ORDER BY pk LIMIT 20")
         problems += twice.map { "\(table.name) \($0[0]): has more than one register row" }
         let reprojection = Reprojection(replica: self)
-        let parked = Dictionary(uniqueKeysWithValues: try database.query(
-            "SELECT pk, reason FROM \(Metadata.parked) WHERE tbl = ? ORDER BY pk", [.text(table.name)]
-        ).map { ($0[0], $0[1].textValue ?? "") })
+        let constrained = Set(parkedRows.filter { $0.kind == ParkReason.constraint("").kind }.map(\.key))
         let select = "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
         var seen: Set<SQLiteValue> = []
         try store(table).forEachRow(since: .min) { key, row in
@@ -57,7 +64,7 @@ extension Replica {
             switch try reprojection.placement(RowRef(table: table.name, key: key)) {
             case .shown(let overrides):
                 guard row.shown else {
-                    if parked[key]?.hasPrefix("cannot be shown") != true {
+                    if !constrained.contains(key) {
                         problems.append("\(name): visible but not shown (\(parked[key] ?? "not parked"))")
                     }
                     break
@@ -70,10 +77,11 @@ extension Replica {
                     problems.append("\(name): " + (overrides.isEmpty ? "shown and also kept hidden" : "hidden copy missing"))
                 }
                 if parked[key] != nil { problems.append("\(name): shown but still parked") }
-            case .hidden(let reason, let isParked):
-                if row.shown { problems.append("\(name): shown but \(reason)") }
-                if isParked && parked[key] == nil { problems.append("\(name): not shown (\(reason)) but not parked") }
-                if !isParked && parked[key] != nil { problems.append("\(name): \(reason) but parked") }
+            case .hidden(let reason):
+                let why = reason?.description ?? "deleted"
+                if row.shown { problems.append("\(name): shown but \(why)") }
+                if reason != nil && parked[key] == nil { problems.append("\(name): not shown (\(why)) but not parked") }
+                if reason == nil && parked[key] != nil { problems.append("\(name): \(why) but parked") }
                 if !row.hasHiddenValues && row.registers.columns.contains(where: { $0 != nil }) {
                     problems.append("\(name): hidden but its values are missing")
                 }
@@ -91,7 +99,7 @@ extension Replica {
                 problems.append("\(name).\(table.columns[index]): union holds \(value), not the canonical \(UnionValue.canonical(value))")
             }
         }
-        for key in parked.keys.sorted() where !seen.contains(key) {
+        for key in parked.keys.sorted() where !seen.contains(key) && !unsyncable.contains(key) {
             problems.append("\(table.name) \(key): parked but has no registers")
         }
         return problems

@@ -12,18 +12,23 @@ extension Replica {
         let inspected = try Self.inspect(table, policy: policy, merges: merges, in: database,
                                          functions: configuration.merges)
         if let existing = syncedTables[inspected.name] {
+            // A changed column list is a schema change, reported as such rather than as another declaration.
+            if existing.columns != inspected.columns || existing.key != inspected.key { try checkSchema(of: existing) }
             guard existing.policy == inspected.policy, existing.merges == inspected.merges else {
                 throw ReplicaError.alreadyEnabled(table: existing.name, existing: existing.declaration,
                                                   requested: inspected.declaration)
             }
+            if try !hasCaptureTriggers(existing) { try reconcile(existing) }
             return
         }
-        let nullKeys = try database.scalar(
-            "SELECT count(*) FROM \(inspected.quotedName) WHERE \(inspected.quotedKey) IS NULL")?.integerValue ?? 0
-        guard nullKeys == 0 else {
+        let unsyncable = try database.scalar(
+            "SELECT count(*) FROM \(inspected.quotedName) WHERE typeof(\(inspected.quotedKey)) NOT IN ('text', 'blob')")?
+            .integerValue ?? 0
+        guard unsyncable == 0 else {
             throw ReplicaError.unsupportedTable(
-                table: inspected.name, reason: "\(nullKeys) row(s) have a NULL \(inspected.key)",
-                fix: "give every row a unique key (e.g. a UUID) before enabling sync")
+                table: inspected.name, reason: "\(unsyncable) row(s) have a \(inspected.key) that is NULL or a number, "
+                    + "and a synced key must be TEXT or BLOB",
+                fix: "give every row a unique TEXT key (e.g. a UUID) before enabling sync")
         }
         var synced = syncedTables
         synced[inspected.name] = inspected
@@ -36,26 +41,53 @@ extension Replica {
                  .text(policy.rawValue), .text(ColumnList.encodeMerges(inspected.mergeMap))])
             let id = try database.scalar("SELECT id FROM \(Metadata.tables) WHERE name = ?",
                                          [.text(inspected.name)])?.integerValue ?? 0
-            let comparesTypes = try TableInspector(database).comparesTypes(of: inspected)
-            try database.execute(CaptureTriggers(table: inspected, id: id, comparesTypes: comparesTypes).createSQL)
-            for key in foreignKeys {
-                // Children of a parent whose visibility changes are found by index, not by a scan:
-                // on the hidden table always, and on the user table unless the app indexed the column.
-                let column = inspected.columns[key.column]
-                try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.hiddenTable(inspected.name) + "_" + column)) "
-                    + "ON \(inspected.hiddenTable)(\(quoteIdentifier(column)))")
-                let indexed = try database.scalar("""
-                    SELECT count(*) FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
-                    WHERE i.seqno = 0 AND i.name = ? COLLATE NOCASE
-                    """, [.text(inspected.name), .text(column)]) != .integer(0)
-                if !indexed {
-                    try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.prefix + "index_" + inspected.name + "_" + column)) "
-                        + "ON \(inspected.quotedName)(\(quoteIdentifier(column)))")
-                }
-            }
-            try recordExistingRows(of: inspected)
+            let table = inspected.withID(id)
+            try requireFreeNames(of: table)
+            let facts = try TableInspector(database).captureFacts(of: table)
+            try database.execute(CaptureTriggers(table: table, facts: facts).metadataSQL)
+            try installTriggersAndIndexes(for: table, facts: facts, foreignKeys: foreignKeys)
+            try recordExistingRows(of: table)
         }
         try loadSyncedTables()
+    }
+
+    /// Makes `table`'s triggers, and indexes on its foreign-key columns where they are missing.
+    ///
+    /// Children of a parent whose visibility changes are found by index, not
+    /// by a scan: on the hidden copies always, and on the user table unless
+    /// the app indexed the column itself.
+    func installTriggersAndIndexes(for table: SyncedTable, facts: TableInspector.CaptureFacts? = nil,
+                                   foreignKeys: [ForeignKey]? = nil) throws {
+        let facts = try facts ?? TableInspector(database).captureFacts(of: table)
+        try database.execute(CaptureTriggers(table: table, facts: facts).triggersSQL)
+        for key in foreignKeys ?? parents(of: table.name) {
+            let column = table.columns[key.column]
+            try database.execute("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(Metadata.hiddenIndex(table.id, column: key.column))) "
+                + "ON \(table.hiddenTable)(\(Metadata.valueColumn(key.column)))")
+            let indexed = try database.scalar("""
+                SELECT count(*) FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
+                WHERE i.seqno = 0 AND i.name = ? COLLATE NOCASE
+                """, [.text(table.name), .text(column)]) != .integer(0)
+            if !indexed {
+                try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.userIndex(table.id, column: key.column))) "
+                    + "ON \(table.quotedName)(\(quoteIdentifier(column)))")
+            }
+        }
+    }
+
+    /// Refuses to create metadata whose names a table of the app already uses (names starting
+    /// with `_concord_` are Concord's; an app that made one anyway gets told, not an SQL error).
+    private func requireFreeNames(of table: SyncedTable) throws {
+        let prefix = Metadata.object(table.id, "")
+        let taken = try database.query(
+            "SELECT name FROM sqlite_schema WHERE substr(name, 1, ?) = ? ORDER BY name",
+            [.integer(Int64(prefix.utf8.count)), .text(prefix)]).compactMap { $0[0].textValue }
+        if let name = taken.first {
+            throw ReplicaError.unsupportedTable(
+                table: table.name, reason: "the database already has an object named '\(name)', where Concord keeps "
+                    + "this table's metadata (names starting with _concord_ are Concord's)",
+                fix: "rename or drop '\(name)'")
+        }
     }
 
     /// Checks that `table` in `database` can sync under `policy`, without writing anything.
@@ -92,9 +124,10 @@ extension Replica {
 
     /// Stamps every row already in `table` as a local insert.
     private func recordExistingRows(of table: SyncedTable) throws {
+        try checkIdentity()
         var clock = try self.clock
-        var version = try self.version
-        let selfIndex = try index(of: nodeID)
+        var version = versionFloor(after: try self.version)
+        let selfIndex = try indexRegistering(nodeID)
         let insert = try database.prepare(
             "INSERT INTO \(table.rowsTable) (kh, pk, cl, ver, hlc, node) VALUES (?, ?, 1, ?, ?, ?)")
         let keys = try database.prepare(

@@ -17,11 +17,23 @@ extension Replica {
     /// One transaction covers it all — folding the capture log, then reading —
     /// so the rows and the header's ``ChangesetHeader/upTo`` describe the same
     /// moment even while the app writes.
+    ///
+    /// A peer that asks for changes after a version this replica has not
+    /// reached has read them from another file with this node id: a copy, or
+    /// this file before it was restored from a backup. This replica then takes
+    /// a new node id (so the two stop sharing one) and exports everything it
+    /// holds, from version 0, under it; the header says so.
     public func exportChanges(
         since version: Int64, header: (ChangesetHeader) throws -> Void, row: (RowChange) throws -> Void
     ) throws {
+        guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
         try withForeignKeysDeferred {
             try foldLocalWrites()
+            var version = version
+            if version > (try self.version) {
+                try adoptNewNodeID()
+                version = 0
+            }
             try header(ChangesetHeader(source: nodeID, since: version, upTo: try self.version,
                                        tables: tables.map(\.schema)))
             for table in tables {

@@ -17,6 +17,9 @@ extension Replica {
     @discardableResult
     public func foldLocalWrites() throws -> Int {
         try withForeignKeysDeferred {
+            try checkSchemas()
+            // Stamps are issued only under the file's own node id: a copy takes a new one first.
+            try checkIdentity()
             var count = 0
             var folded: [RowRef] = []
             var seen: Set<RowRef> = []
@@ -50,7 +53,7 @@ extension Replica {
     private func foldLog(_ count: inout Int, _ folded: inout [RowRef], _ seen: inout Set<RowRef>) throws -> [RowRef] {
         for table in tables { try requireMergeFunctions(table) }
         var clock = try self.clock
-        var version = try self.version
+        var version = versionFloor(after: try self.version)
         let writes = try database.prepare(
             "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT \(Self.foldBatch)")
         let trim = try database.prepare("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
@@ -72,11 +75,26 @@ extension Replica {
                 // The update trigger logs an update that changed nothing with mask 0 rather than test every column twice.
                 if operation == .update && writes.int64(5) == 0 { continue }
                 let key = writes.column(2)
+                guard Self.isSyncableKey(key) else {
+                    // Only a row written before keys were checked (or with capture's guard gone) gets here:
+                    // it stays in the table, unsynced and parked with the reason, and blocks nothing else.
+                    let ref = RowRef(table: name, key: key)
+                    try operation == .delete ? unpark(ref) : park(ref, reason: .unsyncableKey(type: key.typeName))
+                    continue
+                }
                 let stamp = Stamp(hlc: clock.tick(physical: Metadata.unixMilliseconds(julianDay: writes.double(4))), node: nodeID)
                 let store = store(table)
-                let changed = operation == .update
+                var changed = operation == .update
                     ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)
                     : Array(repeating: operation == .insert, count: table.columns.count)
+                if operation == .update, captureFacts[name]?.comparesTypes.contains(true) ?? false {
+                    // A real zero written over a real zero changed only if its sign did.
+                    for zero in try database.query("SELECT col, old, new FROM \(table.zerosTable) WHERE seq = ?",
+                                                    [writes.column(0)]) where zero[1] == zero[2] {
+                        if let column = zero[0].integerValue, changed.indices.contains(Int(column)) { changed[Int(column)] = false }
+                    }
+                    if !changed.contains(true) { continue }
+                }
                 let write: LocalWrite = switch operation {
                 case .insert: .insert
                 case .delete: .delete
@@ -143,8 +161,19 @@ extension Replica {
         for table in tables where !table.joinedColumns.isEmpty {
             try database.execute("DELETE FROM \(table.logValuesTable)")
         }
+        for table in tables where captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
+            try database.execute("DELETE FROM \(table.zerosTable)")
+        }
         try storeClock(clock, version: version)
         return deleted
+    }
+
+    /// Whether a key can sync: TEXT or BLOB (see DESIGN.md, "Capturing local writes").
+    static func isSyncableKey(_ key: SQLiteValue) -> Bool {
+        switch key {
+        case .text, .blob: true
+        default: false
+        }
     }
 
     /// How many logged writes a fold reads before trimming them from the log.
@@ -195,7 +224,7 @@ private struct PendingJoins {
             return rows.count - 1
         }()
         for (slot, index) in table.joinedColumns.enumerated() where changed[index] {
-            // `_concord_logvalues_T` holds (seq, o_c, n_c, ...); an insert leaves o_c NULL.
+            // `_concord_N_logvalues` holds (seq, o<k>, v<k>, ...) for each joined column k; an insert leaves o<k> NULL.
             let old = logged[1 + 2 * slot], new = logged[2 + 2 * slot]
             let merge = table.merges[index]
             let held = rows[position].registers[index] ?? before?.columns[index]

@@ -50,9 +50,10 @@ extension Replica {
                 ReplicaStatus.Peer(node: NodeID(bytes: $0[0].blobValue ?? [])?.description ?? "?",
                                    version: $0[1].integerValue ?? 0)
             }
-            let parked = try database.query("SELECT tbl, pk, reason FROM \(Metadata.parked) ORDER BY tbl, pk").map {
-                ReplicaStatus.Parked(table: $0[0].textValue ?? "", key: $0[1].textValue ?? $0[1].description,
-                                     reason: $0[2].textValue ?? "")
+            let parked = try self.tables.flatMap { table in
+                try parkedRows(of: table).map {
+                    ReplicaStatus.Parked(table: table.name, key: ParkReason.describe($0.key), reason: $0.reason)
+                }
             }
             return ReplicaStatus(node: nodeID.description, version: try version, clock: clock.rawValue,
                                  clockReading: clock.description, tables: tables, peers: peers, parked: parked)

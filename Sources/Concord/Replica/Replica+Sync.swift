@@ -4,6 +4,30 @@ public struct SyncReport: Hashable, Sendable {
     public var rounds: Int
     /// Rows merged, over all replicas.
     public var applied: Int
+    /// Exchanges a replica refused (a peer's clock too far ahead), each once, in the order met;
+    /// every other direction went on.
+    public var refusals: [Refusal] = []
+
+    /// One direction of an exchange that was refused, and why.
+    public struct Refusal: Hashable, Sendable, CustomStringConvertible {
+        /// Positions in the list of replicas given to ``Replica/sync(_:)``.
+        public var source: Int
+        public var target: Int
+        public var reason: String
+
+        public var description: String { "replica \(target) refused the changes of replica \(source): \(reason)" }
+    }
+}
+
+/// ``Replica/sync(_:)`` exchanged everything it could, but some directions were refused.
+public struct SyncIncomplete: Error, CustomStringConvertible {
+    /// What was done, refusals included.
+    public let report: SyncReport
+
+    public var description: String {
+        "sync finished every exchange it could (\(report.applied) rows merged in \(report.rounds) rounds), but "
+            + report.refusals.map(\.description).joined(separator: "; ")
+    }
 }
 
 extension Replica {
@@ -13,24 +37,36 @@ extension Replica {
     /// round costs what changed, not what the databases hold. When it returns,
     /// every replica holds the same registers.
     ///
+    /// A direction a replica refuses because the other's clock runs too far
+    /// ahead does not stop the rest: every other pair still exchanges, and
+    /// then ``SyncIncomplete`` reports what was refused. Any other error stops
+    /// the sync at once (each apply is atomic, so nothing is half-applied).
+    ///
     /// ```swift
     /// try Replica.sync([phone, laptop, tablet])
     /// ```
     @discardableResult
     public static func sync(_ replicas: [Replica]) throws -> SyncReport {
         var report = SyncReport(rounds: 0, applied: 0)
+        var refused: Set<[Int]> = []
         var moved = true
         while moved {
             moved = false
             report.rounds += 1
-            for source in replicas {
-                for target in replicas where target !== source {
-                    let applied = try target.apply(source.changes(since: target.peerVersion(source.nodeID))).applied
-                    report.applied += applied
-                    moved = moved || applied > 0
+            for (s, source) in replicas.enumerated() {
+                for (t, target) in replicas.enumerated() where target !== source && !refused.contains([s, t]) {
+                    do {
+                        let applied = try target.apply(source.changes(since: target.peerVersion(source.nodeID))).applied
+                        report.applied += applied
+                        moved = moved || applied > 0
+                    } catch let error as ClockDriftError {
+                        refused.insert([s, t])
+                        report.refusals.append(.init(source: s, target: t, reason: error.description))
+                    }
                 }
             }
         }
+        guard report.refusals.isEmpty else { throw SyncIncomplete(report: report) }
         return report
     }
 }

@@ -19,14 +19,14 @@ public final class Replica {
     /// The connection Concord uses; the app may use it too.
     public let database: Database
     public let configuration: Configuration
-    /// This replica's node id.
-    public let nodeID: NodeID
+    /// This replica's node id: the one its file holds now (a copy of the file takes a new one; see ``checkIdentity()``).
+    public internal(set) var nodeID: NodeID
     /// Synced tables by name, refreshed when sync is enabled.
     private(set) var syncedTables: [String: SyncedTable] = [:]
     /// Table names by their id in `_concord_tables`, as the capture log refers to them.
     private(set) var tableNames: [Int64: String] = [:]
-    /// Whether each synced column's capture compares types, by table name (see ``TableInspector/comparesTypes(of:)``).
-    private(set) var typeComparisons: [String: [Bool]] = [:]
+    /// What each synced table's capture triggers compare and guard, by table name.
+    private(set) var captureFacts: [String: TableInspector.CaptureFacts] = [:]
     /// The register store of each synced table, by name.
     private var stores: [String: RegisterStore] = [:]
     /// Foreign keys between synced tables, by child and by parent table.
@@ -37,8 +37,10 @@ public final class Replica {
     private var indexesByNode: [NodeID: Int64] = [:]
     /// Rows delivered so far, kept only while the `dropDuplicateDelivery` bug is injected.
     var deliveredRows: Set<DeliveredRow> = []
-    /// The node `index(of:)` last answered for: most stamps in a row or a changeset share one.
+    /// The node `indexRegistering(_:)` last answered for: most stamps in a row or a changeset share one.
     private var lastIndexed: (node: NodeID, index: Int64)?
+    /// The schema version and fingerprint Concord last checked the synced tables against (see ``checkSchemas()``).
+    var checkedSchema: (version: Int64?, fingerprint: String)?
 
     /// Finalizes the stores' statements before the connection goes, so it closes at once.
     deinit { stores.removeAll() }
@@ -49,10 +51,14 @@ public final class Replica {
         public var clock: any PhysicalClock
         /// How far ahead a peer's stamps may be before its changeset is refused, in milliseconds.
         public var maxDrift: Int64
-        /// Makes the node id of a newly created replica.
+        /// Makes the node id of a newly created replica, and of a copy of one.
         public var makeNodeID: @Sendable () -> NodeID
         /// User-defined merges, by name, for columns declared `.custom(name)`.
         public var merges: [String: MergeFunction]
+        /// What identifies the file a replica lives in, given its path: its device and inode by
+        /// default. A copy of the file must get another identity (see ``Replica/checkIdentity()``);
+        /// a simulation gives a deterministic one, so that its files are the same bytes every run.
+        public var fileIdentity: @Sendable (_ path: String) -> String? = Database.deviceAndInode(of:)
         /// Bugs switched on to test the simulator's checks; none in an app.
         @_spi(Testing) public var injectedBugs: InjectedBugs = []
 
@@ -98,38 +104,49 @@ public final class Replica {
     /// temp_store = MEMORY`), which costs more per write but never touches
     /// the disk. Apps writing synced tables through their own connections may
     /// want either.
+    ///
+    /// Opening upgrades metadata of an earlier layout (``MetadataMigration``),
+    /// and a file that is a copy of another replica's (a file copy, a restored
+    /// backup, `VACUUM INTO`) takes a node id of its own before anything is stamped.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
         self.database = database
         self.configuration = configuration
+        nodeID = NodeID(bytes: Array(repeating: 0, count: NodeID.byteCount))!
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
         let exists = try database.scalar(
             "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
         if !exists {
             guard create else { throw ReplicaError.notAReplica(path: database.path) }
-            let node = configuration.makeNodeID()
+            try Self.requireUTF8(database)
             try database.transaction {
                 try database.execute(Metadata.createSQL)
-                try database.execute("INSERT INTO \(Metadata.nodes) (idx, id) VALUES (1, ?)", [.blob(node.bytes)])
+                try database.execute("INSERT INTO \(Metadata.nodes) (idx, id) VALUES (1, ?)",
+                                     [.blob(configuration.makeNodeID().bytes)])
                 try database.execute(
-                    "INSERT INTO \(Metadata.state) (id, layout, hlc, version, node) VALUES (0, ?, 0, 0, 1)",
-                    [.integer(Metadata.layoutVersion)])
+                    "INSERT INTO \(Metadata.state) (id, layout, hlc, version, node, file) VALUES (0, ?, 0, 0, 1, ?)",
+                    [.integer(Metadata.layoutVersion), fileIdentity.map { .text($0) } ?? .null])
             }
         }
         let layout = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0
-        guard layout == Metadata.layoutVersion || layout == Metadata.upgradableLayout else {
-            throw ReplicaError.unsupportedLayout(found: layout, supported: Metadata.layoutVersion)
+        if layout != Metadata.layoutVersion {
+            try MetadataMigration(database: database, replica: self).upgrade(from: layout)
         }
-        let selfIndex = try database.scalar("SELECT node FROM \(Metadata.state)")?.integerValue ?? 0
-        nodeID = NodeID(bytes: try database.scalar(
-            "SELECT id FROM \(Metadata.nodes) WHERE idx = ?", [.integer(selfIndex)])?.blobValue ?? []) ?? NodeID(bytes: Array(repeating: 0, count: 16))!
+        try refreshNodeID()
         try loadSyncedTables()
-        if layout == Metadata.upgradableLayout {
-            try database.transaction {
-                try suspendCapture()
-                try resumeCapture()
-                try database.execute(Metadata.upgradeSQL)
-            }
-        }
+        try checkIdentity()
+    }
+
+    /// The identity of the file this replica is read from now (`nil` in memory).
+    var fileIdentity: String? { database.filePath.flatMap(configuration.fileIdentity) }
+
+    /// Refuses a database whose text encoding is not UTF-8.
+    ///
+    /// SQLite converts text between encodings, and text that is not valid
+    /// UTF-16 (or not valid UTF-8, on the way in) does not survive that; a
+    /// replica carries text byte for byte, so it needs the encoding changesets use.
+    static func requireUTF8(_ database: Database) throws {
+        let encoding = try database.scalar("PRAGMA encoding")?.textValue ?? "UTF-8"
+        guard encoding == "UTF-8" else { throw ReplicaError.unsupportedEncoding(encoding) }
     }
 
     /// The local version: every register change this replica stores gets a higher one.
@@ -146,31 +163,41 @@ public final class Replica {
     }
 
     /// The synced tables, in name order.
-    public var tables: [SyncedTable] { syncedTables.keys.sorted().compactMap { syncedTables[$0] } }
+    public var tables: [SyncedTable] {
+        syncedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap { syncedTables[$0] }
+    }
+
+    /// Reads the node id the file holds now (another process may have given it a new one).
+    func refreshNodeID() throws {
+        let index = try database.scalar("SELECT node FROM \(Metadata.state)")?.integerValue ?? 0
+        guard let node = try node(at: index) else { throw ReplicaError.damagedMetadata("the replica's own node id is missing") }
+        nodeID = node
+    }
 
     func loadSyncedTables() throws {
         syncedTables = [:]
         tableNames = [:]
         stores = [:]
         for row in try database.query(
-            "SELECT id, name, key, columns, policy, merges FROM \(Metadata.tables) ORDER BY name") {
-            guard case .integer(let id) = row[0], let name = row[1].textValue, let key = row[2].textValue,
+            "SELECT id, name, key, columns, policy, merges FROM \(Metadata.tables) ORDER BY id") {
+            guard let id = row[0].integerValue, let name = row[1].textValue, let key = row[2].textValue,
                   let columnList = row[3].textValue, let policyName = row[4].textValue,
                   let mergeList = row[5].textValue, let policy = TablePolicy(rawValue: policyName)
             else { continue }
             let columns = ColumnList.decode(columnList), merges = ColumnList.decodeMerges(mergeList)
-            let table = SyncedTable(name: name, key: key, columns: columns, policy: policy,
-                                    merges: columns.map { merges[$0] ?? .lww })
+            let table = SyncedTable(id: id, schema: TableSchema(name: name, key: key, columns: columns, policy: policy,
+                                                                merges: columns.map { merges[$0] ?? .lww }))
             syncedTables[name] = table
             tableNames[id] = name
             stores[name] = RegisterStore(table: table, replica: self)
         }
         parentKeys = [:]
         childKeys = [:]
-        typeComparisons = [:]
+        captureFacts = [:]
+        forgetSchemaCheck()
         let inspector = TableInspector(database)
         for table in tables {
-            typeComparisons[table.name] = try inspector.comparesTypes(of: table)
+            captureFacts[table.name] = try inspector.captureFacts(of: table)
             for key in (try? inspector.foreignKeys(of: table, synced: syncedTables)) ?? [] {
                 parentKeys[key.child, default: []].append(key)
                 childKeys[key.parent, default: []].append(key)
@@ -193,10 +220,14 @@ public final class Replica {
         return try store(child).keys(where: key.column, is: parent.key)
     }
 
+    /// The id of a synced table, as metadata rows refer to it.
+    private func id(of table: String) -> SQLiteValue { .integer(syncedTables[table]?.id ?? 0) }
+
     /// Records why an alive row is not shown.
-    func park(_ row: RowRef, reason: String) throws {
-        try database.execute("INSERT OR REPLACE INTO \(Metadata.parked) (tbl, pk, reason) VALUES (?, ?, ?)",
-                             [.text(row.table), row.key, .text(reason)])
+    func park(_ row: RowRef, reason: ParkReason) throws {
+        try database.execute(
+            "INSERT OR REPLACE INTO \(Metadata.parked) (tbl, pk, kind, reason) VALUES (?, ?, ?, ?)",
+            [id(of: row.table), row.key, .integer(reason.kind), .text(reason.description)])
     }
 
     /// Whether rows of `table` can be brought back by a child (it is the parent of a RESTRICT or NO ACTION key).
@@ -205,17 +236,23 @@ public final class Replica {
     /// Records whether a row of a revivable table is shown though deleted (brought back by a child).
     func markRevived(_ row: RowRef, _ revived: Bool) throws {
         try database.execute(revived ? "INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk) VALUES (?, ?)"
-                                     : "DELETE FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?", [.text(row.table), row.key])
+                                     : "DELETE FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?", [id(of: row.table), row.key])
     }
 
     /// The rows of `table` shown only because a child brought them back, in key order.
     func revivedKeys(in table: String) throws -> [SQLiteValue] {
-        try database.query("SELECT pk FROM \(Metadata.revived) WHERE tbl = ? ORDER BY pk", [.text(table)]).map { $0[0] }
+        try database.query("SELECT pk FROM \(Metadata.revived) WHERE tbl = ? ORDER BY pk", [id(of: table)]).map { $0[0] }
     }
 
     /// Forgets a row's parking, once it is shown or deleted.
     func unpark(_ row: RowRef) throws {
-        try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [.text(row.table), row.key])
+        try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [id(of: row.table), row.key])
+    }
+
+    /// The parked rows of `table` with their reasons' kinds and texts, in key order.
+    func parkedRows(of table: SyncedTable) throws -> [(key: SQLiteValue, kind: Int64, reason: String)] {
+        try database.query("SELECT pk, kind, reason FROM \(Metadata.parked) WHERE tbl = ? ORDER BY pk",
+                           [.integer(table.id)]).map { ($0[0], $0[1].integerValue ?? 0, $0[2].textValue ?? "") }
     }
 
     /// The register store of a synced table.
@@ -240,8 +277,8 @@ public final class Replica {
         return node
     }
 
-    /// The index of `node`, registering it on first sight.
-    func index(of node: NodeID) throws -> Int64 {
+    /// The index of `node` in `_concord_nodes`, adding the node on first sight.
+    func indexRegistering(_ node: NodeID) throws -> Int64 {
         if let last = lastIndexed, last.node == node { return last.index }
         if let index = indexesByNode[node] {
             lastIndexed = (node, index)

@@ -24,6 +24,16 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case sharedNodeID(NodeID)
     /// A row's key is not TEXT or BLOB.
     case invalidKey(table: String, key: String)
+    /// The database's text encoding is not UTF-8.
+    case unsupportedEncoding(String)
+    /// Concord's own metadata is not as it wrote it.
+    case damagedMetadata(String)
+    /// A version asked for is negative.
+    case invalidVersion(Int64)
+    /// A changeset read twice (to check it, then to merge it) was not the same the second time.
+    case changesetChanged
+    /// A synced table's schema changed in a way Concord does not sync.
+    case schemaChanged(table: String, change: String, fix: String)
 
     public var description: String {
         switch self {
@@ -32,9 +42,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
                 + "run `concord enable \(path) --table NAME` first"
         case .unsupportedLayout(let found, let supported):
             return "the replica's metadata has layout \(found), but this build reads layout \(supported)"
-                + (found > supported ? "; use a newer Concord"
-                   : " (and upgrades layout \(Metadata.upgradableLayout)); export its changes with the Concord that made it "
-                     + "and import them into a new replica")
+                + (found > supported ? " and every earlier one; open it with the newer Concord that wrote it; nothing was changed"
+                   : "; this is not a layout any Concord wrote, so the metadata is damaged; nothing was changed")
         case .tableNotFound(let name):
             return "there is no table named '\(name)'; create it first or check the spelling"
         case .unsupportedTable(let table, let reason, let fix):
@@ -56,10 +65,25 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
             return "column '\(column)' of table '\(table)' merges with '\(name)', which this replica has not registered; "
                 + "pass a MergeFunction named '\(name)' in Replica.Configuration(merges:)"
         case .sharedNodeID(let node):
-            return "the copy would write under the original's node id \(node), so two writes could share a stamp; "
-                + "give the copy a configuration whose makeNodeID returns a fresh id"
+            return "this replica needs a node id of its own (it is a copy, or it was rolled back), but the configuration's "
+                + "makeNodeID returned its current id \(node), so two writes could share a stamp; "
+                + "give Replica.Configuration a makeNodeID that returns a fresh id each time"
         case .invalidKey(let table, let key):
             return "the changeset has a row of '\(table)' whose key \(key) is not TEXT or BLOB; nothing was applied"
+        case .invalidVersion(let version):
+            return "version \(version) is negative; versions start at 0 (ask for changes since 0 to get everything)"
+        case .changesetChanged:
+            return "the changeset changed while it was being applied (was its file replaced or written to?); "
+                + "nothing was applied; apply it again once nothing else writes the file"
+        case .unsupportedEncoding(let encoding):
+            return "the database stores text as \(encoding), but a replica carries text byte for byte as UTF-8, "
+                + "which \(encoding) cannot hold exactly; use a database created with the default encoding (UTF-8)"
+        case .damagedMetadata(let detail):
+            return "Concord's metadata in this database is damaged: \(detail); restore the file from a backup, "
+                + "or copy the app's tables into a new database and enable sync there"
+        case .schemaChanged(let table, let change, let fix):
+            return "table '\(table)' changed since sync was enabled: \(change); Concord stopped syncing it so that "
+                + "nothing is half-synced. To fix: \(fix)"
         }
     }
 }

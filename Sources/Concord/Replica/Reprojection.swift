@@ -2,7 +2,7 @@
 struct RowRef: Hashable, CustomStringConvertible {
     let table: String
     let key: SQLiteValue
-    var description: String { "\(table)/\(key.textValue ?? key.description)" }
+    var description: String { "\(table)/\(ParkReason.describe(key))" }
 }
 
 /// Decides, from the registers alone, which rows the user tables show and
@@ -25,14 +25,14 @@ final class Reprojection {
     enum Placement: Equatable {
         /// Shown, with these columns showing a stand-in for a parent that is not visible.
         case shown(overrides: [Int: SQLiteValue])
-        /// Not shown; `parked` when the row is alive.
-        case hidden(reason: String, parked: Bool)
+        /// Not shown: parked for a reason when the row is alive, `nil` when it is deleted or unknown.
+        case hidden(ParkReason?)
 
         var isShown: Bool { if case .shown = self { true } else { false } }
 
         /// Where a row of a table without foreign keys belongs: shown exactly when alive.
         static func withoutRelations(_ registers: RowRegisters) -> Placement {
-            registers.liveness.isAlive ? .shown(overrides: [:]) : .hidden(reason: "deleted", parked: false)
+            registers.liveness.isAlive ? .shown(overrides: [:]) : .hidden(nil)
         }
     }
 
@@ -84,7 +84,7 @@ final class Reprojection {
 
     private func placement(_ ref: RowRef, _ visiting: inout Set<RowRef>) throws -> Placement {
         if let known = placements[ref] { return known }
-        guard let row = try stored(ref) else { return .hidden(reason: "missing", parked: false) }
+        guard let row = try stored(ref) else { return .hidden(nil) }
         guard try row.registers.liveness.isAlive || isRevived(ref, row) else {
             placements[ref] = .withoutRelations(row.registers)
             return .withoutRelations(row.registers)
@@ -95,13 +95,14 @@ final class Reprojection {
         for key in replica.parents(of: ref.table) where key.action.hidesChild {
             guard let parent = parentRef(row, key) else { continue }
             if visiting.contains(parent) {
-                result = .hidden(reason: "on a cycle through \(parent)", parked: true)
+                result = .hidden(.onCycle(table: parent.table, key: parent.key))
                 break
             }
             if case .hidden = try placement(parent, &visiting) {
                 let missing = try stored(parent) == nil
                 if arrived.contains(ref) && !missing { continue }
-                result = .hidden(reason: missing ? "missing parent \(parent)" : "parent \(parent) is not visible", parked: true)
+                result = .hidden(missing ? .missingParent(table: parent.table, key: parent.key)
+                                         : .hiddenParent(table: parent.table, key: parent.key))
                 break
             }
         }
@@ -171,7 +172,7 @@ final class Reprojection {
                 placement = try replica.store(table).materialize(ref.key, row.registers, placement, previous: row,
                                                                  mayBeParked: try mayHaveParkedRows())
                 placements[ref] = placement
-                if case .hidden(_, true) = placement { noteParked() }
+                if case .hidden(_?) = placement { noteParked() }
                 rows[ref] = RegisterStore.StoredRow(
                     registers: row.registers, shown: placement.isShown,
                     hasHiddenValues: placement != .shown(overrides: [:]) && row.registers.columns.contains { $0 != nil })

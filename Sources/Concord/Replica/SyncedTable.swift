@@ -13,10 +13,20 @@
 public struct SyncedTable: Hashable, Sendable {
     /// The declaration, exactly as a changeset carries it.
     public let schema: TableSchema
+    /// The table's id in `_concord_tables`, which names its metadata (0 until sync is enabled).
+    let id: Int64
 
     public init(name: String, key: String, columns: [String], policy: TablePolicy, merges: [ColumnMerge]? = nil) {
-        schema = TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges)
+        self.init(id: 0, schema: TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges))
     }
+
+    init(id: Int64, schema: TableSchema) {
+        self.id = id
+        self.schema = schema
+    }
+
+    /// The same declaration under the id `_concord_tables` gave it.
+    func withID(_ id: Int64) -> SyncedTable { SyncedTable(id: id, schema: schema) }
 
     public var name: String { schema.name }
     /// The single primary-key column (TEXT or BLOB).
@@ -44,13 +54,16 @@ public struct SyncedTable: Hashable, Sendable {
     /// Indexes of `counter` columns.
     var counterColumns: [Int] { merges.indices.filter { merges[$0] == .counter } }
 
-    var rowsTable: String { quoteIdentifier(Metadata.rowsTable(name)) }
-    var hiddenTable: String { quoteIdentifier(Metadata.hiddenTable(name)) }
-    var countersTable: String { quoteIdentifier(Metadata.countersTable(name)) }
-    var logValuesTable: String { quoteIdentifier(Metadata.logValuesTable(name)) }
+    var rowsTable: String { quoteIdentifier(Metadata.rowsTable(id)) }
+    var hiddenTable: String { quoteIdentifier(Metadata.hiddenTable(id)) }
+    var countersTable: String { quoteIdentifier(Metadata.countersTable(id)) }
+    var logValuesTable: String { quoteIdentifier(Metadata.logValuesTable(id)) }
+    var zerosTable: String { quoteIdentifier(Metadata.zerosTable(id)) }
     var quotedName: String { quoteIdentifier(name) }
     var quotedKey: String { quoteIdentifier(key) }
     var quotedColumns: [String] { columns.map(quoteIdentifier) }
+    /// The columns of the hidden table that hold the values, by position (`c0`, `c1`, ...).
+    var hiddenColumns: [String] { columns.indices.map(Metadata.valueColumn) }
 
     /// Whether each column has its own stamp (column policy) or shares the row's.
     var hasColumnStamps: Bool { policy == .column }
@@ -58,6 +71,6 @@ public struct SyncedTable: Hashable, Sendable {
     /// The metadata columns after `pk, cl, ver, hlc, node, clh, cln`.
     var stampColumns: [String] {
         guard hasColumnStamps else { return [] }
-        return columns.flatMap { [quoteIdentifier(Metadata.stampColumn($0)), quoteIdentifier(Metadata.nodeColumn($0))] }
+        return columns.indices.flatMap { [Metadata.stampColumn($0), Metadata.nodeColumn($0)] }
     }
 }

@@ -59,6 +59,12 @@ struct TableInspector {
             throw refuse("its primary key \(key.name) is declared \(key.declaredType), not TEXT or BLOB",
                          "declare the key `TEXT PRIMARY KEY` and store UUIDs in it")
         }
+        if let collation = try keyCollations(of: name, key: key.name).first(where: { $0.uppercased() != "BINARY" }) {
+            throw refuse("its primary key \(key.name) compares with the \(collation) collation, under which different "
+                         + "keys written on two devices (such as 'Alice' and 'alice') name one row, so one write would be lost",
+                         "declare the key without a COLLATE clause (BINARY), and normalize keys in the app if it needs "
+                         + "case-insensitive lookups")
+        }
         let uniques = try database.query(
             "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
             [.text(name)]).compactMap { $0[0].textValue }
@@ -69,6 +75,39 @@ struct TableInspector {
         }
         let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
         return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
+    }
+
+    /// The collations the table's key is compared with: the column's own, which SQL comparisons
+    /// use, and its primary-key index's, which decides which keys are one row.
+    private func keyCollations(of table: String, key: String) throws -> [String] {
+        var collations = [try database.columnCollation(table: table, column: key)]
+        if let index = try database.scalar(
+            "SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])?.textValue {
+            collations.append(try database.scalar(
+                "SELECT coll FROM pragma_index_xinfo(?) WHERE key = 1 AND cid >= 0 ORDER BY seqno LIMIT 1",
+                [.text(index)])?.textValue ?? "BINARY")
+        }
+        return collations
+    }
+
+    /// What the capture triggers of `table` must compare and guard.
+    struct CaptureFacts: Hashable, Sendable {
+        /// Per synced column: whether an update compares types as well as bytes (see ``comparesTypes(of:)``).
+        var comparesTypes: [Bool]
+        /// Whether the key column could take a value that cannot sync (NULL, a number), so an insert checks it.
+        var guardsKey: Bool
+    }
+
+    func captureFacts(of table: SyncedTable) throws -> CaptureFacts {
+        let key = try database.query(
+            "SELECT type, \"notnull\" FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(table.key)]).first
+        // A TEXT key column turns numbers into text; only NULL can get past it, and NOT NULL (or
+        // WITHOUT ROWID, which implies it) stops that. Anything else is checked on every insert.
+        let isText = Self.affinity(of: key?[0].textValue ?? "") == .text
+        let withoutRowID = try database.scalar(
+            "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)]) == .integer(1)
+        let notNull = key?[1].integerValue == 1 || withoutRowID
+        return CaptureFacts(comparesTypes: try comparesTypes(of: table), guardsKey: !(isText && notNull))
     }
 
     /// Whether an update must compare each of `table`'s synced columns by type as well as by bytes.

@@ -73,14 +73,31 @@ public final class Database {
     }
 
     /// Runs one or more SQL statements that take no parameters.
+    ///
+    /// Statements run one at a time, so an error names the one that failed, not the whole script.
     public func execute(_ sql: String) throws {
-        var message: UnsafeMutablePointer<CChar>?
-        let code = sqlite3_exec(handle, sql, nil, nil, &message)
-        if code != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
-            sqlite3_free(message)
-            let extended = sqlite3_extended_errcode(handle)
-            throw SQLiteError(code: (extended & 0xFF) == (code & 0xFF) ? extended : code, message: text, sql: sql)
+        var utf8 = Array(sql.utf8CString)
+        try utf8.withUnsafeMutableBufferPointer { buffer in
+            guard var rest = UnsafePointer(buffer.baseAddress) else { return }
+            while rest.pointee != 0 {
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(handle, rest, -1, &statement, &tail)
+                let text = tail.map { String(decoding: UnsafeRawBufferPointer(start: rest, count: $0 - rest), as: UTF8.self) }
+                guard code == SQLITE_OK else {
+                    throw SQLiteError(connection: handle, code: code, sql: text?.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+                defer { sqlite3_finalize(statement) }
+                if let statement {
+                    var step = sqlite3_step(statement)
+                    while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                    guard step == SQLITE_DONE else {
+                        throw SQLiteError(connection: handle, code: step, sql: text?.trimmingCharacters(in: .whitespacesAndNewlines))
+                    }
+                }
+                guard let tail, tail != rest else { return }
+                rest = tail
+            }
         }
     }
 
@@ -162,6 +179,36 @@ public final class Database {
             try? execute("RELEASE \(name)")
             throw error
         }
+    }
+
+    /// The identity of the main database file — its device and inode, as `"device:inode"` — or
+    /// `nil` for an in-memory or temporary database.
+    ///
+    /// A copy of the file (`cp`, a restored backup, `VACUUM INTO`) has another
+    /// identity, while renaming or moving it within a file system keeps it.
+    public var fileIdentity: String? { filePath.flatMap(Self.deviceAndInode(of:)) }
+
+    /// The absolute path of the main database file, or `nil` for an in-memory or temporary database.
+    public var filePath: String? {
+        guard let name = sqlite3_db_filename(handle, "main"), name.pointee != 0 else { return nil }
+        return String(cString: name)
+    }
+
+    /// `"device:inode"` of the file at `path`, or `nil` when it cannot be read.
+    public static func deviceAndInode(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_dev):\(info.st_ino)"
+    }
+
+    /// The collation a column of a table in the main schema is declared with (`BINARY` when none is).
+    public func columnCollation(table: String, column: String) throws -> String {
+        var collation: UnsafePointer<CChar>?
+        let code = sqlite3_table_column_metadata(handle, "main", table, column, nil, &collation, nil, nil, nil)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(connection: handle, code: code, sql: nil)
+        }
+        return collation.map { String(cString: $0) } ?? "BINARY"
     }
 
     /// The SQLite library version, such as `3.40.1`.

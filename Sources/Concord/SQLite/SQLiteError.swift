@@ -1,3 +1,4 @@
+import Foundation
 import CSQLite
 
 /// An error SQLite reported, with the statement that caused it.
@@ -24,8 +25,27 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         var text = "SQLite error \(code): \(message)"
-        if let sql { text += " - while executing `\(sql)`" }
+        if let sql { text += " - while executing `\(Self.shortened(sql))`" }
+        if let hint { text += "; " + hint }
         return text
+    }
+
+    /// What to do about the failures an app's user can act on.
+    private var hint: String? {
+        switch code {
+        case 5, 6: "another connection or process holds a lock on the database for longer than the busy timeout "
+            + "(5 s); nothing was changed: try again when it has finished"
+        case 8: "the database file or its folder is read-only; nothing was changed"
+        case 11, 26: "the file is not a healthy SQLite database; restore it from a backup"
+        case 13: "the disk is full; nothing was changed: free some space and try again"
+        default: nil
+        }
+    }
+
+    /// SQL as it appears in a message: one line, and no more than a few hundred characters.
+    static func shortened(_ sql: String) -> String {
+        let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return line.count <= 300 ? line : String(line.prefix(297)) + "..."
     }
 }
 

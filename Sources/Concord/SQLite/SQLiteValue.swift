@@ -94,6 +94,33 @@ extension SQLiteValue: Comparable {
     }
 }
 
+extension SQLiteValue {
+    /// A total order that tells every two different values apart: by type (NULL, integer,
+    /// real, text, blob), then by value, reals by IEEE total order (`-0.0` before `0.0`).
+    ///
+    /// SQLite's order holds `1 = 1.0` and `0.0 = -0.0`; when two writes carry the same stamp
+    /// (a forged or cloned peer) this decides between their values the same way on every replica.
+    public static func totallyOrdered(_ lhs: SQLiteValue, before rhs: SQLiteValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): return a < b
+        case (.real(let a), .real(let b)): return a.isTotallyOrdered(belowOrEqualTo: b) && a.bitPattern != b.bitPattern
+        case (.text(let a), .text(let b)): return a < b
+        case (.blob(let a), .blob(let b)): return a.lexicographicallyPrecedes(b)
+        default: return lhs.typeRank < rhs.typeRank
+        }
+    }
+
+    private var typeRank: Int {
+        switch self {
+        case .null: 0
+        case .integer: 1
+        case .real: 2
+        case .text: 3
+        case .blob: 4
+        }
+    }
+}
+
 /// Exact comparison of an integer with a double, as SQLite makes it.
 ///
 /// `Double(a)` rounds integers beyond 2^53, so `2^53 + 1 < 2^53 as Double`

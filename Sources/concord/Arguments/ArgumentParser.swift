@@ -134,9 +134,10 @@ struct ArgumentParser: Sendable {
         error("The option '\(spelling)' does not take any value, but '\(value)' was specified.")
     }
 
-    /// A following token is an option's value unless it looks like an option itself.
+    /// A following token is an option's value unless it looks like an option itself; a negative
+    /// number is a value, so `--since -1` reaches the option's own check rather than reading as missing.
     private func isValue(_ token: String) -> Bool {
-        token == "-" || !token.hasPrefix("-")
+        token == "-" || !token.hasPrefix("-") || Double(token) != nil
     }
 
     private func check(

@@ -31,10 +31,17 @@ extension Subcommand {
         for (name, policy) in tables {
             try Replica.validate(name, policy: policy, merges: merges[name] ?? [:], in: database)
         }
-        let replica = try Replica(database: database)
-        for (name, policy) in tables {
-            try replica.enableSync(on: name, policy: policy, merges: merges[name] ?? [:])
+        let enable = {
+            let replica = try Replica(database: database)
+            for (name, policy) in tables {
+                try replica.enableSync(on: name, policy: policy, merges: merges[name] ?? [:])
+            }
+            return replica
         }
+        // A database that is not a replica yet becomes one only if every table could be enabled:
+        // a failure leaves no trace of Concord in it.
+        let isReplica = try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = '_concord_state'") != .integer(0)
+        let replica = isReplica ? try enable() : try database.transaction(enable)
         let summary = replica.tables.map { "\($0.name) (\($0.declaration))" }.joined(separator: ", ")
         print("\(path): syncing \(summary)", to: &output)
     }

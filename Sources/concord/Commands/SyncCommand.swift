@@ -10,8 +10,21 @@ extension Subcommand {
             """,
         arguments: [.positional("db", .repeating(minimum: 2), help: "Two or more replica database files.")])
     ) { arguments, output in
-        let replicas = try arguments.positionals("db").map { try Replica(path: $0, create: false) }
-        let report = try Replica.sync(replicas)
-        print("synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds", to: &output)
+        let paths = try arguments.positionals("db")
+        let replicas = try paths.map { try Replica(path: $0, create: false) }
+        do {
+            let report = try Replica.sync(replicas)
+            print("synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds", to: &output)
+        } catch let incomplete as SyncIncomplete {
+            // Every direction that could go did; say which could not, by file, and fail.
+            let report = incomplete.report
+            print("synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds, "
+                  + "\(report.refusals.count) direction(s) refused", to: &output)
+            for refusal in report.refusals {
+                print("Error: \(paths[refusal.target]) refused the changes of \(paths[refusal.source]): \(refusal.reason)",
+                      to: &output.standardError)
+            }
+            throw ExitCode.failure
+        }
     }
 }

@@ -1,0 +1,261 @@
+/// Upgrades the metadata of a replica written by an earlier Concord to ``Metadata/layoutVersion``.
+///
+/// Every layout Concord has written can be read: a replica opened by a newer
+/// build is upgraded in place, in one transaction, keeping every register,
+/// every parked row, every peer's read position and every write the capture
+/// log still holds. The tests open a database of each earlier layout, kept in
+/// `Tests/ConcordTests/Fixtures/Layouts`, and compare what it holds after the
+/// upgrade with what the build that wrote it reported.
+///
+/// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 5: per-table objects named by table id (`_concord_3_rows`), columns by
+///   position (`h0`, `c0`); the file's identity in `_concord_state.file`; the
+///   kind of each parked row; parked and revived rows refer to tables by id.
+/// - 4: per-table objects named after the user's table (`_concord_rows_T`),
+///   columns after the user's columns (`h_title`); the log's write time as a Julian day.
+/// - 3: as 4, with the write time in Unix milliseconds.
+/// - 2: registers keyed by version with a key hash (the "2b" shape), or keyed by
+///   key with versions shared per fold (the first shape, with `_concord_revived`).
+/// - 1: the first shape without `_concord_revived`, and an `applying` flag in the state.
+///
+/// Upgrading also gives the replica a new node id: a file copied while an
+/// earlier build could not tell copies apart would otherwise keep sharing
+/// its node id with the original. Peers then read it again from its start,
+/// once.
+struct MetadataMigration {
+    let database: Database
+    let replica: Replica
+
+    /// The layouts this build upgrades.
+    static let upgradable: ClosedRange<Int64> = 1...4
+
+    /// Upgrades from `layout` to the current one, or refuses without changing anything.
+    func upgrade(from layout: Int64) throws {
+        guard Self.upgradable.contains(layout) else {
+            throw ReplicaError.unsupportedLayout(found: layout, supported: Metadata.layoutVersion)
+        }
+        try Replica.requireUTF8(database)
+        try replica.withForeignKeysDeferred {
+            // Re-read under the write lock: another process may have upgraded it meanwhile.
+            let found = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0
+            guard found != Metadata.layoutVersion else { return }
+            // Up to layout 3 (and on one unreleased shape of 4) the log held Unix milliseconds, now Julian days;
+            // the two never overlap (a Julian day of this era is about 2.5 million).
+            try database.execute("UPDATE \(Metadata.log) SET at = at / 86400000.0 + 2440587.5 WHERE at > 100000000")
+            try dropTriggers()
+            let hadRevived = try exists(Metadata.revived)
+            try normalizeEarlyLayouts()
+            for table in try namedTables() { try renameObjects(of: table) }
+            try rebuildParkedAndRevived()
+            try database.execute("ALTER TABLE \(Metadata.state) ADD COLUMN file TEXT")
+            try renewNodeID()
+            try replica.refreshNodeID()
+            try replica.loadSyncedTables()
+            for table in replica.tables {
+                if !hadRevived { try findRevivedRows(of: table) }
+                try clampCausalLengths(of: table)
+                try parkUnsyncableKeys(of: table)
+                try replica.installTriggersAndIndexes(for: table)
+            }
+            try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
+        }
+    }
+
+    /// A synced table as layout 4 names it: its id, name and columns.
+    private struct NamedTable {
+        let id: Int64
+        let name: String
+        let columns: [String]
+    }
+
+    private func namedTables() throws -> [NamedTable] {
+        try database.query("SELECT id, name, columns FROM \(Metadata.tables) ORDER BY id").map {
+            NamedTable(id: $0[0].integerValue ?? 0, name: $0[1].textValue ?? "",
+                       columns: ColumnList.decode($0[2].textValue ?? "[]"))
+        }
+    }
+
+    /// Drops every trigger Concord made; the current ones are made again at the end.
+    private func dropTriggers() throws {
+        let names = try database.query(
+            "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND substr(name, 1, 9) = '_concord_' ORDER BY name")
+        for row in names {
+            guard let name = row[0].textValue else { continue }
+            try database.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))")
+        }
+    }
+
+    private func exists(_ name: String) throws -> Bool {
+        try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(name)]) != .integer(0)
+    }
+
+    private func columnNames(of table: String) throws -> Set<String> {
+        Set(try database.query("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].textValue })
+    }
+
+    /// Brings layouts 1 and 2 to layout 3's shape: registers keyed by a unique version with a key hash,
+    /// no `applying` flag, and a `_concord_revived` table (filled by ``findRevivedRows(of:)``).
+    private func normalizeEarlyLayouts() throws {
+        var version = try database.scalar("SELECT version FROM \(Metadata.state)")?.integerValue ?? 0
+        for table in try namedTables() {
+            let rows = "_concord_rows_" + table.name
+            guard try !columnNames(of: rows).contains("kh") else { continue }
+            // Keyed by key, with one version shared by every row of a fold: give each row a version of its own,
+            // above every one issued, in the order they were written.
+            let old = "_concord_rows_early"
+            try database.execute("ALTER TABLE \(quoteIdentifier(rows)) RENAME TO \(old)")
+            let stamps = try columnNames(of: old).filter { $0.hasPrefix("h_") || $0.hasPrefix("n_") }
+                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(quoteIdentifier)
+            let columns = ["pk", "cl", "hlc", "node", "clh", "cln"] + stamps
+            try database.execute("CREATE TABLE \(quoteIdentifier(rows)) (ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, "
+                + "pk NOT NULL, cl INTEGER NOT NULL, hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER"
+                + stamps.map { ", \($0) INTEGER" }.joined() + ")")
+            let insert = try database.prepare("INSERT INTO \(quoteIdentifier(rows)) (ver, kh, \(columns.joined(separator: ", "))) "
+                + "VALUES (?, ?\(String(repeating: ", ?", count: columns.count)))")
+            let select = try database.prepare("SELECT \(columns.joined(separator: ", ")) FROM \(old) ORDER BY ver, pk")
+            while try select.step() {
+                version += 1
+                let row = select.row()
+                try insert.run([.integer(version), .integer(KeyHash.of(row[0]))] + row)
+            }
+            try database.execute("DROP TABLE \(old)")
+        }
+        try database.execute("UPDATE \(Metadata.state) SET version = ?", [.integer(version)])
+        if try columnNames(of: Metadata.state).contains("applying") {
+            try database.execute("ALTER TABLE \(Metadata.state) DROP COLUMN applying")
+        }
+        if try !exists(Metadata.revived) {
+            try database.execute("CREATE TABLE \(Metadata.revived) (tbl TEXT NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
+        }
+    }
+
+    /// Layouts without `_concord_revived` showed a revived parent as a row of a revivable table whose
+    /// causal length is even (deleted) while the user table shows it; a re-insert still in the log
+    /// shows such a row too, and is not one.
+    private func findRevivedRows(of table: SyncedTable) throws {
+        guard replica.isRevivable(table.name) else { return }
+        try database.execute("""
+            INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk)
+            SELECT \(table.id), m.pk FROM \(table.rowsTable) AS m JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk
+            WHERE m.cl % 2 = 0 AND m.pk NOT IN (SELECT pk FROM \(Metadata.log) WHERE tbl = \(table.id) AND op = 1)
+            """)
+    }
+
+    /// Moves one table's metadata from names made of user names to names made of its id and positions.
+    private func renameObjects(of table: NamedTable) throws {
+        let oldRows = "_concord_rows_" + table.name, newRows = Metadata.rowsTable(table.id)
+        try database.execute("DROP INDEX IF EXISTS \(quoteIdentifier(oldRows + "_key"))")
+        try database.execute("ALTER TABLE \(quoteIdentifier(oldRows)) RENAME TO \(quoteIdentifier(newRows))")
+        let stampColumns = try columnNames(of: newRows)
+        for (k, column) in table.columns.enumerated() where stampColumns.contains("h_" + column) {
+            try database.execute("ALTER TABLE \(quoteIdentifier(newRows)) RENAME COLUMN \(quoteIdentifier("h_" + column)) "
+                + "TO \(Metadata.stampColumn(k))")
+            try database.execute("ALTER TABLE \(quoteIdentifier(newRows)) RENAME COLUMN \(quoteIdentifier("n_" + column)) "
+                + "TO \(Metadata.nodeColumn(k))")
+        }
+        try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(table.id))) ON \(quoteIdentifier(newRows))(kh)")
+
+        let quoted = table.columns.map(quoteIdentifier)
+        let positions = table.columns.indices
+        try copy("_concord_hidden_" + table.name, into: Metadata.hiddenTable(table.id),
+                 create: "(pk PRIMARY KEY NOT NULL\(positions.map { ", " + Metadata.valueColumn($0) }.joined())) WITHOUT ROWID",
+                 columns: ["pk"] + positions.map(Metadata.valueColumn), from: ["pk"] + quoted)
+        let oldCounters = "_concord_counters_" + table.name
+        if try exists(oldCounters) {
+            let position = "CASE col " + positions.map { "WHEN \(sqlLiteral(table.columns[$0])) THEN \($0) " }.joined() + "END"
+            try copy(oldCounters, into: Metadata.countersTable(table.id), create: """
+                (pk NOT NULL, col INTEGER NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
+                 amount INTEGER NOT NULL, hlc INTEGER NOT NULL, PRIMARY KEY (pk, col, node)) WITHOUT ROWID
+                """, columns: ["pk", "col", "node", "cl", "amount", "hlc"],
+                from: ["pk", position, "node", "cl", "amount", "hlc"], where: "\(position) IS NOT NULL")
+        }
+        let oldLogValues = "_concord_logvalues_" + table.name
+        if try exists(oldLogValues) {
+            let logged = try columnNames(of: oldLogValues)
+            let joined = positions.filter { logged.contains("n_" + table.columns[$0]) }
+            let names = joined.flatMap { [Metadata.oldValueColumn($0), Metadata.newValueColumn($0)] }
+            try copy(oldLogValues, into: Metadata.logValuesTable(table.id),
+                     create: "(seq INTEGER PRIMARY KEY\(names.map { ", " + $0 }.joined()))",
+                     columns: ["seq"] + names,
+                     from: ["seq"] + joined.flatMap { [quoteIdentifier("o_" + table.columns[$0]), quoteIdentifier("n_" + table.columns[$0])] })
+        }
+        for column in table.columns {
+            try database.execute("DROP INDEX IF EXISTS \(quoteIdentifier("_concord_index_" + table.name + "_" + column))")
+        }
+    }
+
+    /// Makes `new` as `create` says and fills it from `old`, which is then dropped (with its indexes).
+    private func copy(_ old: String, into new: String, create: String, columns: [String], from values: [String],
+                      where condition: String = "1") throws {
+        try database.execute("CREATE TABLE \(quoteIdentifier(new)) \(create)")
+        try database.execute("INSERT INTO \(quoteIdentifier(new)) (\(columns.joined(separator: ", "))) "
+            + "SELECT \(values.joined(separator: ", ")) FROM \(quoteIdentifier(old)) WHERE \(condition)")
+        try database.execute("DROP TABLE \(quoteIdentifier(old))")
+    }
+
+    /// Parked and revived rows refer to their table by id, and parked rows keep the kind of their reason.
+    private func rebuildParkedAndRevived() throws {
+        try database.execute("""
+            ALTER TABLE \(Metadata.parked) RENAME TO _concord_parked_layout4;
+            ALTER TABLE \(Metadata.revived) RENAME TO _concord_revived_layout4;
+            \(Metadata.parkedSQL)
+            \(Metadata.revivedSQL)
+            INSERT INTO \(Metadata.parked) (tbl, pk, kind, reason)
+                SELECT t.id, p.pk, CASE WHEN p.reason LIKE 'missing parent%' THEN 1
+                                        WHEN p.reason LIKE 'parent % is not visible' THEN 2
+                                        WHEN p.reason LIKE 'on a cycle%' THEN 3 ELSE 4 END, p.reason
+                FROM _concord_parked_layout4 AS p JOIN \(Metadata.tables) AS t ON t.name = p.tbl;
+            INSERT INTO \(Metadata.revived) (tbl, pk)
+                SELECT t.id, r.pk FROM _concord_revived_layout4 AS r JOIN \(Metadata.tables) AS t ON t.name = r.tbl;
+            DROP TABLE _concord_parked_layout4;
+            DROP TABLE _concord_revived_layout4;
+            """)
+    }
+
+    /// Gives the replica a new node id (see the type's documentation).
+    private func renewNodeID() throws {
+        let current = try database.scalar(
+            "SELECT n.id FROM \(Metadata.state) AS s JOIN \(Metadata.nodes) AS n ON n.idx = s.node")?.blobValue
+        let node = replica.configuration.makeNodeID()
+        guard node.bytes != current else { throw ReplicaError.sharedNodeID(node) }
+        try database.execute("INSERT OR IGNORE INTO \(Metadata.nodes) (id) VALUES (?)", [.blob(node.bytes)])
+        try database.execute("UPDATE \(Metadata.state) SET node = (SELECT idx FROM \(Metadata.nodes) WHERE id = ?)",
+                             [.blob(node.bytes)])
+    }
+
+    /// Brings causal lengths an earlier build accepted from a peer down to ``Liveness/maxCausalLength``,
+    /// so that no later delete or insert can overflow; every replica clamps them alike.
+    private func clampCausalLengths(of table: SyncedTable) throws {
+        let limit = Int64(Liveness.maxCausalLength)
+        let clamp = "CASE WHEN cl % 2 = 0 THEN \(limit) ELSE \(limit - 1) END"
+        try database.execute("UPDATE \(table.rowsTable) SET cl = \(clamp) WHERE cl < 0 OR cl > \(limit)")
+        if !table.counterColumns.isEmpty {
+            try database.execute("UPDATE \(table.countersTable) SET cl = \(clamp) WHERE cl < 0 OR cl > \(limit)")
+        }
+    }
+
+    /// Registers an earlier build kept under keys that cannot sync (a number, left in a BLOB or untyped key
+    /// column) never left this replica (the encoder refused them, and with them every changeset): drop them,
+    /// and park the rows the table still shows, with the reason, so sync goes on for everything else.
+    private func parkUnsyncableKeys(of table: SyncedTable) throws {
+        let keys = try database.query(
+            "SELECT pk, typeof(pk) FROM \(table.rowsTable) WHERE typeof(pk) NOT IN ('text', 'blob') ORDER BY ver")
+        for row in keys {
+            let key = row[0]
+            try database.execute("DELETE FROM \(table.rowsTable) WHERE pk = ? AND typeof(pk) = ?", [key, row[1]])
+            try database.execute("DELETE FROM \(table.hiddenTable) WHERE pk = ?", [key])
+            if !table.counterColumns.isEmpty {
+                try database.execute("DELETE FROM \(table.countersTable) WHERE pk = ?", [key])
+            }
+            let shown = try database.scalar(
+                "SELECT count(*) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?", [key]) != .integer(0)
+            try replica.unpark(RowRef(table: table.name, key: key))
+            if shown {
+                try replica.park(RowRef(table: table.name, key: key), reason: .unsyncableKey(type: row[1].textValue ?? "?"))
+            }
+        }
+    }
+}
+
+/// `text` as an SQL string literal, for the few statements that must spell a value out (never user data).
+func sqlLiteral(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }

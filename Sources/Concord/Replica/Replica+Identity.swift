@@ -1,0 +1,76 @@
+extension Replica {
+    /// Gives the replica a new node id when its file is a copy of another replica's file.
+    ///
+    /// A replica's identity belongs to its file. Copying a database — `cp`,
+    /// a restored backup, a cloned device, `VACUUM INTO`, SQLite's backup
+    /// API — copies its node id along with everything else, and two files
+    /// writing under one node id would issue the same stamps for different
+    /// writes and reuse each other's versions, so peers would skip writes of
+    /// one of them forever. The metadata records the identity of the file it
+    /// was written in (device and inode, ``Database/fileIdentity``); when the
+    /// file it is read from differs, this is a copy, and it takes a new node
+    /// id before it stamps anything. The original keeps its id.
+    ///
+    /// Runs when a replica is opened and before every fold (the only place
+    /// local writes are stamped), inside the caller's transaction if there is one.
+    ///
+    /// ```swift
+    /// // cp phone.sqlite tablet.sqlite
+    /// let tablet = try Replica(path: "tablet.sqlite")   // a node id of its own
+    /// ```
+    func checkIdentity() throws {
+        guard let current = fileIdentity else { return }
+        guard try storedFileIdentity() != current else { return }
+        try database.transaction {
+            // Another process may have settled it meanwhile: decide under the write lock.
+            let stored = try storedFileIdentity()
+            guard stored != current else { return }
+            if stored != nil { try adoptNewNodeID() }
+            try database.execute("UPDATE \(Metadata.state) SET file = ?", [.text(current)])
+        }
+        try refreshNodeID()
+    }
+
+    private func storedFileIdentity() throws -> String? {
+        try database.scalar("SELECT file FROM \(Metadata.state)")?.textValue
+    }
+
+    /// Makes this replica write under a fresh node id from now on; stamps already stored keep their nodes.
+    ///
+    /// Peers know how far they have read each node id, so under the new one
+    /// they read this replica from its start: nothing it holds can be skipped.
+    func adoptNewNodeID() throws {
+        let node = configuration.makeNodeID()
+        guard node != nodeID else { throw ReplicaError.sharedNodeID(node) }
+        try database.transaction {
+            let index = try indexRegistering(node)
+            try database.execute("UPDATE \(Metadata.state) SET node = ?", [.integer(index)])
+        }
+        nodeID = node
+    }
+
+    /// Takes a new node id when a peer shows this replica was rolled back: the peer
+    /// holds a stamp of this node newer than any this replica remembers issuing.
+    ///
+    /// A backup restored over the same file keeps the file's identity, so
+    /// ``checkIdentity()`` cannot see it; its peers can. Stamps are persisted
+    /// with the clock before they leave a replica, so a stamp of its own that
+    /// it does not remember means it lost history, and writing on under the
+    /// same id would reuse stamps its peers already hold.
+    func adoptNewNodeIDIfRolledBack(newestOwnStamp: HLCTimestamp?) throws {
+        guard let newestOwnStamp, newestOwnStamp > (try clock.last) else { return }
+        try adoptNewNodeID()
+    }
+
+    /// The first local version a transaction may issue: above every version issued before, and
+    /// above the physical time, so that a replica restored from an older copy of its file does
+    /// not issue again versions its peers have already read (see DESIGN.md, "Copies of a replica").
+    ///
+    /// Versions are local and only compared with versions of the same replica; tying them to the
+    /// physical clock costs nothing and makes "no version number is ever reused" hold across a
+    /// restore for as long as the clock does not run backwards.
+    func versionFloor(after stored: Int64) -> Int64 {
+        let physical = HybridLogicalClock.floor(configuration.clock.unixMilliseconds())
+        return max(stored, Int64(clamping: physical) - 1)
+    }
+}

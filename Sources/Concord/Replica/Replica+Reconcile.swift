@@ -1,0 +1,63 @@
+extension Replica {
+    /// Puts back the capture triggers of a table that lost them, and records what changed meanwhile.
+    ///
+    /// A migration that rebuilds a table (create a new one, copy, drop the
+    /// old, rename) drops its triggers, so writes made until Concord looks
+    /// again are not captured. The registers keep the stamps of the rows but
+    /// not their values (a shown row's values are the user table's own), so
+    /// which columns changed meanwhile cannot be known: every row the table
+    /// holds is recorded as written now by this replica, in every column
+    /// (an insert where the registers say deleted or never seen), and every
+    /// row the registers show but the table lost, as deleted. So nothing the
+    /// app wrote meanwhile is lost; the price is that this replica's values
+    /// win over edits other devices made to the same rows before they hear
+    /// of it.
+    ///
+    /// ```swift
+    /// // After the app's migration rebuilt `reminders`:
+    /// try replica.enableSync(on: "reminders")   // reinstalls capture and reconciles
+    /// ```
+    func reconcile(_ table: SyncedTable) throws {
+        try withForeignKeysDeferred {
+            try installTriggersAndIndexes(for: table)
+            // The other tables' pending writes come first, in the order they were made.
+            forgetSchemaCheck()
+            try foldLocalWrites()
+            let store = store(table)
+            let parked = Set(try parkedRows(of: table).map(\.key))
+            let log = try database.prepare("INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(Metadata.now), ?)")
+            let joined = table.joinedColumns
+            let values = joined.isEmpty ? nil : try database.prepare(
+                "INSERT INTO \(table.logValuesTable) (seq, "
+                    + joined.flatMap { [Metadata.oldValueColumn($0), Metadata.newValueColumn($0)] }.joined(separator: ", ")
+                    + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")")
+            var present: Set<SQLiteValue> = []
+            for row in try database.query("SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
+                                          + "FROM \(table.quotedName) ORDER BY \(table.quotedKey)") {
+                let key = row[0]
+                present.insert(key)
+                let stored = try store.load(key)?.registers
+                let isInsert = !(stored?.liveness.isAlive ?? false) || parked.contains(key)
+                try log.run([.integer(table.id), key, .integer((isInsert ? Metadata.Operation.insert : .update).rawValue),
+                             isInsert ? .null : .integer(-1)])
+                guard let values else { continue }
+                try values.run(joined.flatMap { column -> [SQLiteValue] in
+                    let new = row[1 + column]
+                    guard !isInsert, let register = stored?.columns[column] else { return [.null, new] }
+                    // What the column held before: a counter's sum of this life, any other the value itself.
+                    let old = table.merges[column] == .counter
+                        ? .integer(RowMerge.counterValue(register.contributions, life: stored?.liveness.causalLength ?? 0))
+                        : new
+                    return [old, new]
+                })
+            }
+            try store.forEachRow(since: .min) { key, stored in
+                guard stored.registers.liveness.isAlive, !parked.contains(key), !present.contains(key) else { return }
+                // Deleted meanwhile: the table no longer has its values, so its hidden copy holds NULLs.
+                try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
+                try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
+            }
+            try foldLocalWrites()
+        }
+    }
+}
