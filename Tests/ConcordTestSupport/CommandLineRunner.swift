@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 
-/// The `concord` executable SwiftPM built next to this test bundle.
+/// The `concord` executable SwiftPM built next to this test bundle, or the one `CONCORD_EXECUTABLE` names
+/// (to run the black-box tests against another build, such as an earlier release).
 public let concordExecutable: URL = {
+    if let path = ProcessInfo.processInfo.environment["CONCORD_EXECUTABLE"] { return URL(fileURLWithPath: path) }
     let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     var directory = bundle.deletingLastPathComponent()
     // On Linux the runner is `<build>/<Package>PackageTests.xctest`; the tool sits beside it.

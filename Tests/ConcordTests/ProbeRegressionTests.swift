@@ -1,0 +1,316 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+@testable import Concord
+
+/// The silent losses a black-box probe found, one named test each: every one of these failed
+/// on the build the probe tried (the command-line ones are in `ProbeRegressionCLITests`).
+@Suite("Silent-loss regressions")
+struct ProbeRegressionTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    private func pair(_ schema: String, tables: [String], policy: TablePolicy = .column) throws -> (Replica, Replica) {
+        let a = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        let b = try Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        for replica in [a, b] {
+            try replica.database.execute(schema)
+            for table in tables { try replica.enableSync(on: table, policy: policy) }
+        }
+        return (a, b)
+    }
+
+    // MARK: 1. Numbers a peer sends
+
+    @Test(arguments: [UInt64.max, UInt64.max - 1, UInt64(1) << 63 + 1, Liveness.maxCausalLength + 1] as [UInt64])
+    func aCausalLengthBeyondTheLimitIsRefusedWithItsOffset(length: UInt64) throws {
+        let (a, b) = try pair(remindersSchema, tables: ["reminders"])
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk')")
+        var json = String(decoding: try a.changes().jsonData(), as: UTF8.self)
+        json = json.replacingOccurrences(of: #""causalLength": 1"#, with: #""causalLength": \#(length)"#)
+        let before = try b.canonicalDump()
+        #expect(throws: ChangesetError.self) { try b.apply(Changeset(json: Array(json.utf8))) }
+        do {
+            _ = try Changeset(json: Array(json.utf8))
+        } catch let ChangesetError.malformed(offset, field, reason) {
+            #expect(reason == .causalLengthTooLarge(length))
+            #expect(field.hasSuffix(".liveness.causalLength"))
+            #expect(Array(json.utf8)[offset...].starts(with: Array(String(length).utf8)))
+        }
+        #expect(try b.canonicalDump() == before)
+        // The binary form refuses the same number at the byte where it starts.
+        var changes = try a.changes()
+        changes.rows[0].registers.liveness.causalLength = length
+        #expect(throws: ChangesetError.self) { try changes.encoded() }
+    }
+
+    @Test func aReplicaAnEarlierBuildLetAHugeCausalLengthIntoKeepsWorking() throws {
+        // What the probe left behind: a causal length of 2^64 - 1 stored by the earlier build, on layout 4.
+        let directory = TemporaryDirectory()
+        let path = directory.path("poisoned.sqlite")
+        try FileManager.default.copyItem(atPath: MetadataLayoutTests.fixtures.appendingPathComponent("layout-4.sqlite").path,
+                                         toPath: path)
+        try sqlite3Shell(path, "UPDATE _concord_rows_reminders SET cl = -1 WHERE pk = 'R1';")
+        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock))
+        try replica.database.execute("DELETE FROM reminders WHERE id = 'R1'")
+        let liveness = try #require(try replica.registers(of: "reminders", key: "R1")).liveness
+        #expect(!liveness.isAlive && liveness.causalLength <= Liveness.maxCausalLength)
+        #expect(try replica.check().isConsistent)
+        _ = try replica.status()
+        _ = try replica.changes().encoded()
+    }
+
+    // MARK: 2. Text bytes
+
+    @Test func textWithNULAndBytesThatAreNotUTF8RoundTripsAsValueAndKey() throws {
+        let (a, b) = try pair("CREATE TABLE v (id TEXT PRIMARY KEY NOT NULL, t);", tables: ["v"])
+        let c = try Replica.inMemory(configuration: configuration(node: 3, clock: clock))
+        try c.database.execute("CREATE TABLE v (id TEXT PRIMARY KEY NOT NULL, t);")
+        try c.enableSync(on: "v")
+        try a.database.execute("""
+            INSERT INTO v VALUES ('nul', 'ab' || char(0) || 'cd'), ('utf', CAST(x'61ff62' AS TEXT)),
+                ('k' || char(0) || 'x', 'a key with NUL'), (CAST(x'ff00fe' AS TEXT), 'a key that is not UTF-8');
+            """)
+        try b.apply(try Changeset(decoding: try a.changes().encoded()))
+        try c.apply(try Changeset(json: a.changes().jsonData()))
+        let query = "SELECT hex(id), typeof(id), hex(t), typeof(t) FROM v ORDER BY id"
+        let expected = try a.database.query(query)
+        #expect(expected.count == 4)
+        for replica in [b, c] {
+            #expect(try replica.database.query(query) == expected)
+            #expect(try replica.canonicalDump() == a.canonicalDump())
+            #expect(try replica.check().isConsistent)
+        }
+        #expect(try a.check().isConsistent)
+    }
+
+    // MARK: 3. A key that cannot sync
+
+    @Test func anIntegerKeyIsRefusedWhenWrittenAndStopsNothingElse() throws {
+        let (a, b) = try pair("""
+            CREATE TABLE blobs (id BLOB PRIMARY KEY, v);
+            CREATE TABLE untyped (id PRIMARY KEY, v);
+            CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, v);
+            """, tables: ["blobs", "untyped", "notes"])
+        for (table, key) in [("blobs", "5"), ("untyped", "5"), ("untyped", "1.5"), ("untyped", "NULL")] {
+            #expect {
+                try a.database.execute("INSERT INTO \(table) (id, v) VALUES (\(key), 'x')")
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains("key column id of synced table \(table)") && message.contains("TEXT or BLOB")
+            }
+        }
+        try a.database.execute("INSERT INTO notes VALUES ('n1', 'still syncs'); INSERT INTO blobs VALUES (x'05', 'ok')")
+        try Replica.sync([a, b])
+        #expect(try b.database.query("SELECT v FROM notes") == [["still syncs"]])
+        #expect(try b.database.query("SELECT v FROM blobs") == [["ok"]])
+    }
+
+    @Test func anIntegerKeyStoredByAnEarlierBuildIsParkedWithItsReason() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("old.sqlite")
+        try FileManager.default.copyItem(atPath: MetadataLayoutTests.fixtures.appendingPathComponent("layout-4.sqlite").path,
+                                         toPath: path)
+        // The earlier build let an integer into the BLOB key of `settings` and logged it.
+        try sqlite3Shell(path, "INSERT INTO settings (key, value, updated) VALUES (5, 'five', 9);")
+        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock))
+        let status = try replica.status()
+        #expect(status.parked.contains { $0.table == "settings" && $0.key == "5" && $0.reason.contains("TEXT or BLOB") })
+        #expect(try replica.check().isConsistent)
+        let peer = try Replica.inMemory(configuration: configuration(node: 4, clock: clock))
+        try peer.database.execute("""
+            CREATE TABLE settings (key BLOB PRIMARY KEY, value, updated INTEGER NOT NULL DEFAULT 0);
+            """)
+        try peer.enableSync(on: "settings", policy: .row)
+        var changes = try replica.changes()
+        #expect(!changes.rows.contains { $0.key == .integer(5) })
+        changes.tables = changes.tables.filter { $0.name == "settings" }
+        changes.rows = changes.rows.filter { $0.table == "settings" }
+        #expect(try peer.apply(Changeset(decoding: changes.encoded())).applied == 4, "every other row still syncs")
+    }
+
+    // MARK: 4. Copies of a file
+
+    @Test func aCopiedFileTakesANodeIDOfItsOwnAndBothCopiesWritesArriveEverywhere() throws {
+        let directory = TemporaryDirectory()
+        let a = try makeReplica(directory, "a.db", node: 1, clock: clock)
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'first')")
+        try Replica.sync([a, b])
+        try FileManager.default.copyItem(atPath: directory.path("a.db"), toPath: directory.path("c.db"))
+        let c = try Replica(path: directory.path("c.db"), configuration: configuration(node: 3, clock: clock))
+        #expect(c.nodeID == node(3) && a.nodeID == node(1))
+        clock.advance(by: 10)
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('from-a', 'a')")
+        try c.database.execute("INSERT INTO reminders (id, title) VALUES ('from-c', 'c')")
+        for order in [[a, b, c], [c, b, a]] { try Replica.sync(order) }
+        for replica in [a, b, c] {
+            #expect(try replica.database.query("SELECT id FROM reminders ORDER BY id") == [["from-a"], ["from-c"], ["r1"]])
+        }
+    }
+
+    /// A backup of `a` restored over the same file after `b` read newer changes of it, then written on.
+    @Test(arguments: [1_000, -1_500] as [Int64])
+    func aBackupRestoredInPlaceNeverReusesAVersionItsPeersHaveRead(clockMovesBy: Int64) throws {
+        let directory = TemporaryDirectory()
+        var a: Replica? = try makeReplica(directory, "a.db", node: 1, clock: clock)
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'before the backup')")
+        try Replica.sync([a!, b])
+        let backup = try fileBytes(directory.path("a.db"))
+        clock.advance(by: 1_000)
+        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'after the backup')")
+        try Replica.sync([a!, b])
+        a = nil
+        // Restored over the same file (same inode): the file's identity cannot tell.
+        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: backup)
+        try handle.close()
+        // Its clock moves on, or (the harder case) back to before the write b already read.
+        clock.advance(by: clockMovesBy)
+        let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('r3', 'after the restore')")
+        try Replica.sync([restored, b])
+        #expect(try b.database.query("SELECT id FROM reminders ORDER BY id") == [["r1"], ["r2"], ["r3"]])
+        #expect(try restored.database.query("SELECT id FROM reminders ORDER BY id") == [["r1"], ["r2"], ["r3"]])
+        // Versions follow the clock, so only a clock that went back makes them collide; a peer asking
+        // for more than the file holds then makes it take a new node id.
+        #expect(restored.nodeID == node(clockMovesBy > 0 ? 1 : 5))
+    }
+
+    // MARK: 5. Keys compared other than as bytes
+
+    @Test(arguments: ["id TEXT COLLATE NOCASE PRIMARY KEY, name TEXT", "id TEXT, name TEXT, PRIMARY KEY (id COLLATE RTRIM)",
+                      "id TEXT PRIMARY KEY COLLATE NOCASE, name TEXT", "id TEXT COLLATE NOCASE, name TEXT, PRIMARY KEY (id COLLATE BINARY)"])
+    func aKeyUnderACollationOtherThanBinaryIsRefused(columns: String) throws {
+        let replica = try Replica.inMemory()
+        try replica.database.execute("CREATE TABLE people (\(columns))")
+        #expect {
+            try replica.enableSync(on: "people")
+        } throws: { error in
+            guard case ReplicaError.unsupportedTable(let table, let reason, _) = error else { return false }
+            return table == "people" && reason.contains("collation")
+        }
+    }
+
+    // MARK: 6. A changeset that changes while it is applied
+
+    @Test func aChangesetThatIsNotTheSameOnItsSecondReadIsRefusedWhole() throws {
+        let (a, b) = try pair(remindersSchema, tables: ["reminders"])
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'one'), ('r2', 'two')")
+        let changes = try a.changes()
+        var reads = 0
+        let before = try b.canonicalDump()
+        #expect(throws: ReplicaError.changesetChanged) {
+            try b.apply(source: changes.source, since: changes.since, upTo: changes.upTo, tables: changes.tables) {
+                reads += 1
+                return (reads == 1 ? changes.rows : Array(changes.rows.prefix(1))).makeIterator()
+            }
+        }
+        #expect(try b.canonicalDump() == before)
+        #expect(try b.peerVersion(a.nodeID) == 0, "the read position did not move")
+    }
+
+    // MARK: 7. A schema changed under sync
+
+    @Test func aColumnAddedToASyncedTableStopsSyncLoudlyAndKeepsTheWrites() throws {
+        let (a, b) = try pair(remindersSchema, tables: ["reminders"])
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'one')")
+        try a.database.execute("ALTER TABLE reminders ADD COLUMN priority INTEGER")
+        try a.database.execute("UPDATE reminders SET title = 'kept', priority = 2 WHERE id = 'r1'")
+        #expect {
+            try Replica.sync([a, b])
+        } throws: { error in
+            guard case ReplicaError.schemaChanged(let table, let change, _) = error else { return false }
+            return table == "reminders" && change.contains("priority")
+        }
+        #expect(try a.database.scalar("SELECT count(*) FROM _concord_log") == .integer(2), "the writes wait in the log")
+        #expect {
+            try a.enableSync(on: "reminders")
+        } throws: { error in
+            if case ReplicaError.schemaChanged = error { return true } else { return false }
+        }
+    }
+
+    @Test func aTableRebuiltByAMigrationIsReconciledByEnablingItAgain() throws {
+        let (a, b) = try pair(remindersSchema, tables: ["reminders"])
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'one'), ('r2', 'two')")
+        try Replica.sync([a, b])
+        try a.database.execute("""
+            CREATE TABLE reminders_new (id TEXT PRIMARY KEY NOT NULL, title TEXT, done INTEGER NOT NULL DEFAULT 0, notes TEXT);
+            INSERT INTO reminders_new SELECT * FROM reminders;
+            DROP TABLE reminders;
+            ALTER TABLE reminders_new RENAME TO reminders;
+            UPDATE reminders SET title = 'edited meanwhile' WHERE id = 'r1';
+            DELETE FROM reminders WHERE id = 'r2';
+            INSERT INTO reminders (id, title) VALUES ('r3', 'added meanwhile');
+            """)
+        #expect(throws: ReplicaError.self) { try a.foldLocalWrites() }
+        try a.enableSync(on: "reminders")
+        try Replica.sync([a, b])
+        #expect(try b.database.query("SELECT id, title FROM reminders ORDER BY id")
+            == [["r1", "edited meanwhile"], ["r3", "added meanwhile"]])
+        #expect(try a.check().isConsistent && b.check().isConsistent)
+        try a.database.execute("UPDATE reminders SET done = 1 WHERE id = 'r3'")
+        try Replica.sync([a, b])
+        #expect(try b.database.scalar("SELECT done FROM reminders WHERE id = 'r3'") == .integer(1), "capture is back")
+    }
+
+    // MARK: 8. User names equal to Concord's
+
+    @Test func columnsAndTablesNamedLikeConcordsOwnSyncLikeAnyOther() throws {
+        let schema = """
+            CREATE TABLE a (id TEXT PRIMARY KEY NOT NULL, pk TEXT, ver, kh, cl, hlc, node, c0, h0, n0);
+            CREATE TABLE a_key (id TEXT PRIMARY KEY NOT NULL, v);
+            CREATE TABLE a_rows (id TEXT PRIMARY KEY NOT NULL, v);
+            CREATE TABLE "1_rows" (id TEXT PRIMARY KEY NOT NULL, v);
+            """
+        let (a, b) = try pair(schema, tables: ["a", "a_key", "a_rows", "1_rows"])
+        try a.database.execute("""
+            INSERT INTO a VALUES ('x', 'p', 1, 2, 3, 4, 5, 6, 7, 8);
+            INSERT INTO a_key VALUES ('x', 'key'); INSERT INTO a_rows VALUES ('x', 'rows'); INSERT INTO "1_rows" VALUES ('x', 1);
+            """)
+        try Replica.sync([a, b])
+        #expect(try b.canonicalDump() == a.canonicalDump())
+        #expect(try b.database.query("SELECT pk, ver, n0 FROM a") == [["p", 1, 8]])
+        #expect(try a.check().isConsistent && b.check().isConsistent)
+    }
+
+    // MARK: 9. A check while another connection writes
+
+    @Test func checkNeverReportsAWriteMadeBySomeoneElseMeanwhile() throws {
+        let directory = TemporaryDirectory()
+        let replica = try makeReplica(directory, "a.db", node: 1, clock: clock)
+        try replica.database.execute("PRAGMA journal_mode = WAL")
+        let path = directory.path("a.db")
+        let writer = Thread {
+            guard let database = try? Database(path: path) else { return }
+            for n in 0..<400 { try? database.execute("INSERT INTO reminders (id, title) VALUES ('w\(n)', 'x')") }
+        }
+        writer.start()
+        for _ in 0..<40 {
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+        while try replica.database.scalar("SELECT count(*) FROM reminders") != .integer(400) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(try replica.check().isConsistent)
+    }
+
+    // MARK: 10. Bytes SQL calls equal
+
+    @Test func zeroToNegativeZeroInAnUntypedColumnIsAWrite() throws {
+        let (a, b) = try pair("CREATE TABLE m (id TEXT PRIMARY KEY NOT NULL, x);", tables: ["m"])
+        try a.database.execute("INSERT INTO m VALUES ('k', ?)", [.real(0.0)])
+        try Replica.sync([a, b])
+        clock.advance(by: 1)
+        try a.database.execute("UPDATE m SET x = ? WHERE id = 'k'", [.real(-0.0)])
+        #expect(try a.foldLocalWrites() == 1)
+        try a.database.execute("UPDATE m SET x = ? WHERE id = 'k'", [.real(-0.0)])
+        #expect(try a.foldLocalWrites() == 0, "writing the same -0.0 again changes nothing")
+        try Replica.sync([a, b])
+        let value = try #require(try b.database.scalar("SELECT x FROM m"))
+        guard case .real(let x) = value else { Issue.record("\(value)"); return }
+        #expect(x.sign == .minus)
+        #expect(try a.canonicalDump() == b.canonicalDump())
+    }
+}
