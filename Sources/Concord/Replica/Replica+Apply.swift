@@ -219,8 +219,9 @@ extension Replica {
         for (remoteIndex, name) in remote.columns.enumerated() {
             guard let localIndex = local.columns.firstIndex(of: name) else {
                 throw ReplicaError.schemaMismatch(
-                    table: local.name, detail: "it has a column '\(name)' this replica does not sync "
-                        + "(add the column here with ALTER TABLE, then enable the table again)")
+                    table: local.name, detail: "it has a column '\(name)' this replica does not sync: the sender's "
+                        + "schema is newer, and this version of Concord syncs a table only between replicas whose "
+                        + "columns match; keep one schema on every device until Concord syncs schema changes")
             }
             let (mine, theirs) = (local.merges[localIndex], remote.merges[remoteIndex])
             guard mine == theirs else {
