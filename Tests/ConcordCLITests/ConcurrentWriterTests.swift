@@ -1,0 +1,125 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+/// Several app processes write the synced tables of one file while `concord` commands run on
+/// it, in WAL and in rollback-journal mode.
+///
+/// Each writer is a `sqlite3` shell (`.timeout 5000`, `-bail`) running a seeded script of small
+/// `BEGIN IMMEDIATE` transactions over its own keys (``AppWriter``), half of them also adding 1
+/// to a counter row every writer shares, with pauses of up to 30 ms between them; half the writers turn foreign keys on, half leave the notes
+/// of a deleted item to Concord's fold. Meanwhile a loop runs `concord check`, `status`,
+/// `export` and `sync` with a second replica on the file. Then:
+///
+/// - every writer committed everything (exit 0, nothing on standard error);
+/// - no command failed, except with a clear "database is locked" error, and `check` never
+///   reported a problem: a replica that apps are writing is not damaged;
+/// - after a final sync both replicas pass `check` and show exactly the rows the writers
+///   committed, the counter equal to the number of increments.
+///
+/// CONCORD_WRITERS (at least 4) and CONCORD_WRITER_TRANSACTIONS size a longer local run,
+/// CONCORD_CONCURRENCY_SEED picks the scripts; every failure names the seed and journal mode.
+@Suite("App writers and concord commands on one file", .tags(.concurrency, .slow))
+struct ConcurrentWriterTests {
+    static let seed = HarnessSettings.seed("CONCORD_CONCURRENCY_SEED", default: 20_260_202)
+    static let writers = max(4, HarnessSettings.integer("CONCORD_WRITERS", default: 4))
+    static let transactions = HarnessSettings.integer("CONCORD_WRITER_TRANSACTIONS", default: 120)
+    static let minutes = max(2, writers * transactions / 800)
+
+    /// What one `concord` command in the loop did.
+    private struct CommandRun {
+        var arguments: [String]
+        var run: ToolRun
+        var at: Double
+    }
+
+    @Test("writers commit everything, commands never report a false problem, and everything reaches the second replica",
+          .timeLimit(.minutes(ConcurrentWriterTests.minutes)), arguments: ["wal", "delete"])
+    func writersAndCommandsShareOneFile(journal: String) throws {
+        let directory = TemporaryDirectory()
+        let seed = derivedSeed(Self.seed, journal == "wal" ? 1 : 2)
+        let context = "seed \(Self.seed) (\(journal) mode, \(Self.writers) writers × \(Self.transactions) transactions)"
+        for file in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(file), "PRAGMA journal_mode = \(journal);\n" + AppSchema.createSQL)
+            try concordOK(["enable", file] + AppSchema.enableArguments, in: directory)
+        }
+        var state = AppState()
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO items (id, n, s, b) VALUES ('shared', 0, 'counter', NULL);")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+
+        // Each writer's script, and the rows they commit (their keys differ, so in any interleaving).
+        var increments: Int64 = 0
+        for index in 0..<Self.writers {
+            var writer = AppWriter(owner: "w\(index)", seed: derivedSeed(seed, UInt64(index)))
+            var lines = [".timeout 5000", "PRAGMA foreign_keys = \(index % 2 == 0 ? "ON" : "OFF");"]
+            for _ in 0..<Self.transactions {
+                lines.append("BEGIN IMMEDIATE;")
+                lines += writer.statements(writer.draw(1...4), &state)
+                if writer.draw(0...1) == 0 {
+                    lines.append("UPDATE items SET n = n + 1 WHERE id = 'shared';")
+                    increments += 1
+                }
+                lines.append("COMMIT;")
+                // An app pauses between transactions; a writer that never does starves every other connection.
+                lines.append(".shell sleep 0.0\(writer.draw(0...2))\(writer.draw(0...9))")
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: directory.path("writer\(index).sql"), atomically: true, encoding: .utf8)
+        }
+        state.rows["items", default: [:]]["shared"] = [.integer(increments), .text("counter"), .null]
+
+        let clock = ContinuousClock(), start = clock.now
+        let writers = try (0..<Self.writers).map {
+            try ChildProcess.sqlite3(directory.path("a.db"), script: directory.path("writer\($0).sql"), in: directory.url, label: "writer\($0)")
+        }
+        // Every other command is a check: false alarms are what this looks for most.
+        let loop: [[String]] = [["check", "a.db"], ["status", "a.db"], ["check", "a.db"],
+                                ["export", "a.db", "--output", "changes.bin"], ["check", "a.db"], ["sync", "a.db", "b.db"]]
+        var runs: [CommandRun] = []
+        while writers.contains(where: \.isRunning) {
+            let arguments = loop[runs.count % loop.count]
+            let at = clock.now - start
+            runs.append(CommandRun(arguments: arguments, run: try concord(arguments, in: directory),
+                                   at: Double(at.components.seconds) + Double(at.components.attoseconds) / 1e18))
+        }
+        let writing = clock.now - start
+        for (index, writer) in writers.enumerated() {
+            let outcome = writer.wait()
+            #expect(outcome.status == 0 && !outcome.killed && outcome.errors.isEmpty,
+                    "\(context): writer \(index) did not commit all its transactions: \(outcome)")
+        }
+
+        var busy = 0
+        var problems: [String] = []
+        for (index, command) in runs.enumerated() {
+            let run = command.run
+            let name = "command \(index) `concord \(command.arguments.joined(separator: " "))` at \(String(format: "%.2f", command.at)) s"
+            if run.status == 0 { continue }
+            if run.status == 1 && Self.isBusy(run.errors) {
+                busy += 1
+                continue
+            }
+            problems.append("\(name) exited \(run.status): \(run.text.prefix(600))\(run.errors.prefix(600))")
+        }
+        #expect(problems.isEmpty, Comment(rawValue: "\(context): \(problems.count) of \(runs.count) concord commands run while apps wrote "
+            + "failed other than busy; the first: \n" + problems.prefix(5).joined(separator: "\n")))
+
+        // The writers are done: one more sync, and both replicas hold exactly what they committed.
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        for file in ["a.db", "b.db"] {
+            let check = try concord(["check", file], in: directory)
+            #expect(check.status == 0, "\(context): final concord check \(file): \(check.text)\(check.errors)")
+            let view = try ShellView(directory.path(file))
+            #expect(view.integrity == "ok", "\(context): \(file) integrity \(view.integrity)")
+            #expect(view.rows == state.dump, Comment(rawValue: "\(context): \(file) after the final sync differs from what the writers committed: "
+                + ShellView.difference(view.rows, state.dump)))
+        }
+        print("concurrency harness \(journal): seed \(Self.seed), \(Self.writers) writers × \(Self.transactions) transactions "
+            + "(\(increments) shared increments) in \(writing), \(runs.count) concord commands meanwhile, \(busy) busy, "
+            + "\(problems.count) failed")
+    }
+
+    /// Whether `errors` is SQLite's busy error, the one failure allowed while apps hold the file.
+    static func isBusy(_ errors: String) -> Bool {
+        errors.contains("database is locked") || errors.contains("database is busy")
+    }
+}
