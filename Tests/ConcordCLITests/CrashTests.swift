@@ -14,7 +14,8 @@ import Testing
 /// and checks:
 ///
 /// 1. every file the command writes passes `PRAGMA integrity_check` (read by the shell before
-///    Concord opens it again) and `concord check` exits 0;
+///    Concord opens it again) and `concord check` exits 0 (in half the trials right away, in
+///    the other half after the re-run below, so the re-run meets what the kill left);
 /// 2. every row the file's own app committed is there, as committed;
 /// 3. re-running the killed command and the remaining steps reaches the reference state:
 ///    the same rows in both files (`typeof` and `quote` of every column, in key order) and the
@@ -27,6 +28,9 @@ import Testing
 struct CrashTests {
     static let seed = HarnessSettings.seed("CONCORD_CRASH_SEED", default: 20_260_101)
     static let trials = HarnessSettings.integer("CONCORD_CRASH_TRIALS", default: 102)
+    /// Trials running at once over all kinds: each mostly waits for its processes, but more than
+    /// this on two cores only makes every process slower.
+    static let slots = DispatchSemaphore(value: HarnessSettings.integer("CONCORD_CRASH_LANES", default: 3))
     /// A hang guard that grows with a longer local run.
     static let minutes = max(4, trials / 40)
 
@@ -38,14 +42,20 @@ struct CrashTests {
 
     @Test("a killed command leaves consistent files and re-running it reaches the uninterrupted result",
           .timeLimit(.minutes(CrashTests.minutes)), arguments: Kind.allCases)
-    func killedCommand(kind: Kind) throws {
+    func killedCommand(kind: Kind) async throws {
+        try await offThePool { try run(kind) }
+    }
+
+    private func run(_ kind: Kind) throws {
         let wanted = (Self.trials + 2) / 3
         let scenarios = try (0..<max(2, wanted / 20)).map { try Scenario(kind: kind, number: $0, seed: Self.seed) }
         let clock = ContinuousClock(), start = clock.now
         // Two trials at a time: each mostly waits for its processes.
         let tally = Tally(wanted: wanted)
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        onThreads(2) { _ in
             while let attempt = tally.next() {
+                Self.slots.wait()
+                defer { Self.slots.signal() }
                 let result: Scenario.Result
                 do {
                     result = try scenarios[attempt % scenarios.count].trial(attempt)
@@ -119,8 +129,9 @@ private struct Scenario: @unchecked Sendable {
     private(set) var referenceExports: [String: Data] = [:]
     /// The files the uninterrupted run left.
     let reference = TemporaryDirectory()
-    /// How long the killed command ran uninterrupted, in seconds.
-    private(set) var window = 0.1
+    /// How long the killed command runs uninterrupted, in seconds: first as the reference run
+    /// took, then as trials that finished before their kill took (the load on the machine changes).
+    let window = KillWindow()
 
     var label: String { "\(kind) template \(number) (\(journal))" }
 
@@ -173,7 +184,7 @@ private struct Scenario: @unchecked Sendable {
         try copy(into: directory)
         let first = try ChildProcess.concord(killed, in: directory.url, label: "reference")
         let outcome = first.wait()
-        window = first.elapsed
+        window.finished(after: first.elapsed)
         #expect(outcome.status == 0 && !outcome.killed, "seed \(seed), \(label): uninterrupted \(killed.joined(separator: " ")): \(outcome)")
         for step in rest { try concordOK(step, in: directory) }
         for file in files {
@@ -234,7 +245,8 @@ private struct Scenario: @unchecked Sendable {
         var result = Result()
         var random = SeededGenerator(seed: derivedSeed(seed, kind.number, 1_000 + UInt64(attempt)))
         // From just after start-up to just past the uninterrupted run's end.
-        let delay = window * Double.random(in: 0.05...1.1, using: &random)
+        let span = window.seconds
+        let delay = span * Double.random(in: 0.05...1.1, using: &random)
         var command = killed
         var input = ChildProcess.Input.none
         switch kind {
@@ -244,8 +256,12 @@ private struct Scenario: @unchecked Sendable {
             input = .file(template.path("changes.bin"))
         default: break
         }
+        // Half the trials check first (so check meets what the kill left, and folds it); the
+        // other half leave that to the re-run, and check after it.
+        let checkFirst = attempt % 4 < 2
         let context = "seed \(seed), \(label), trial \(attempt): `concord \(command.joined(separator: " "))` killed after "
-            + String(format: "%.1f ms (uninterrupted %.1f ms)", delay * 1000, window * 1000)
+            + String(format: "%.1f ms (uninterrupted about %.1f ms)", delay * 1000, span * 1000)
+            + (checkFirst ? ", checked before the re-run" : ", checked after the re-run")
         // Trials run on lanes outside the test's task, so failures are handed back and recorded there.
         func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
             if !condition { result.messages.append("\(context): \(message())") }
@@ -260,6 +276,7 @@ private struct Scenario: @unchecked Sendable {
         child.kill9()
         let outcome = child.wait()
         result.killed = outcome.killed
+        if !outcome.killed { window.finished(after: child.elapsed) }
         expect(outcome.killed || outcome.status == 0, "it ended on its own, not with success: \(outcome)")
 
         // 1. What the kill left is a consistent database, before and after Concord opens it.
@@ -272,15 +289,21 @@ private struct Scenario: @unchecked Sendable {
             let owned = { (rows: [String]) in rows.filter { $0.split(separator: "|").dropFirst().first?.hasPrefix(owner) == true } }
             expect(owned(view.rows) == owned(expected.dump), "\(file) after the kill lost or changed its app's writes: "
                 + ShellView.difference(owned(view.rows), owned(expected.dump)))
-            let check = try concord(["check", file], in: directory)
-            expect(check.status == 0, "concord check \(file) exited \(check.status): \(check.text)\(check.errors)")
         }
+        func check() throws {
+            for file in touched {
+                let check = try concord(["check", file], in: directory)
+                expect(check.status == 0, "concord check \(file) exited \(check.status): \(check.text)\(check.errors)")
+            }
+        }
+        if checkFirst { try check() }
 
         // 3. Running the interrupted command again, and the steps after it, ends where the uninterrupted run did.
         for step in [command] + rest {
             let run = try concord(step, input: input.data, in: directory)
             expect(run.status == 0, "re-running concord \(step.joined(separator: " ")) exited \(run.status): \(run.errors)")
         }
+        if !checkFirst { try check() }
         let exported = try exports(in: directory)
         for file in files {
             let rows = try ShellView(directory.path(file)).rows
@@ -293,6 +316,18 @@ private struct Scenario: @unchecked Sendable {
         }
         if !result.messages.isEmpty { keep(directory, as: "crash-\(kind)-seed\(seed)-trial\(attempt)") }
         return result
+    }
+}
+
+/// How long a command runs uninterrupted, learnt from the runs that finished.
+private final class KillWindow: @unchecked Sendable {
+    private let lock = NSLock()
+    private var estimate: Double?
+
+    var seconds: Double { lock.withLock { estimate ?? 0.1 } }
+
+    func finished(after seconds: Double) {
+        lock.withLock { estimate = estimate.map { ($0 + seconds) / 2 } ?? seconds }
     }
 }
 

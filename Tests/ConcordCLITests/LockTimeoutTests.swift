@@ -9,7 +9,11 @@ import Testing
 struct LockTimeoutTests {
     @Test("commands fail with 'database is locked' after the timeout and leave every file byte-identical",
           .timeLimit(.minutes(1)), arguments: ["wal", "delete"])
-    func commandsFailClearlyAndChangeNothing(journal: String) throws {
+    func commandsFailClearlyAndChangeNothing(journal: String) async throws {
+        try await offThePool { try run(journal: journal) }
+    }
+
+    private func run(journal: String) throws {
         let directory = TemporaryDirectory()
         for file in ["a.db", "b.db"] {
             try sqlite3Shell(directory.path(file), "PRAGMA journal_mode = \(journal);\n" + AppSchema.createSQL)

@@ -169,3 +169,45 @@ extension Tag {
     /// Tests that take seconds rather than milliseconds.
     @Tag public static var slow: Self
 }
+
+/// Runs a test's blocking work — waiting for processes, sleeping until a kill — on a thread of
+/// its own instead of Swift concurrency's shared pool, which has only as many threads as cores.
+///
+/// A test that blocks a pool thread for many seconds holds up every other test, and the time
+/// limit of a test waiting for a free thread may run out before its body starts. The body stays
+/// in the test's task, so `#expect` and `Issue.record` are attributed to the test as usual.
+///
+/// ```swift
+/// @Test(.timeLimit(.minutes(1))) func slow() async throws {
+///     try await offThePool { try runManyProcesses() }
+/// }
+/// ```
+public func offThePool<T>(_ body: () throws -> T) async throws -> T {
+    try await withTaskExecutorPreference(DedicatedThreadExecutor()) { try body() }
+}
+
+/// A task executor that runs every job on one serial Dispatch queue, outside the cooperative pool.
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "concord.tests.blocking")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// Runs `body(lane)` for each of `count` lanes, each on a thread of its own, and waits for all.
+///
+/// Unlike `DispatchQueue.concurrentPerform`, whose lanes share a pool sized to the cores, every
+/// lane runs at once however many tests do the same: lanes mostly wait for child processes.
+public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for lane in 0..<count {
+        group.enter()
+        Thread.detachNewThread {
+            body(lane)
+            group.leave()
+        }
+    }
+    group.wait()
+}
