@@ -50,19 +50,13 @@ struct CrashTests {
         let wanted = (Self.trials + 2) / 3
         let scenarios = try (0..<max(2, wanted / 20)).map { try Scenario(kind: kind, number: $0, seed: Self.seed) }
         let clock = ContinuousClock(), start = clock.now
-        // Two trials at a time: each mostly waits for its processes.
+        // Two lanes per kind, and at most `slots` trials at once over all kinds.
         let tally = Tally(wanted: wanted)
         onThreads(2) { _ in
             while let attempt = tally.next() {
                 Self.slots.wait()
                 defer { Self.slots.signal() }
-                let result: Scenario.Result
-                do {
-                    result = try scenarios[attempt % scenarios.count].trial(attempt)
-                } catch {
-                    result = .init(messages: ["seed \(Self.seed), \(kind) trial \(attempt): \(error)"])
-                }
-                tally.add(result)
+                tally.add(scenarios[attempt % scenarios.count].trial(attempt))
             }
         }
         let (kills, attempts, failures) = tally.totals
@@ -123,8 +117,9 @@ private struct Scenario: @unchecked Sendable {
     let touched: [String]
     /// What the apps committed, with the final state every replica must reach.
     let expected: AppState
-    let template = TemporaryDirectory()
-    /// Rows and normalized JSON exports of each file after the uninterrupted run.
+    /// The starting files.
+    let template: TemporaryDirectory
+    /// Rows and binary exports (node ids replaced by role markers) of each file after the uninterrupted run.
     private(set) var referenceRows: [String: [String]] = [:]
     private(set) var referenceExports: [String: Data] = [:]
     /// The files the uninterrupted run left.
@@ -141,35 +136,47 @@ private struct Scenario: @unchecked Sendable {
         self.seed = seed
         journal = number % 2 == 0 ? "delete" : "wal"
         let dataSeed = derivedSeed(seed, kind.number, UInt64(number))
+        let template = TemporaryDirectory()
+        self.template = template
+        let context = "seed \(seed), \(kind) template \(number) (\(journal))"
+        func shell(_ file: String, _ sql: String) throws {
+            do { try sqlite3Shell(template.path(file), sql) } catch { throw HarnessFailure("\(context): building \(file): \(error)") }
+        }
+        func tool(_ arguments: String...) throws {
+            let run = try concord(arguments, in: template)
+            guard run.status == 0 else {
+                throw HarnessFailure("\(context): building: concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)")
+            }
+        }
         var state = AppState()
         var a = AppWriter(owner: "a", seed: derivedSeed(dataSeed, 1))
         var b = AppWriter(owner: "b", seed: derivedSeed(dataSeed, 2))
         for file in files {
-            try sqlite3Shell(template.path(file), "PRAGMA journal_mode = \(journal);\n" + AppSchema.createSQL)
-            try concordOK(["enable", file] + AppSchema.enableArguments, in: template)
+            try shell(file, "PRAGMA journal_mode = \(journal);\n" + AppSchema.createSQL)
+            try tool("enable", file, "--table", "items", "--table", "notes")
         }
         // History both replicas share, so the steps below update registers as well as create them.
-        try sqlite3Shell(template.path("a.db"), a.script(a.draw(60...120), maxPerTransaction: 20, &state))
-        try sqlite3Shell(template.path("b.db"), b.script(b.draw(40...100), maxPerTransaction: 20, &state))
-        try concordOK("sync", "a.db", "b.db", in: template)
+        try shell("a.db", a.script(a.draw(60...120), maxPerTransaction: 20, &state))
+        try shell("b.db", b.script(b.draw(40...100), maxPerTransaction: 20, &state))
+        try tool("sync", "a.db", "b.db")
         switch kind {
         case .fold:
             // Many writes the log holds: the first command to open a.db folds them.
-            try sqlite3Shell(template.path("a.db"), a.script(a.draw(300...550), maxPerTransaction: 30, &state))
+            try shell("a.db", a.script(a.draw(300...550), maxPerTransaction: 30, &state))
             killed = ["status", "a.db"]
             rest = [["sync", "a.db", "b.db"]]
             touched = ["a.db"]
         case .import:
-            try sqlite3Shell(template.path("a.db"), a.script(a.draw(200...350), maxPerTransaction: 30, &state))
-            try concordOK("export", "a.db", "--output", "changes.bin", in: template)
+            try shell("a.db", a.script(a.draw(200...350), maxPerTransaction: 30, &state))
+            try tool("export", "a.db", "--output", "changes.bin")
             // b's own unfolded writes are folded by the same import.
-            try sqlite3Shell(template.path("b.db"), b.script(b.draw(100...200), maxPerTransaction: 30, &state))
+            try shell("b.db", b.script(b.draw(100...200), maxPerTransaction: 30, &state))
             killed = ["import", "b.db", "changes.bin"]
             rest = [["sync", "a.db", "b.db"]]
             touched = ["b.db"]
         case .sync:
-            try sqlite3Shell(template.path("a.db"), a.script(a.draw(150...250), maxPerTransaction: 30, &state))
-            try sqlite3Shell(template.path("b.db"), b.script(b.draw(150...250), maxPerTransaction: 30, &state))
+            try shell("a.db", a.script(a.draw(150...250), maxPerTransaction: 30, &state))
+            try shell("b.db", b.script(b.draw(150...250), maxPerTransaction: 30, &state))
             killed = number % 4 < 2 ? ["sync", "a.db", "b.db"] : ["sync", "b.db", "a.db"]
             rest = []
             touched = ["a.db", "b.db"]
@@ -186,7 +193,10 @@ private struct Scenario: @unchecked Sendable {
         let outcome = first.wait()
         window.finished(after: first.elapsed)
         #expect(outcome.status == 0 && !outcome.killed, "seed \(seed), \(label): uninterrupted \(killed.joined(separator: " ")): \(outcome)")
-        for step in rest { try concordOK(step, in: directory) }
+        for step in rest {
+            let run = try concord(step, in: directory)
+            #expect(run.status == 0, "seed \(seed), \(label): uninterrupted \(step.joined(separator: " ")): \(run.errors)")
+        }
         for file in files {
             let view = try ShellView(directory.path(file))
             #expect(view.integrity == "ok", "seed \(seed), \(label): uninterrupted run leaves \(file) with integrity \(view.integrity)")
@@ -241,7 +251,7 @@ private struct Scenario: @unchecked Sendable {
     }
 
     /// One trial: copy, start the first step, kill it after a drawn delay, recover, re-run, compare.
-    func trial(_ attempt: Int) throws -> Result {
+    func trial(_ attempt: Int) -> Result {
         var result = Result()
         var random = SeededGenerator(seed: derivedSeed(seed, kind.number, 1_000 + UInt64(attempt)))
         // From just after start-up to just past the uninterrupted run's end.
@@ -268,51 +278,58 @@ private struct Scenario: @unchecked Sendable {
         }
 
         let directory = TemporaryDirectory()
-        try copy(into: directory)
-        let child = try ChildProcess.concord(command, in: directory.url, label: "killed", input: input,
-                                             environment: ["TMPDIR": directory.url.path])
-        let wait = delay - child.elapsed
-        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-        child.kill9()
-        let outcome = child.wait()
-        result.killed = outcome.killed
-        if !outcome.killed { window.finished(after: child.elapsed) }
-        expect(outcome.killed || outcome.status == 0, "it ended on its own, not with success: \(outcome)")
+        func steps() throws {
+            try copy(into: directory)
+            let child = try ChildProcess.concord(command, in: directory.url, label: "killed", input: input,
+                                                 environment: ["TMPDIR": directory.url.path])
+            let wait = delay - child.elapsed
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            child.kill9()
+            let outcome = child.wait()
+            result.killed = outcome.killed
+            if !outcome.killed { window.finished(after: child.elapsed) }
+            expect(outcome.killed || outcome.status == 0, "it ended on its own, not with success: \(outcome)")
 
-        // 1. What the kill left is a consistent database, before and after Concord opens it.
-        for file in touched {
-            let view = try ShellView(directory.path(file))
-            expect(view.integrity == "ok", "\(file): PRAGMA integrity_check says \(view.integrity)")
-            // 2. Every row this file's app committed is there, as committed (the apps turn foreign
-            //    keys on, so no fold still has to delete anything they show).
-            let owner = "'" + String(file.prefix(1)) + "-"
-            let owned = { (rows: [String]) in rows.filter { $0.split(separator: "|").dropFirst().first?.hasPrefix(owner) == true } }
-            expect(owned(view.rows) == owned(expected.dump), "\(file) after the kill lost or changed its app's writes: "
-                + ShellView.difference(owned(view.rows), owned(expected.dump)))
-        }
-        func check() throws {
+            // 1. What the kill left is a consistent database, before and after Concord opens it.
             for file in touched {
-                let check = try concord(["check", file], in: directory)
-                expect(check.status == 0, "concord check \(file) exited \(check.status): \(check.text)\(check.errors)")
+                let view = try ShellView(directory.path(file))
+                expect(view.integrity == "ok", "\(file): PRAGMA integrity_check says \(view.integrity)")
+                // 2. Every row this file's app committed is there, as committed (the apps turn foreign
+                //    keys on, so no fold still has to delete anything they show).
+                let owner = "'" + String(file.prefix(1)) + "-"
+                let owned = { (rows: [String]) in rows.filter { $0.split(separator: "|").dropFirst().first?.hasPrefix(owner) == true } }
+                expect(owned(view.rows) == owned(expected.dump), "\(file) after the kill lost or changed its app's writes: "
+                    + ShellView.difference(owned(view.rows), owned(expected.dump)))
             }
-        }
-        if checkFirst { try check() }
+            func check() throws {
+                for file in touched {
+                    let check = try concord(["check", file], in: directory)
+                    expect(check.status == 0, "concord check \(file) exited \(check.status): \(check.text)\(check.errors)")
+                }
+            }
+            if checkFirst { try check() }
 
-        // 3. Running the interrupted command again, and the steps after it, ends where the uninterrupted run did.
-        for step in [command] + rest {
-            let run = try concord(step, input: input.data, in: directory)
-            expect(run.status == 0, "re-running concord \(step.joined(separator: " ")) exited \(run.status): \(run.errors)")
-        }
-        if !checkFirst { try check() }
-        let exported = try exports(in: directory)
-        for file in files {
-            let rows = try ShellView(directory.path(file)).rows
-            expect(rows == referenceRows[file], "\(file) after the re-run differs from the uninterrupted run: "
-                + ShellView.difference(rows, referenceRows[file] ?? []))
-            if exported[file] != referenceExports[file] {
-                let difference = try jsonDifference(file, directory)
-                expect(false, "\(file): the export after the re-run differs from the uninterrupted run's; in JSON, \(difference)")
+            // 3. Running the interrupted command again, and the steps after it, ends where the uninterrupted run did.
+            for step in [command] + rest {
+                let run = try concord(step, input: input.data, in: directory)
+                expect(run.status == 0, "re-running concord \(step.joined(separator: " ")) exited \(run.status): \(run.errors)")
             }
+            if !checkFirst { try check() }
+            let exported = try exports(in: directory)
+            for file in files {
+                let rows = try ShellView(directory.path(file)).rows
+                expect(rows == referenceRows[file], "\(file) after the re-run differs from the uninterrupted run: "
+                    + ShellView.difference(rows, referenceRows[file] ?? []))
+                if exported[file] != referenceExports[file] {
+                    let difference = try jsonDifference(file, directory)
+                    expect(false, "\(file): the export after the re-run differs from the uninterrupted run's; in JSON, \(difference)")
+                }
+            }
+        }
+        do {
+            try steps()
+        } catch {
+            expect(false, "\(error)")
         }
         if !result.messages.isEmpty { keep(directory, as: "crash-\(kind)-seed\(seed)-trial\(attempt)") }
         return result
@@ -348,6 +365,12 @@ func firstDifference(_ actual: String, _ expected: String) -> String {
         return "line \(index + 1): got `\(got.trimmingCharacters(in: .whitespaces))`, expected `\(want.trimmingCharacters(in: .whitespaces))`"
     }
     return "no difference"
+}
+
+/// A failure of the harness's own steps, with the seed and trial that met it.
+struct HarnessFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Copies a failed trial's files to CONCORD_HARNESS_KEEP, when it is set, for a closer look.
