@@ -8,6 +8,7 @@
 # The tests read these (CI's values in brackets):
 #   CONCORD_CRASH_TRIALS         kill -9 trials over concord import, sync and fold   [102]
 #   CONCORD_CRASH_SEED           seed of the crash data and kill moments             [20260101]
+#   CONCORD_CRASH_LANES          crash trials running at once                        [3]
 #   CONCORD_WRITERS              sqlite3 writer processes on one file (at least 4)   [4]
 #   CONCORD_WRITER_TRANSACTIONS  transactions per writer                             [80]
 #   CONCORD_CONCURRENCY_SEED     seed of the writers' scripts                        [20260202]
