@@ -5,7 +5,7 @@ import Testing
 /// Several app processes write the synced tables of one file while `concord` commands run on
 /// it, in WAL and in rollback-journal mode.
 ///
-/// Each writer is a `sqlite3` shell (`.timeout 5000`, `-bail`) running a seeded script of small
+/// Each writer is a `sqlite3` shell (`.timeout 5000` by default, `-bail`) running a seeded script of small
 /// `BEGIN IMMEDIATE` transactions over its own keys (``AppWriter``), half of them also adding 1
 /// to a counter row every writer shares, with pauses of up to 30 ms between them; half the
 /// writers turn foreign keys on, half leave the notes of a deleted item to Concord's fold. One
@@ -20,14 +20,21 @@ import Testing
 /// - after a final sync both replicas pass `check` and show exactly the rows the writers
 ///   committed, the counter equal to the number of increments.
 ///
-/// CONCORD_WRITERS (at least 4) and CONCORD_WRITER_TRANSACTIONS size a longer local run,
-/// CONCORD_CONCURRENCY_SEED picks the scripts; every failure names the seed and journal mode.
+/// CONCORD_WRITERS (at least 4), CONCORD_WRITER_TRANSACTIONS and CONCORD_WRITER_TIMEOUT_MS size
+/// a longer local run, CONCORD_CONCURRENCY_SEED picks the scripts; every failure names the seed
+/// and journal mode.
 @Suite("App writers and concord commands on one file", .tags(.concurrency, .slow))
 struct ConcurrentWriterTests {
     static let seed = HarnessSettings.seed("CONCORD_CONCURRENCY_SEED", default: 20_260_202)
     static let writers = max(4, HarnessSettings.integer("CONCORD_WRITERS", default: 4))
     static let transactions = HarnessSettings.integer("CONCORD_WRITER_TRANSACTIONS", default: 80)
-    static let minutes = max(2, writers * transactions / 800)
+    static let minutes = max(2, writers * transactions / 400)
+    /// How long a writer waits for the lock, in milliseconds (`.timeout`), like Concord's 5 s by default.
+    ///
+    /// In rollback-journal mode SQLite's locks are not fair: with eight writers and a reader
+    /// that never stops, a writer can wait past 5 s without Concord (a plain `PRAGMA
+    /// integrity_check` loop did that to one of eight), so longer runs give writers more.
+    static let writerTimeout = HarnessSettings.integer("CONCORD_WRITER_TIMEOUT_MS", default: 5_000)
 
     /// What one `concord` command in the loop did.
     private struct CommandRun {
@@ -72,7 +79,7 @@ struct ConcurrentWriterTests {
         for (index, file) in files.enumerated() {
             let onA = file == "a.db"
             var writer = AppWriter(owner: onA ? "w\(index)" : "b0", seed: derivedSeed(seed, UInt64(index)))
-            var lines = [".timeout 5000", "PRAGMA foreign_keys = \(index % 2 == 0 ? "ON" : "OFF");"]
+            var lines = [".timeout \(Self.writerTimeout)", "PRAGMA foreign_keys = \(index % 2 == 0 ? "ON" : "OFF");"]
             for _ in 0..<Self.transactions {
                 lines.append("BEGIN IMMEDIATE;")
                 lines += writer.statements(writer.draw(1...4), &state)
