@@ -62,6 +62,8 @@ struct CrashTests {
                 tally.add(scenarios[attempt % scenarios.count].trial(attempt))
             }
         }
+        // The lanes' threads may outlive this call and the test process with it: remove the folders now.
+        for scenario in scenarios { scenario.removeFiles() }
         let (kills, attempts, failures) = tally.totals
         for message in tally.messages { Issue.record(Comment(rawValue: message)) }
         print("crash harness \(kind): seed \(Self.seed), \(kills) kills in \(attempts) trials over \(scenarios.count) starting states, "
@@ -212,6 +214,11 @@ private struct Scenario: @unchecked Sendable {
             referenceRows[file] = view.rows
         }
         referenceExports = try exports(in: directory)
+    }
+
+    /// Removes the starting files and the reference run's.
+    func removeFiles() {
+        for directory in [template, reference] { try? FileManager.default.removeItem(at: directory.url) }
     }
 
     /// Copies the starting files into `directory`.
