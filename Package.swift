@@ -21,7 +21,9 @@ let package = Package(
         .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting"], path: "Sources/concord"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
         .target(name: "ConcordTestSupport", dependencies: ["Concord"], path: "Tests/ConcordTestSupport"),
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordTestSupport"]),
+        // Fixtures (fuzz reproducers) are read from the source tree by path.
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordTestSupport"],
+                    exclude: ["Fixtures"]),
         // Black-box tests of the `concord` executable (built because this target depends on it).
         .testTarget(name: "ConcordCLITests", dependencies: ["ConcordCLI", "Concord", "ConcordTestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord", "ConcordTestSupport"]),

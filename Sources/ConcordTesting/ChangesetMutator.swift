@@ -98,7 +98,7 @@ public struct ChangesetMutator: Sendable {
         public var format: Format
         /// The edits made, in order.
         public var kinds: [Kind]
-        /// The index of the seed it started from.
+        /// The index of the seed it started from (-1 for bytes that did not come from this mutator).
         public var seed: Int
 
         public init(bytes: [UInt8], format: Format, kinds: [Kind], seed: Int) {
@@ -110,8 +110,8 @@ public struct ChangesetMutator: Sendable {
 
         /// `binary, 312 bytes, from seed 2: varint, recomputeChecksum`.
         public var description: String {
-            "\(format.rawValue), \(bytes.count) bytes, from seed \(seed): "
-                + kinds.map(\.rawValue).joined(separator: ", ")
+            "\(format.rawValue), \(bytes.count) bytes" + (seed >= 0 ? ", from seed \(seed)" : "")
+                + (kinds.isEmpty ? "" : ": " + kinds.map(\.rawValue).joined(separator: ", "))
         }
     }
 

@@ -47,7 +47,7 @@ struct FuzzBase {
     ///
     /// The updates are folded before the deletes: folding a counter increment and a delete of the same
     /// row together leaves a counter register that disagrees with its contributions (a known engine
-    /// issue, reproduced by `Tests/ConcordTests/Fixtures/Fuzz/counter-update-then-delete.sql`), which
+    /// issue, reproduced by `Tests/ConcordTests/Fixtures/Fuzz/counter-update-then-delete.sh`), which
     /// would otherwise be reported for nearly every accepted input.
     static let localUpdates = [
         "UPDATE items SET likes = likes + 1, title = coalesce(title, '') || '+'",

@@ -24,12 +24,13 @@ import Testing
     }
 
     @Test func theSameSeedGivesTheSameInputsAndCounts() throws {
-        let first = try ChangesetFuzzer(seed: 9, directory: TemporaryDirectory().path("fuzz"))
-        let second = try ChangesetFuzzer(seed: 9, directory: TemporaryDirectory().path("fuzz"))
+        let directory = TemporaryDirectory()
+        let first = try ChangesetFuzzer(seed: 9, directory: directory.path("first"))
+        let second = try ChangesetFuzzer(seed: 9, directory: directory.path("second"))
         #expect(first.baseBytes == second.baseBytes)
         #expect((0..<60).map { first.input(at: $0) } == (0..<60).map { second.input(at: $0) })
         #expect(try first.run(inputs: 0..<60) == second.run(inputs: 0..<60))
-        let other = try ChangesetFuzzer(seed: 10, directory: TemporaryDirectory().path("fuzz"))
+        let other = try ChangesetFuzzer(seed: 10, directory: directory.path("other"))
         #expect((0..<60).map { first.input(at: $0) } != (0..<60).map { other.input(at: $0) })
     }
 
