@@ -59,7 +59,11 @@ extension ChangesetMutator {
         }
         switch kind {
         case .jsonNumber:
-            guard let (path, key, node) = pick([.number]) else { return false }
+            // A quarter of the time one of the changeset's own numbers (format, since, upTo), which
+            // the many clocks and lengths of the rows would otherwise drown out.
+            let top = nodes.filter { $0.path.count == 1 && $0.node.kind == .number }
+            let picked = !top.isEmpty && source.bool(probability: 0.25) ? source.pick(top) : pick([.number])
+            guard let (path, key, node) = picked else { return false }
             var choices = HostileValues.jsonNumbers
             if case .number(let text) = node, let current = UInt64(text) {
                 if key == Array("hlc".utf8) { choices += HostileValues.clocks(near: current).map { String($0) } }
