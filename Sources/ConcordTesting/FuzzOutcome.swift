@@ -97,7 +97,7 @@ public struct FuzzSummary: Sendable, Hashable, Codable {
     /// Accepted inputs that changed at least one register.
     public var acceptedChanging = 0
     public var refused = 0
-    /// Inputs that broke the promise (counted only when a run goes on past them).
+    /// Inputs that broke the promise (`concord fuzz` adds those that trapped or hung a worker).
     public var findings = 0
     /// Refusals by ``FuzzOutcome/reason(of:)``.
     public var refusals: [String: Int] = [:]

@@ -82,8 +82,8 @@ extension Subcommand {
         let elapsed = seconds(since: started)
 
         var reproducers = FuzzReproducers(seed: seed, scratch: run + "/regenerate")
-        var report = FuzzRunReport(summary: outcome.report.summary, first: first, seconds: elapsed, complete: outcome.complete,
-                                   failures: [])
+        var report = FuzzRunReport(summary: outcome.report.summary, first: first, requested: count, seconds: elapsed,
+                                   complete: outcome.complete, failures: [])
         for crash in outcome.crashes {
             var failure = FuzzRunReport.Failure(
                 kind: crash.hung ? "hang" : "trap", index: crash.index,

@@ -8,15 +8,16 @@ import Foundation
 /// same fields, keys sorted.
 ///
 /// ```swift
-/// let report = FuzzRunReport(summary: summary, first: 0, seconds: 3.2, complete: true, failures: [])
+/// let report = FuzzRunReport(summary: summary, first: 0, requested: 10_000, seconds: 3.2, complete: true, failures: [])
 /// print(report.text)
 /// ```
 struct FuzzRunReport: Encodable {
     var summary: FuzzSummary
-    /// The index of the first input run.
+    /// The inputs asked for: `requested` of them from index `first`.
     var first: Int
+    var requested: Int
     var seconds: Double
-    /// Whether every input ran (false when a trap or hang stopped the run).
+    /// Whether every input ran (false when a failure stopped the run).
     var complete: Bool
     var failures: [Failure]
 
@@ -35,7 +36,7 @@ struct FuzzRunReport: Encodable {
     var inputsPerSecond: Double { Double(summary.inputs) / max(seconds, 0.000_001) }
 
     private enum CodingKeys: String, CodingKey {
-        case seed, first, inputs, accepted, acceptedChanging, refused, findings, refusals, formats, routes, kinds
+        case seed, first, requested, inputs, accepted, acceptedChanging, refused, findings, refusals, formats, routes, kinds
         case seconds, inputsPerSecond, complete, failures
     }
 
@@ -43,6 +44,7 @@ struct FuzzRunReport: Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(summary.seed, forKey: .seed)
         try container.encode(first, forKey: .first)
+        try container.encode(requested, forKey: .requested)
         try container.encode(summary.inputs, forKey: .inputs)
         try container.encode(summary.accepted, forKey: .accepted)
         try container.encode(summary.acceptedChanging, forKey: .acceptedChanging)
@@ -71,11 +73,13 @@ struct FuzzRunReport: Encodable {
             dictionary.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
         var lines = [
-            "\(summary.inputs) inputs (seed \(summary.seed), inputs \(first)..<\(first + summary.inputs)) in "
-                + String(format: "%.2f s, %.0f inputs/s", seconds, inputsPerSecond),
+            (complete ? "\(summary.inputs) inputs" : "\(summary.inputs) of \(requested) inputs")
+                + " (seed \(summary.seed), indices \(first)..<\(first + requested)"
+                + (complete ? ")" : "; the run stopped at the first failure)")
+                + String(format: " in %.2f s, %.0f inputs/s", seconds, inputsPerSecond),
             "accepted  \(summary.accepted) (\(summary.acceptedChanging) changed registers)",
             "refused   \(summary.refused)",
-            "findings  \(summary.findings)" + (complete ? "" : " (the run stopped at the first trap or hang)"),
+            "failed    \(summary.findings)" + (summary.findings > 0 ? " (findings, traps and hangs: see the errors below)" : ""),
         ]
         if !summary.refusals.isEmpty {
             lines.append("refusals by reason:")

@@ -17,9 +17,10 @@ import Foundation
 /// each worker's ``FuzzProgressFile``: a worker that dies of a signal or
 /// exits with a failure crashed at the input it last recorded, and one whose
 /// index stays the same longer than the per-input timeout is killed and
-/// reported as hung at that input. Without keep-going the first crash stops
-/// every worker; with it, the worker is started again from its last
-/// checkpoint, skipping the input that crashed it. Each input's outcome
+/// reported as hung at that input. Without keep-going the first failure (a
+/// crash, or a worker reporting a finding) stops every worker; with it, a
+/// crashed worker is started again from its last checkpoint, skipping the
+/// input that crashed it. Each input's outcome
 /// depends only on the seed and its index, so the counts add up to the same
 /// totals whatever the number of workers.
 ///
@@ -52,7 +53,7 @@ struct FuzzSupervisor {
     struct Outcome {
         var report: FuzzWorker.Report
         var crashes: [Crash]
-        /// Whether every input ran (false when a crash stopped the run).
+        /// Whether every input ran (false when a failure stopped the run).
         var complete: Bool
     }
 
@@ -141,6 +142,12 @@ struct FuzzSupervisor {
                     case .success(var report):
                         report.add(workers[k].earlier)
                         workers[k].report = report
+                        if !keepGoing && !report.findings.isEmpty {
+                            // The first failure ends the run: the other workers stop where they are.
+                            var total = FuzzWorker.Report(seed: seed)
+                            for worker in workers { total.add(worker.report ?? worker.earlier) }
+                            return Outcome(report: total, crashes: crashes, complete: false)
+                        }
                     case .failure(let how):
                         crash = Crash(index: index, hung: false, how: how, log: Self.read(workers[k].errPath))
                     }
