@@ -23,13 +23,17 @@ public struct ToolRun {
     public var text: String { String(decoding: output, as: UTF8.self) }
 }
 
-/// Runs `concord` with `arguments`, feeding `input` on standard input.
+/// Runs `concord` with `arguments`, feeding `input` on standard input; `environment` adds to (or overrides) this process's.
 @discardableResult
-public func concord(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory) throws -> ToolRun {
+public func concord(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
+                    in directory: TemporaryDirectory) throws -> ToolRun {
     let process = Process()
     process.executableURL = concordExecutable
     process.arguments = arguments
     process.currentDirectoryURL = directory.url
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+    }
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout
