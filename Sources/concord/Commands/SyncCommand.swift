@@ -10,7 +10,7 @@ extension Subcommand {
             """,
         arguments: [.positional("db", .repeating(minimum: 2), help: "Two or more replica database files.")])
     ) { arguments, output in
-        let paths = try arguments.positionals("db")
+        let paths = arguments.positionals("db")
         let replicas = try paths.map { try Replica(path: $0, create: false) }
         do {
             let report = try Replica.sync(replicas)
