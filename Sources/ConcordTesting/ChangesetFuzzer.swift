@@ -87,7 +87,7 @@ public final class ChangesetFuzzer {
         let base = try FuzzBase.build(at: basePath)
         baseBytes = base.bytes
         nodeID = FuzzBase.baseNode
-        configuration = FuzzBase.configuration(FuzzBase.baseNode, clock: ManualClock(unixMilliseconds: base.now))
+        configuration = FuzzBase.scratchConfiguration(clock: ManualClock(unixMilliseconds: base.now))
         mutator = try ChangesetMutator(seeds: base.seeds, extraNodes: [FuzzBase.baseNode] + FuzzBase.peerNodes)
         try restoreBase()
         // Every input starts from here, and an input that changes nothing is not checked again.

@@ -1,3 +1,4 @@
+import Synchronization
 import Concord
 
 /// The replica every fuzz input is applied to, and the valid changesets mutants start from.
@@ -57,7 +58,32 @@ struct FuzzBase {
 
     /// The configuration of a replica with node `node` reading `clock`.
     static func configuration(_ node: NodeID, clock: ManualClock) -> Replica.Configuration {
-        Replica.Configuration(clock: clock, makeNodeID: { node })
+        var configuration = Replica.Configuration(clock: clock, makeNodeID: { node })
+        configuration.fileIdentity = { _ in scratchIdentity }
+        return configuration
+    }
+
+    /// What the base and scratch files call themselves (see ``scratchConfiguration(clock:)``).
+    static let scratchIdentity = "the fuzzer's scratch replica"
+
+    /// The configuration the scratch replica is opened with for every input.
+    ///
+    /// The scratch file is the base copied back after each accepted input, so it
+    /// names itself, not its inode: Concord would rightly take each restore for a copy.
+    /// An input may still hold stamps of the base's own node newer than its clock
+    /// (it takes them for a sign it was rolled back), so a new node id is always a
+    /// fresh one: the base's id with its last byte counting from 1.
+    static func scratchConfiguration(clock: ManualClock) -> Replica.Configuration {
+        let issued = Mutex<UInt8>(0)
+        var configuration = Replica.Configuration(clock: clock, makeNodeID: {
+            let count = issued.withLock { value -> UInt8 in
+                value &+= 1
+                return value
+            }
+            return NodeID(bytes: Array(baseNode.bytes.dropLast()) + [baseNode.bytes.last! &+ count])!
+        })
+        configuration.fileIdentity = { _ in scratchIdentity }
+        return configuration
     }
 
     /// Builds the base replica at `path` (which must not exist), closes it, and returns its bytes and the seeds.

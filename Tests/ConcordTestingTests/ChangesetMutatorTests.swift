@@ -76,11 +76,18 @@ import Testing
         #expect(checked > 100)
     }
 
+    /// Model-level edits encode a changeset the format can hold, so they decode, unless they push a
+    /// number past a range the decoder enforces (causal lengths, clocks), which it then refuses by name.
     @Test func modelLevelEditsStillDecode() throws {
         let mutator = try ChangesetMutator(seeds: Self.seeds())
         var checked = 0
         for mutant in Self.mutants(mutator, seed: 3, count: 1_000) where mutant.kinds.allSatisfy(\.isModelLevel) {
-            #expect(throws: Never.self, "\(mutant)") { _ = try Changeset.decode(anyFormat: mutant.bytes) }
+            do {
+                _ = try Changeset.decode(anyFormat: mutant.bytes)
+            } catch ChangesetError.malformed(_, _, .causalLengthTooLarge), ChangesetError.malformed(_, _, .clockOutOfRange) {
+            } catch {
+                Issue.record("\(mutant): \(error)")
+            }
             checked += 1
         }
         #expect(checked > 20)

@@ -4,17 +4,16 @@ import ConcordTesting
 import Foundation
 import Testing
 
-/// Engine bugs `concord fuzz` found, replayed as known issues (see `Fixtures/Fuzz/README.md`).
+/// Engine bugs `concord fuzz` found, replayed so they stay fixed (see `Fixtures/Fuzz/README.md`).
 ///
 /// Each reproducer goes through every route the fuzzer uses, in both forms, against the fuzzer's base
-/// replica. While the bug is there the fuzzer's finding is a known issue; once the engine is fixed the
-/// test reports that the known issue no longer occurs: then drop the `withKnownIssue` so the
-/// reproducer guards against the bug coming back. (`causal-length-overflow` traps, which would end
-/// the test process; replay it with `concord fuzz --replay`.)
-@Suite struct FuzzReproducerTests {
+/// replica, and must be refused with the file untouched or merged into a consistent replica.
+@Suite("Fuzz reproducers")
+struct FuzzReproducerTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/Fuzz")
 
-    @Test(arguments: ["union-not-canonical", "duplicate-key-related-table", "absent-column-register", "child-of-parked-parent"])
+    @Test(arguments: ["union-not-canonical", "duplicate-key-related-table", "absent-column-register", "child-of-parked-parent",
+                      "causal-length-overflow"])
     func reproducerIsRefusedCleanlyOrMergedConsistently(name: String) throws {
         let directory = TemporaryDirectory()
         let fuzzer = try ChangesetFuzzer(seed: 0, directory: directory.path("fuzz"))
@@ -22,9 +21,7 @@ import Testing
             let file = Self.fixtures.appendingPathComponent(name + (format == .json ? ".json" : ".bin"))
             let mutant = ChangesetMutator.Mutant(bytes: Array(try Data(contentsOf: file)), format: format, kinds: [], seed: -1)
             for route in ChangesetFuzzer.Route.allCases where format == .binary || route != .stream {
-                withKnownIssue("engine bug \(name), see Fixtures/Fuzz/README.md") {
-                    _ = try fuzzer.run(ChangesetFuzzer.Input(index: nil, mutant: mutant, route: route))
-                }
+                _ = try fuzzer.run(ChangesetFuzzer.Input(index: nil, mutant: mutant, route: route))
             }
         }
     }
@@ -38,8 +35,6 @@ import Testing
         #expect(try replica.check().isConsistent)
         try replica.database.execute("UPDATE c SET n = n + 1 WHERE id = 'a'; DELETE FROM c WHERE id = 'a'")
         let report = try replica.check()
-        withKnownIssue("engine bug counter-update-then-delete, see Fixtures/Fuzz/README.md") {
-            #expect(report.isConsistent, "\(report)")
-        }
+        #expect(report.isConsistent, "\(report)")
     }
 }

@@ -29,6 +29,11 @@ public enum RowMerge {
         public var merged: RowRegisters
         /// Whether `merged` differs from the local registers.
         public var changed: Bool
+
+        public init(merged: RowRegisters, changed: Bool) {
+            self.merged = merged
+            self.changed = changed
+        }
     }
 
     /// Merges `remote` into `local` (absent when this replica never saw the row).
@@ -37,7 +42,7 @@ public enum RowMerge {
     public static func merge(local: RowRegisters?, remote: RowRegisters, rules: Rules) -> Outcome {
         guard let local else {
             var merged = remote
-            settleCounters(&merged, rules)
+            settle(&merged, rules)
             return Outcome(merged: merged, changed: true)
         }
         precondition(local.columns.count == remote.columns.count, "registers of different column lists")
@@ -54,7 +59,7 @@ public enum RowMerge {
                 merged.columns = remote.columns
             }
         }
-        settleCounters(&merged, rules)
+        settle(&merged, rules)
         return Outcome(merged: merged, changed: merged != local)
     }
 
@@ -104,14 +109,27 @@ public enum RowMerge {
         return byNode.values.sorted { $0.stamp.node < $1.stamp.node }
     }
 
-    /// Sets each counter column's value to the sum of the contributions of the row's current life.
-    static func settleCounters(_ registers: inout RowRegisters, _ rules: Rules) {
+    /// Puts each value-merged column in the form its merge defines: a counter shows the sum of
+    /// the contributions of the row's current life, a union its canonical array — whatever a
+    /// peer sent, so that merging the same registers again changes nothing.
+    static func settle(_ registers: inout RowRegisters, _ rules: Rules) {
         guard rules.policy == .column else { return }
         for index in registers.columns.indices {
             // A pattern, not `==`: comparing the enum copies its payload, for every column of every row merged.
-            guard case .counter = rules.merges[index], var register = registers.columns[index] else { continue }
-            register.value = .integer(counterValue(register.contributions, life: registers.liveness.causalLength))
-            registers.columns[index] = register
+            switch rules.merges[index] {
+            case .counter:
+                guard var register = registers.columns[index] else { continue }
+                register.value = .integer(counterValue(register.contributions, life: registers.liveness.causalLength))
+                registers.columns[index] = register
+            case .union:
+                guard var register = registers.columns[index] else { continue }
+                let canonical = UnionValue.canonical(register.value)
+                if canonical != register.value {
+                    register.value = canonical
+                    registers.columns[index] = register
+                }
+            default: continue
+            }
         }
     }
 

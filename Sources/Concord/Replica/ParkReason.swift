@@ -41,7 +41,7 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
         case .missingParent(let table, let key): "missing parent \(table)/\(Self.describe(key))"
         case .hiddenParent(let table, let key): "parent \(table)/\(Self.describe(key)) is not visible"
         case .onCycle(let table, let key): "on a cycle through \(table)/\(Self.describe(key))"
-        case .constraint(let message): "cannot be shown: \(message)"
+        case .constraint(let message): Self.constraintPrefix + message
         case .unsyncableKey(let type):
             "its key is \(type == "null" ? "NULL" : "an \(type)"), and a synced key must be TEXT or BLOB (such as a UUID); "
                 + "it stays in the table unsynced: delete it, or insert it again under a TEXT key"
@@ -49,4 +49,11 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func describe(_ key: SQLiteValue) -> String { key.textValue ?? key.description }
+
+    private static let constraintPrefix = "cannot be shown: "
+
+    /// SQLite's message inside the stored text of a ``constraint(_:)`` reason.
+    static func constraintMessage(stored text: String) -> String {
+        text.hasPrefix(constraintPrefix) ? String(text.dropFirst(constraintPrefix.count)) : text
+    }
 }

@@ -176,8 +176,11 @@ final class RegisterStore {
         }
     }
 
-    /// Sets one column's value wherever the row's values live: the user table, the hidden copy, or both.
+    /// Sets one column's value wherever the row's values live: the user table, the hidden copy, or both
+    /// (as the table stores it, so that both hold the same).
     func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws {
+        let affinity = replica.captureFacts[table.name]?.affinities[column] ?? .blob
+        let value = try replica.stored(value, as: affinity)
         try database.execute("UPDATE \(table.quotedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
                              [value, key])
         try database.execute("UPDATE \(table.hiddenTable) SET \(table.hiddenColumns[column]) = ? WHERE pk = ?", [value, key])
@@ -267,22 +270,23 @@ final class RegisterStore {
     /// The row moves to `version` (a new, highest one); `previous` is its
     /// version until now, `nil` for a key not stored before.
     func writeMetadata(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64, previous: Int64?) throws {
+        // The base is what most registers share; a register with the base stamp is stored as NULLs, one
+        // that does not exist as (0, 0), so an absent register never reads back as one with the base stamp.
+        // A row-policy row's columns all have the base stamp, which is (0, 0) when it has none.
         let base: Stamp?
         if table.hasColumnStamps {
             base = Self.mostCommon(registers.columns.map { $0?.stamp }) ?? registers.liveness.stamp
         } else {
-            base = RowMerge.rowStamp(registers) ?? registers.liveness.stamp
+            base = RowMerge.rowStamp(registers)
         }
         // Bound in place, in the column order of insertMetadataSQL and updateMetadataSQL: apply writes every row here.
         var parameters = Statement.Parameters(try statement(previous == nil ? .insertMetadata : .updateMetadata))
         try parameters.bind(.integer(version))
         try parameters.bind(.integer(Int64(bitPattern: registers.liveness.causalLength)))
         try bind(base, into: &parameters)
-        try bind(registers.liveness.stamp == base ? nil : registers.liveness.stamp, orNull: true, into: &parameters)
+        try bindOverride(registers.liveness.stamp, base: base, into: &parameters)
         if table.hasColumnStamps {
-            for column in registers.columns {
-                try bind(column?.stamp == base ? nil : column?.stamp, orNull: true, into: &parameters)
-            }
+            for column in registers.columns { try bindOverride(column?.stamp, base: base, into: &parameters) }
         }
         if let previous {
             try parameters.bind(.integer(previous))
@@ -305,6 +309,11 @@ final class RegisterStore {
             }
         }
         return best
+    }
+
+    /// Binds a stamp that may differ from the row's base: NULLs when it is the base, (0, 0) when there is none.
+    private func bindOverride(_ stamp: Stamp?, base: Stamp?, into parameters: inout Statement.Parameters) throws {
+        try bind(stamp == base ? nil : stamp, orNull: stamp == base, into: &parameters)
     }
 
     /// Binds a stamp's clock and node index; a missing stamp is (0, 0), or two NULLs with `orNull`.

@@ -90,15 +90,24 @@ extension Replica {
                         let row = batch[index]
                         let plan = plansByName[row.table]!
                         let store = store(plan.local)
-                        var remote = plan.localRegisters(row.registers)
-                        let stored = plan.isNew(row.key) ? nil : try store.load(row.key)
+                        var remote = try store.conform(plan.localRegisters(row.registers))
+                        let ref = RowRef(table: plan.local.name, key: row.key)
+                        // A related row merged earlier in this changeset is materialized only at the end:
+                        // what it holds now is what the reprojection remembers, not what the tables show yet.
+                        let stored = plan.isNew(row.key) ? nil
+                            : plan.isRelated ? try reprojection.stored(ref) : try store.load(row.key)
                         if !shortcuts {
                             guard let injected = try injectingBugs(into: remote, stored: stored?.registers, row: row,
                                                                    source: source, reprojection: reprojection)
                             else { report.ignored += 1; continue }
                             remote = injected
                         }
-                        let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
+                        var outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
+                        // A merge may make values (a custom join's) the table stores otherwise.
+                        if outcome.changed {
+                            outcome.merged = try store.conform(outcome.merged)
+                            outcome.changed = outcome.merged != stored?.registers
+                        }
                         guard outcome.changed else { report.ignored += 1; continue }
                         report.applied += 1
                         version += 1
@@ -109,9 +118,7 @@ extension Replica {
                                                       previous: stored, mayBeParked: try reprojection.mayHaveParkedRows())
                             continue
                         }
-                        let ref = RowRef(table: plan.local.name, key: row.key)
-                        reprojection.remember(ref, outcome.merged, previous: stored)
-                        dirty.append(ref)
+                        if reprojection.remember(ref, outcome.merged, version: version, previous: stored) { dirty.append(ref) }
                     }
                 }
                 try reprojection.reproject(dirty)

@@ -103,6 +103,7 @@ extension Replica {
     private static func inspect(_ table: String, policy: TablePolicy, merges: [String: ColumnMerge],
                                 in database: Database, functions: [String: MergeFunction]) throws -> SyncedTable {
         let inspected = try TableInspector(database).inspect(table, policy: policy)
+        let affinities = try TableInspector(database).captureFacts(of: inspected).affinities
         for (column, merge) in merges.sorted(by: { $0.key < $1.key }) {
             guard inspected.columns.contains(column) else {
                 throw ReplicaError.invalidMerge(table: inspected.name, column: column,
@@ -116,6 +117,13 @@ extension Replica {
             }
             if case .custom(let name) = merge, functions[name] == nil {
                 throw ReplicaError.unregisteredMerge(table: inspected.name, column: column, name: name)
+            }
+            if merge == .counter, let index = inspected.columns.firstIndex(of: column),
+               [.text, .real].contains(affinities[index]) {
+                throw ReplicaError.invalidMerge(
+                    table: inspected.name, column: column,
+                    reason: "a counter holds integers, but the column is declared with \(affinities[index].rawValue) affinity, "
+                        + "which stores them as \(affinities[index] == .text ? "text" : "reals"); declare it INTEGER")
             }
         }
         return SyncedTable(name: inspected.name, key: inspected.key, columns: inspected.columns, policy: policy,

@@ -20,159 +20,12 @@ extension Replica {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
             try checkIdentity()
-            var count = 0
-            var folded: [RowRef] = []
-            var seen: Set<RowRef> = []
-            // A delete whose parent cascades deletes the children this device shows, as
-            // local writes of their own; with the app's foreign keys on, SQLite did so already.
-            while try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1) {
-                let deleted = try foldLog(&count, &folded, &seen)
-                for parent in deleted {
-                    for key in children(of: parent.table) where key.action == .cascade {
-                        guard let child = syncedTables[key.child] else { continue }
-                        try database.execute("DELETE FROM \(child.quotedName) WHERE \(quoteIdentifier(child.columns[key.column])) = ?",
-                                             [parent.key])
-                    }
-                }
-            }
-            if !folded.isEmpty {
-                // Showing or hiding related rows is Concord's doing, not the app's: the triggers must not capture it.
-                try suspendCapture()
-                try Reprojection(replica: self).reproject(folded)
-                try resumeCapture()
-            }
-            return count
-        }
-    }
-
-    /// Folds what the log holds now; returns the rows deleted, for cascading.
-    ///
-    /// The log is read and trimmed ``foldBatch`` writes at a time, so the
-    /// pages its rows free are reused by the registers the fold writes rather
-    /// than left empty in the file. Each write moves its row to a new version.
-    private func foldLog(_ count: inout Int, _ folded: inout [RowRef], _ seen: inout Set<RowRef>) throws -> [RowRef] {
-        for table in tables { try requireMergeFunctions(table) }
-        var clock = try self.clock
-        var version = versionFloor(after: try self.version)
-        let writes = try database.prepare(
-            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT \(Self.foldBatch)")
-        let trim = try database.prepare("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
-        var deleted: [RowRef] = []
-        var joins = PendingJoins()
-        let anyParked = try parkedRowsExist()
-        var last = Int64.min
-        var batch = 0
-        repeat {
-            try writes.bind([.integer(last)])
-            let first = last
-            var kept: [Int64] = []
-            batch = 0
-            while try writes.step() {
-                batch += 1
-                last = writes.int64(0)
-                guard let name = tableNames[writes.int64(1)], let table = syncedTables[name],
-                      let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
-                // The update trigger logs an update that changed nothing with mask 0 rather than test every column twice.
-                if operation == .update && writes.int64(5) == 0 { continue }
-                let key = writes.column(2)
-                guard Self.isSyncableKey(key) else {
-                    // Only a row written before keys were checked (or with capture's guard gone) gets here:
-                    // it stays in the table, unsynced and parked with the reason, and blocks nothing else.
-                    let ref = RowRef(table: name, key: key)
-                    try operation == .delete ? unpark(ref) : park(ref, reason: .unsyncableKey(type: key.typeName))
-                    continue
-                }
-                let stamp = Stamp(hlc: clock.tick(physical: Metadata.unixMilliseconds(julianDay: writes.double(4))), node: nodeID)
-                let store = store(table)
-                var changed = operation == .update
-                    ? Self.changedColumns(mask: writes.int64(5), count: table.columns.count)
-                    : Array(repeating: operation == .insert, count: table.columns.count)
-                if operation == .update, captureFacts[name]?.comparesTypes.contains(true) ?? false {
-                    // A real zero written over a real zero changed only if its sign did.
-                    for zero in try database.query("SELECT col, old, new FROM \(table.zerosTable) WHERE seq = ?",
-                                                    [writes.column(0)]) where zero[1] == zero[2] {
-                        if let column = zero[0].integerValue, changed.indices.contains(Int(column)) { changed[Int(column)] = false }
-                    }
-                    if !changed.contains(true) { continue }
-                }
-                let write: LocalWrite = switch operation {
-                case .insert: .insert
-                case .delete: .delete
-                case .update: .update(changed: changed)
-                }
-                let before = try store.loadStamps(key)
-                var after = write.applied(to: before?.registers, columnCount: table.columns.count, stamp: stamp,
-                                          policy: table.policy)
-                if !table.joinedColumns.isEmpty && operation != .delete {
-                    try joins.fold(seq: writes.column(0), isInsert: operation == .insert, table: table, store: store,
-                                   key: key, before: before?.registers, after: &after, changed: changed, stamp: stamp,
-                                   replica: self)
-                }
-                version += 1
-                try store.writeMetadata(key, after, version: version, previous: before?.version)
-                if operation == .delete && table.policy == .column {
-                    // A counter shows what its row's current life contributed: nothing, once deleted, as a merge settles it.
-                    for index in table.counterColumns {
-                        let life = after.liveness.causalLength
-                        try store.setValue(key, column: index,
-                                           .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
-                    }
-                }
-                if operation == .update && parents(of: name).contains(where: { !$0.action.hidesChild }) {
-                    try store.refreshHiddenCopy(key, changed: changed)
-                }
-                // A known key inserted again may have a hidden copy to drop; see below.
-                if operation == .insert && before != nil { kept.append(last) }
-                let ref = RowRef(table: name, key: key)
-                if hasRelations(name) {
-                    if seen.insert(ref).inserted { folded.append(ref) }
-                } else if operation != .update, anyParked {
-                    // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
-                    try unpark(ref)
-                }
-                if operation == .delete && !children(of: name).isEmpty { deleted.append(ref) }
-                count += 1
-            }
-            writes.reset()
-            for (low, high) in zip([first] + kept, kept.map { $0 - 1 } + [last]) where low < high {
-                try trim.run([.integer(low), .integer(high)])
-            }
-        } while batch == Self.foldBatch
-        // A row re-inserted after a delete loses its hidden copy, unless a later delete
-        // in the log made a new one: decided on the final liveness. Only those
-        // re-inserts are left in the log by now, so this holds nothing in memory per write.
-        let reinserts = try database.prepare("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
-        try reinserts.bind([.integer(Metadata.Operation.insert.rawValue)])
-        while try reinserts.step() {
-            guard let name = tableNames[reinserts.int64(0)], let table = syncedTables[name] else { continue }
-            let key = reinserts.column(1)
-            if try store(table).loadStamps(key)?.registers.liveness.isAlive ?? false {
-                try store(table).deleteHidden(key)
-            }
-        }
-        if joins.isEmpty {
-            try joins.write()
-        } else {
-            try suspendCapture()
-            try joins.write()
-            try resumeCapture()
-        }
-        try database.execute("DELETE FROM \(Metadata.log)")
-        for table in tables where !table.joinedColumns.isEmpty {
-            try database.execute("DELETE FROM \(table.logValuesTable)")
-        }
-        for table in tables where captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
-            try database.execute("DELETE FROM \(table.zerosTable)")
-        }
-        try storeClock(clock, version: version)
-        return deleted
-    }
-
-    /// Whether a key can sync: TEXT or BLOB (see DESIGN.md, "Capturing local writes").
-    static func isSyncableKey(_ key: SQLiteValue) -> Bool {
-        switch key {
-        case .text, .blob: true
-        default: false
+            guard try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1) else { return 0 }
+            for table in tables { try requireMergeFunctions(table) }
+            let session = try FoldSession(replica: self)
+            try session.foldLog()
+            try session.finish()
+            return session.count
         }
     }
 
@@ -182,6 +35,14 @@ extension Replica {
     /// Whether any row is parked.
     func parkedRowsExist() throws -> Bool {
         try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.parked))") == .integer(1)
+    }
+
+    /// Whether a key can sync: TEXT or BLOB (see DESIGN.md, "Capturing local writes").
+    static func isSyncableKey(_ key: SQLiteValue) -> Bool {
+        switch key {
+        case .text, .blob: true
+        default: false
+        }
     }
 
     /// Throws unless every user-defined merge `table` declares is registered.
@@ -199,76 +60,223 @@ extension Replica {
     }
 }
 
-/// The joined values and counter contributions a fold accumulates, row by row, in first-seen order.
-private struct PendingJoins {
-    struct Row {
-        let store: RegisterStore
+/// One fold of the capture log, inside the caller's transaction: read the log in write
+/// order, stamp each write, store its registers, then show the result.
+///
+/// The log is read and trimmed ``Replica/foldBatch`` writes at a time, so the
+/// pages its rows free are reused by the registers the fold writes rather
+/// than left empty in the file. Each write moves its row to a new version.
+final class FoldSession {
+    private let replica: Replica
+    private var clock: HybridLogicalClock
+    private var version: Int64
+    private var joins = PendingJoins()
+    private let anyParked: Bool
+    /// Rows of tables with foreign keys the fold touched, for the reprojection, in first-seen order.
+    private var folded: [RowRef] = []
+    private var seen: Set<RowRef> = []
+    /// The last log position of each logged key, read on the first cascade (see ``cascade(from:at:time:)``).
+    private var lastLogged: [RowRef: Int64]?
+    /// How many logged writes were folded.
+    private(set) var count = 0
+
+    /// One row of `_concord_log`.
+    private struct LoggedWrite {
+        let seq: Int64
+        let table: SyncedTable
         let key: SQLiteValue
-        /// The running register of each value-merged column written in this fold.
-        var registers: [Int: ColumnRegister] = [:]
+        let operation: Metadata.Operation
+        /// The write's time, in Unix milliseconds.
+        let time: Int64
+        let mask: Int64
     }
 
-    private var rows: [Row] = []
-    private var positions: [String: [SQLiteValue: Int]] = [:]
+    init(replica: Replica) throws {
+        self.replica = replica
+        clock = try replica.clock
+        version = replica.versionFloor(after: try replica.version)
+        anyParked = try replica.parkedRowsExist()
+    }
 
-    var isEmpty: Bool { rows.isEmpty }
+    private var database: Database { replica.database }
 
-    /// Folds one insert or update's logged values into the row's running joins, and into `after`.
-    mutating func fold(seq: SQLiteValue, isInsert: Bool, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
-                       before: RowRegisters?, after: inout RowRegisters, changed: [Bool], stamp: Stamp,
-                       replica: Replica) throws {
-        let logged = try replica.database.query("SELECT * FROM \(table.logValuesTable) WHERE seq = ?", [seq]).first ?? []
-        let position = positions[table.name]?[key] ?? {
-            rows.append(Row(store: store, key: key))
-            positions[table.name, default: [:]][key] = rows.count - 1
-            return rows.count - 1
-        }()
-        for (slot, index) in table.joinedColumns.enumerated() where changed[index] {
-            // `_concord_N_logvalues` holds (seq, o<k>, v<k>, ...) for each joined column k; an insert leaves o<k> NULL.
-            let old = logged[1 + 2 * slot], new = logged[2 + 2 * slot]
-            let merge = table.merges[index]
-            let held = rows[position].registers[index] ?? before?.columns[index]
-            if merge == .counter {
-                var entries = held?.contributions ?? []
-                let delta = (new.integerValue ?? 0) &- (isInsert ? 0 : old.integerValue ?? 0)
-                let life = after.liveness.causalLength
-                if let mine = entries.firstIndex(where: { $0.stamp.node == stamp.node }) {
-                    let amount = entries[mine].causalLength == life ? entries[mine].amount &+ delta : delta
-                    entries[mine] = CounterContribution(causalLength: life, amount: amount, stamp: stamp)
-                } else {
-                    entries.append(CounterContribution(causalLength: life, amount: delta, stamp: stamp))
-                    entries.sort { $0.stamp.node < $1.stamp.node }
-                }
-                let register = ColumnRegister(value: .integer(RowMerge.counterValue(entries, life: life)),
-                                              stamp: stamp, contributions: entries)
-                rows[position].registers[index] = register
-                after.columns[index] = register
-                continue
+    /// Folds every write the log holds, in write order.
+    func foldLog() throws {
+        let writes = try database.prepare(
+            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT \(Replica.foldBatch)")
+        let trim = try database.prepare("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
+        var last = Int64.min
+        var batch = 0
+        repeat {
+            try writes.bind([.integer(last)])
+            let first = last
+            var kept: [Int64] = []
+            batch = 0
+            while try writes.step() {
+                batch += 1
+                last = writes.int64(0)
+                guard let name = replica.tableNames[writes.int64(1)], let table = replica.syncedTables[name],
+                      let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
+                let write = LoggedWrite(seq: last, table: table, key: writes.column(2), operation: operation,
+                                        time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.int64(5))
+                // A known key inserted again may have a hidden copy to drop; see `finish()`.
+                if try fold(write) { kept.append(last) }
             }
-            // The register before this write: the running join, the previous value with its
-            // stamp, or, for a re-insert, what the deleted row last held.
-            var base: ColumnRegister? = rows[position].registers[index]
-            if base == nil, let held, !isInsert {
-                base = ColumnRegister(value: old, stamp: held.stamp)
-            } else if base == nil, let held, isInsert, before.map({ !$0.liveness.isAlive }) ?? false {
-                base = try store.load(key)?.registers.columns[index].map { ColumnRegister(value: $0.value, stamp: held.stamp) }
+            writes.reset()
+            for (low, high) in zip([first] + kept, kept.map { $0 - 1 } + [last]) where low < high {
+                try trim.run([.integer(low), .integer(high)])
             }
-            let written = ColumnRegister(value: merge == .union ? UnionValue.canonical(new) : new, stamp: stamp)
-            let joined = RowMerge.mergeColumn(base, written, merge, replica.configuration.merges) ?? written
-            rows[position].registers[index] = joined
-            after.columns[index] = joined
+        } while batch == Replica.foldBatch
+    }
+
+    /// Folds one logged write; returns whether it re-inserted a key the registers knew.
+    private func fold(_ write: LoggedWrite) throws -> Bool {
+        // The update trigger logs an update that changed nothing with mask 0 rather than test every column twice.
+        if write.operation == .update && write.mask == 0 { return false }
+        let ref = RowRef(table: write.table.name, key: write.key)
+        guard Replica.isSyncableKey(write.key) else {
+            // Only a row written before keys were checked (or with capture's guard gone) gets here:
+            // it stays in the table, unsynced and parked with the reason, and blocks nothing else.
+            try write.operation == .delete ? replica.unpark(ref)
+                : replica.park(ref, reason: .unsyncableKey(type: write.key.typeName))
+            return false
+        }
+        guard let changed = try changedColumns(write) else { return false }
+        let localWrite: LocalWrite = switch write.operation {
+        case .insert: .insert
+        case .delete: .delete
+        case .update: .update(changed: changed)
+        }
+        let stamp = Stamp(hlc: clock.tick(physical: write.time), node: replica.nodeID)
+        let store = replica.store(write.table)
+        let before = try store.loadStamps(write.key)
+        var after = localWrite.applied(to: before?.registers, columnCount: write.table.columns.count, stamp: stamp,
+                                       policy: write.table.policy)
+        if !write.table.joinedColumns.isEmpty && write.operation != .delete {
+            let logged = try database.query("SELECT * FROM \(write.table.logValuesTable) WHERE seq = ?", [.integer(write.seq)])
+            try joins.fold(.init(isInsert: write.operation == .insert, changed: changed, logged: logged.first ?? []),
+                           table: write.table, store: store, key: write.key, before: before?.registers, after: &after,
+                           stamp: stamp, functions: replica.configuration.merges)
+        }
+        try self.store(after, of: ref, before: before, changed: changed, operation: write.operation)
+        if write.operation == .delete { try cascade(from: ref, at: write.seq, time: write.time) }
+        return write.operation == .insert && before != nil
+    }
+
+    /// Which columns an update changed, from its mask and, for a real zero written over a real
+    /// zero, the logged values (SQL cannot tell 0.0 from -0.0; here they are told apart).
+    /// `nil` when it changed nothing after all.
+    private func changedColumns(_ write: LoggedWrite) throws -> [Bool]? {
+        let count = write.table.columns.count
+        guard write.operation == .update else { return Array(repeating: write.operation == .insert, count: count) }
+        var changed = Replica.changedColumns(mask: write.mask, count: count)
+        guard replica.captureFacts[write.table.name]?.comparesTypes.contains(true) ?? false else { return changed }
+        for zero in try database.query("SELECT col, old, new FROM \(write.table.zerosTable) WHERE seq = ?",
+                                        [.integer(write.seq)]) where zero[1] == zero[2] {
+            if let column = zero[0].integerValue, changed.indices.contains(Int(column)) { changed[Int(column)] = false }
+        }
+        return changed.contains(true) ? changed : nil
+    }
+
+    /// Stores a row's registers after a local write, and what else that write changes.
+    private func store(_ after: RowRegisters, of ref: RowRef, before: RegisterStore.StoredRow?, changed: [Bool],
+                       operation: Metadata.Operation) throws {
+        let table = replica.syncedTables[ref.table]!
+        let store = replica.store(table)
+        version += 1
+        try store.writeMetadata(ref.key, after, version: version, previous: before?.version)
+        if operation == .delete && table.policy == .column && !table.counterColumns.isEmpty {
+            // A counter shows what its row's current life contributed: nothing, once deleted, as a merge settles it.
+            let life = after.liveness.causalLength
+            for index in table.counterColumns {
+                try store.setValue(ref.key, column: index,
+                                   .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
+            }
+            joins.settleCounters(of: ref.key, in: table, life: life)
+        }
+        if operation == .update && replica.parents(of: ref.table).contains(where: { !$0.action.hidesChild }) {
+            try store.refreshHiddenCopy(ref.key, changed: changed)
+        }
+        if replica.hasRelations(ref.table) {
+            if seen.insert(ref).inserted { folded.append(ref) }
+        } else if operation != .update, anyParked {
+            // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
+            try replica.unpark(ref)
+        }
+        count += 1
+    }
+
+    /// A local delete of a parent deletes, right after it and as this device's writes, the
+    /// children it showed through an `ON DELETE CASCADE` key, and theirs.
+    ///
+    /// With the app's foreign keys on, SQLite deleted them already (the log holds
+    /// those deletes, before the parent's). With them off, the children are still
+    /// in the table: those that reference the parent now and that no later write
+    /// in the log touched are the ones it showed when it was deleted. A child
+    /// inserted, moved or deleted after the parent's delete is that later
+    /// write's business, and is left alone.
+    private func cascade(from parent: RowRef, at seq: Int64, time: Int64) throws {
+        for key in replica.children(of: parent.table) where key.action == .cascade {
+            guard let child = replica.syncedTables[key.child] else { continue }
+            let keys = try database.query(
+                "SELECT \(child.quotedKey) FROM \(child.quotedName) WHERE \(child.quotedColumns[key.column]) = ? "
+                    + "ORDER BY \(child.quotedKey)", [parent.key]).map { $0[0] }
+            for childKey in keys {
+                let ref = RowRef(table: child.name, key: childKey)
+                guard try (lastWrite(of: ref) ?? .min) <= seq, Replica.isSyncableKey(childKey) else { continue }
+                let store = replica.store(child)
+                let before = try store.loadStamps(childKey)
+                guard before?.registers.liveness.isAlive ?? false else { continue }
+                let stamp = Stamp(hlc: clock.tick(physical: time), node: replica.nodeID)
+                let after = LocalWrite.delete.applied(to: before?.registers, columnCount: child.columns.count,
+                                                      stamp: stamp, policy: child.policy)
+                try self.store(after, of: ref, before: before, changed: [], operation: .delete)
+                try cascade(from: ref, at: seq, time: time)
+            }
         }
     }
 
-    /// Writes contributions and shows the joined values where each row's values live.
-    func write() throws {
-        for row in rows {
-            for (index, register) in row.registers.sorted(by: { $0.key < $1.key }) {
-                if row.store.table.merges[index] == .counter {
-                    try row.store.writeContributions(row.key, column: index, register.contributions)
-                }
-                try row.store.setValue(row.key, column: index, register.value)
+    /// The position of the last write the log holds for `row`.
+    private func lastWrite(of row: RowRef) throws -> Int64? {
+        if lastLogged == nil {
+            var last: [RowRef: Int64] = [:]
+            for entry in try database.query("SELECT tbl, pk, max(seq) FROM \(Metadata.log) GROUP BY tbl, pk") {
+                guard let name = replica.tableNames[entry[0].integerValue ?? 0] else { continue }
+                last[RowRef(table: name, key: entry[1])] = entry[2].integerValue
+            }
+            lastLogged = last
+        }
+        return lastLogged?[row]
+    }
+
+    /// Drops stale hidden copies, stores joins and the clock, empties the log, and shows the result.
+    func finish() throws {
+        // A row re-inserted after a delete loses its hidden copy, unless a later delete
+        // in the log made a new one: decided on the final liveness. Only those
+        // re-inserts are left in the log by now, so this holds nothing in memory per write.
+        let reinserts = try database.prepare("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
+        try reinserts.bind([.integer(Metadata.Operation.insert.rawValue)])
+        while try reinserts.step() {
+            guard let name = replica.tableNames[reinserts.int64(0)], let table = replica.syncedTables[name] else { continue }
+            let key = reinserts.column(1)
+            if try replica.store(table).loadStamps(key)?.registers.liveness.isAlive ?? false {
+                try replica.store(table).deleteHidden(key)
             }
         }
+        try database.execute("DELETE FROM \(Metadata.log)")
+        for table in replica.tables where !table.joinedColumns.isEmpty {
+            try database.execute("DELETE FROM \(table.logValuesTable)")
+        }
+        for table in replica.tables where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
+            try database.execute("DELETE FROM \(table.zerosTable)")
+        }
+        try replica.storeClock(clock, version: version)
+        guard !joins.isEmpty || !folded.isEmpty else { return }
+        // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:
+        // the triggers must not capture it.
+        try replica.suspendCapture()
+        try joins.write()
+        if !folded.isEmpty { try Reprojection(replica: replica).reproject(folded) }
+        try replica.resumeCapture()
     }
 }

@@ -249,6 +249,13 @@ public final class Replica {
         try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [id(of: row.table), row.key])
     }
 
+    /// SQLite's message when `row` is parked because its values break a constraint of its table.
+    func constraintParking(_ row: RowRef) throws -> String? {
+        try database.scalar("SELECT reason FROM \(Metadata.parked) WHERE tbl = ? AND pk = ? AND kind = ?",
+                            [id(of: row.table), row.key, .integer(ParkReason.constraint("").kind)])?.textValue
+            .map(ParkReason.constraintMessage(stored:))
+    }
+
     /// The parked rows of `table` with their reasons' kinds and texts, in key order.
     func parkedRows(of table: SyncedTable) throws -> [(key: SQLiteValue, kind: Int64, reason: String)] {
         try database.query("SELECT pk, kind, reason FROM \(Metadata.parked) WHERE tbl = ? ORDER BY pk",

@@ -41,6 +41,10 @@ final class Reprojection {
     private var placements: [RowRef: Placement] = [:]
 
     private var parkedRowsExist: Bool?
+    /// Rows whose registers were merged and not yet materialized.
+    private var remembered: Set<RowRef> = []
+    /// Rows being materialized again because their registers changed: an old constraint parking no longer holds.
+    private var retrying: Set<RowRef> = []
     /// Rows merged in by the current apply (kept for the `cascadesInArrivalOrder` bug).
     private var arrived: Set<RowRef> = []
 
@@ -67,11 +71,15 @@ final class Reprojection {
         return row
     }
 
-    /// Records registers just merged (not yet materialized) for `ref`.
-    func remember(_ ref: RowRef, _ registers: RowRegisters, previous: RegisterStore.StoredRow?) {
+    /// Records registers just merged (not yet materialized) for `ref`, stored under `version`;
+    /// returns whether `ref` is new to this reprojection's dirty rows (not remembered before).
+    @discardableResult
+    func remember(_ ref: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) -> Bool {
+        let isNew = remembered.insert(ref).inserted
         rows[ref] = RegisterStore.StoredRow(registers: registers, shown: previous?.shown ?? false,
-                                            hasHiddenValues: previous?.hasHiddenValues ?? false)
+                                            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version)
         if replica.configuration.injectedBugs.contains(.cascadesInArrivalOrder) { arrived.insert(ref) }
+        return isNew
     }
 
     // MARK: Visibility
@@ -116,6 +124,10 @@ final class Reprojection {
                 }
             }
             result = .shown(overrides: overrides)
+            // A row whose values break a constraint of its table stays parked until its registers change.
+            if !retrying.contains(ref), try mayHaveParkedRows(), let message = try replica.constraintParking(ref) {
+                result = .hidden(.constraint(message))
+            }
         }
         placements[ref] = result
         return result
@@ -159,13 +171,15 @@ final class Reprojection {
         }
         // A changed row is written and propagates once; after that, only a change of placement propagates.
         var changed = Set(dirty)
+        retrying = changed
         var index = 0
         while index < queue.count {
             let ref = queue[index]
             index += 1
             queued.remove(ref)
             guard let row = try stored(ref), let table = replica.syncedTables[ref.table] else { continue }
-            var placement = try placement(ref)
+            let computed = try placement(ref)
+            var placement = computed
             let wasShown = row.shown
             let isChanged = changed.remove(ref) != nil
             if isChanged || placement.isShown != wasShown || placement != .shown(overrides: [:]) {
@@ -175,12 +189,14 @@ final class Reprojection {
                 if case .hidden(_?) = placement { noteParked() }
                 rows[ref] = RegisterStore.StoredRow(
                     registers: row.registers, shown: placement.isShown,
-                    hasHiddenValues: placement != .shown(overrides: [:]) && row.registers.columns.contains { $0 != nil })
+                    hasHiddenValues: placement != .shown(overrides: [:]) && row.registers.columns.contains { $0 != nil },
+                    version: row.version)
             }
             // Children depend only on whether this row shows; a revived parent depends on its children.
             var next: [RowRef] = []
-            // (A changed row may have been shown by the app's own write, so it propagates too.)
-            if isChanged || placement.isShown != wasShown {
+            // (A changed row may have been shown by the app's own write, so it propagates too; so does a row
+            // its table refused to show, whose children looked it up as shown.)
+            if isChanged || placement.isShown != wasShown || placement != computed {
                 for key in replica.children(of: ref.table) {
                     next += try replica.childKeys(of: ref, through: key).map { RowRef(table: key.child, key: $0) }
                 }

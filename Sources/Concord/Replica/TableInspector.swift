@@ -50,12 +50,12 @@ struct TableInspector {
                 : refuse("its primary key spans \(keyColumns.count) columns; only single-column keys can be merged",
                          "give it a single TEXT primary key holding a UUID and make the old key columns a plain index")
         }
-        switch Self.affinity(of: key.declaredType) {
+        switch ColumnAffinity(declaredType: key.declaredType) {
         case .text, .blob: break
         case .integer:
             throw refuse("its primary key \(key.name) is an INTEGER, which devices allocate independently and so collide",
                          "use a TEXT primary key holding a UUID")
-        case .other:
+        case .real, .numeric:
             throw refuse("its primary key \(key.name) is declared \(key.declaredType), not TEXT or BLOB",
                          "declare the key `TEXT PRIMARY KEY` and store UUIDs in it")
         }
@@ -96,6 +96,14 @@ struct TableInspector {
         var comparesTypes: [Bool]
         /// Whether the key column could take a value that cannot sync (NULL, a number), so an insert checks it.
         var guardsKey: Bool
+        /// Per synced column: its affinity, which decides what a merged value becomes in the table.
+        var affinities: [ColumnAffinity]
+
+        init(comparesTypes: [Bool], guardsKey: Bool, affinities: [ColumnAffinity]? = nil) {
+            self.comparesTypes = comparesTypes
+            self.guardsKey = guardsKey
+            self.affinities = affinities ?? comparesTypes.map { _ in .blob }
+        }
     }
 
     func captureFacts(of table: SyncedTable) throws -> CaptureFacts {
@@ -103,11 +111,13 @@ struct TableInspector {
             "SELECT type, \"notnull\" FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(table.key)]).first
         // A TEXT key column turns numbers into text; only NULL can get past it, and NOT NULL (or
         // WITHOUT ROWID, which implies it) stops that. Anything else is checked on every insert.
-        let isText = Self.affinity(of: key?[0].textValue ?? "") == .text
+        let isText = ColumnAffinity(declaredType: key?[0].textValue ?? "") == .text
         let withoutRowID = try database.scalar(
             "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)]) == .integer(1)
         let notNull = key?[1].integerValue == 1 || withoutRowID
-        return CaptureFacts(comparesTypes: try comparesTypes(of: table), guardsKey: !(isText && notNull))
+        let affinities = try declaredTypes(of: table).map { $0.map(ColumnAffinity.init(declaredType:)) ?? .blob }
+        return CaptureFacts(comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
+                            affinities: affinities)
     }
 
     /// Whether an update must compare each of `table`'s synced columns by type as well as by bytes.
@@ -124,22 +134,16 @@ struct TableInspector {
     /// try TableInspector(database).comparesTypes(of: t)   // [false, true]
     /// ```
     func comparesTypes(of table: SyncedTable) throws -> [Bool] {
+        try declaredTypes(of: table).map { $0.map { ColumnAffinity(declaredType: $0) == .blob } ?? true }
+    }
+
+    /// The declared type of each synced column, `nil` for one the table no longer declares (which then
+    /// compares by type too: that costs time, never a missed change).
+    private func declaredTypes(of table: SyncedTable) throws -> [String?] {
         var declared: [String: String] = [:]
         for row in try database.query("SELECT name, type FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)]) {
             if let name = row[0].textValue { declared[name] = row[1].textValue ?? "" }
         }
-        // A column the table no longer declares compares by type too: that costs time, never a missed change.
-        return table.columns.map { column in declared[column].map { Self.affinity(of: $0) == .blob } ?? true }
-    }
-
-    enum Affinity { case text, blob, integer, other }
-
-    /// SQLite's affinity rules (section 3.1 of "Datatypes In SQLite"); `other` is REAL or NUMERIC.
-    static func affinity(of declaredType: String) -> Affinity {
-        let type = declaredType.uppercased()
-        if type.contains("INT") { return .integer }
-        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return .text }
-        if type.contains("BLOB") || type.isEmpty { return .blob }
-        return .other
+        return table.columns.map { declared[$0] }
     }
 }

@@ -1,0 +1,46 @@
+/// A column's type affinity: how SQLite converts a value stored in it (section 3.1 of "Datatypes In SQLite").
+///
+/// A value merged from a peer is stored in this replica's user table, whose
+/// affinity may turn it into another value: `0.0` into `0` in an INTEGER
+/// column, `5` into `'5'` in a TEXT column. Registers must hold what the table
+/// holds, or a merge would see a difference every time it met the value again.
+/// ``mayConvert(_:)`` says cheaply whether SQLite would touch a value; only then
+/// is SQLite asked what it makes of it (see ``RegisterStore/conform(_:)``).
+///
+/// ```swift
+/// ColumnAffinity(declaredType: "VARCHAR(20)")     // .text
+/// ColumnAffinity.integer.mayConvert(.real(2.0))   // true: stored as 2
+/// ColumnAffinity.text.mayConvert(.blob([1]))      // false: blobs are never converted
+/// ```
+enum ColumnAffinity: String, Hashable, Sendable {
+    case text = "TEXT", numeric = "NUMERIC", integer = "INTEGER", real = "REAL", blob = "BLOB"
+
+    /// SQLite's rules, in their order: INT, then CHAR/CLOB/TEXT, then BLOB or no type, then REAL/FLOA/DOUB, else NUMERIC.
+    init(declaredType: String) {
+        let type = declaredType.uppercased()
+        if type.contains("INT") {
+            self = .integer
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            self = .text
+        } else if type.contains("BLOB") || type.isEmpty {
+            self = .blob
+        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .real
+        } else {
+            self = .numeric
+        }
+    }
+
+    /// Whether storing `value` in a column of this affinity could change it.
+    func mayConvert(_ value: SQLiteValue) -> Bool {
+        switch (self, value) {
+        case (.blob, _), (_, .null), (_, .blob): false
+        case (.text, .text): false
+        case (.text, _): true
+        case (.integer, .integer), (.numeric, .integer): false
+        case (.integer, _), (.numeric, _): true
+        case (.real, .real): false
+        case (.real, _): true
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// The joined values and counter contributions a fold accumulates, row by row, in first-seen order.
+///
+/// A fold reads each write's logged old and new values of its value-merged
+/// columns (``CaptureTriggers`` logs them), asks ``LocalJoin`` what the
+/// register becomes, and keeps the running register here: a later write in
+/// the same fold joins with it, and ``write()`` stores the last one once.
+struct PendingJoins {
+    private struct Row {
+        let store: RegisterStore
+        let key: SQLiteValue
+        /// The running register of each value-merged column written in this fold.
+        var registers: [Int: ColumnRegister] = [:]
+    }
+
+    private var rows: [Row] = []
+    private var positions: [String: [SQLiteValue: Int]] = [:]
+
+    var isEmpty: Bool { rows.isEmpty }
+
+    /// One logged write of value-merged columns: which changed, and their old and new values.
+    struct LoggedValues {
+        let isInsert: Bool
+        let changed: [Bool]
+        /// `_concord_N_logvalues`' row: (seq, o<k>, v<k>, ...) for each joined column k; an insert leaves o<k> NULL.
+        let logged: [SQLiteValue]
+    }
+
+    /// Folds one insert or update's logged values into the row's running joins, and into `after`.
+    mutating func fold(_ write: LoggedValues, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
+                       before: RowRegisters?, after: inout RowRegisters, stamp: Stamp,
+                       functions: [String: MergeFunction]) throws {
+        let position = position(of: key, table: table, store: store)
+        for (slot, index) in table.joinedColumns.enumerated() where write.changed[index] {
+            let old = write.logged.count > 2 * slot + 2 ? write.logged[1 + 2 * slot] : .null
+            let new = write.logged.count > 2 * slot + 2 ? write.logged[2 + 2 * slot] : .null
+            let merge = table.merges[index]
+            let held = rows[position].registers[index] ?? before?.columns[index]
+            let life = after.liveness.causalLength
+            let register: ColumnRegister
+            if merge == .counter {
+                let delta = (new.integerValue ?? 0) &- (write.isInsert ? 0 : old.integerValue ?? 0)
+                register = LocalJoin.counter(LocalJoin.contribute(delta, to: held?.contributions ?? [], life: life, stamp: stamp),
+                                             life: life, stamp: stamp)
+            } else {
+                register = LocalJoin.join(new, stamp: stamp, base: try base(index, held: held, old: old, write: write,
+                                                                           position: position, before: before, store: store, key: key),
+                                          merge: merge, functions: functions)
+            }
+            rows[position].registers[index] = register
+            after.columns[index] = register
+        }
+    }
+
+    /// The register before this write: the running join, the previous value with its stamp,
+    /// or, for a re-insert, what the deleted row last held.
+    private func base(_ index: Int, held: ColumnRegister?, old: SQLiteValue, write: LoggedValues, position: Int,
+                      before: RowRegisters?, store: RegisterStore, key: SQLiteValue) throws -> ColumnRegister? {
+        if let running = rows[position].registers[index] { return running }
+        guard let held else { return nil }
+        if !write.isInsert { return ColumnRegister(value: old, stamp: held.stamp) }
+        guard before.map({ !$0.liveness.isAlive }) ?? false else { return nil }
+        return try store.load(key)?.registers.columns[index].map { ColumnRegister(value: $0.value, stamp: held.stamp) }
+    }
+
+    /// After a delete of a row with running counters: each now shows what the row's new life contributed.
+    mutating func settleCounters(of key: SQLiteValue, in table: SyncedTable, life: UInt64) {
+        guard let position = positions[table.name]?[key] else { return }
+        for index in table.counterColumns {
+            guard var register = rows[position].registers[index] else { continue }
+            register.value = .integer(RowMerge.counterValue(register.contributions, life: life))
+            rows[position].registers[index] = register
+        }
+    }
+
+    private mutating func position(of key: SQLiteValue, table: SyncedTable, store: RegisterStore) -> Int {
+        if let position = positions[table.name]?[key] { return position }
+        rows.append(Row(store: store, key: key))
+        positions[table.name, default: [:]][key] = rows.count - 1
+        return rows.count - 1
+    }
+
+    /// Writes contributions and shows the joined values where each row's values live.
+    func write() throws {
+        for row in rows {
+            for (index, register) in row.registers.sorted(by: { $0.key < $1.key }) {
+                if row.store.table.merges[index] == .counter {
+                    try row.store.writeContributions(row.key, column: index, register.contributions)
+                }
+                try row.store.setValue(row.key, column: index, register.value)
+            }
+        }
+    }
+}
