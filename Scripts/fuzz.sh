@@ -30,8 +30,7 @@
 # take about 35 minutes. Measured with other jobs on the machine (load average
 # 6-8): 100,000 inputs in 537 s (186/s); 10,000 in 62 s with one worker. The
 # build takes 2-3 minutes. Without --keep-going the run stops at the first
-# failure, which with today's engine comes within the first few hundred inputs
-# (see Tests/ConcordTests/Fixtures/Fuzz/README.md).
+# failure (the bugs found so far are in Tests/ConcordTests/Fixtures/Fuzz/README.md).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
