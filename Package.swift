@@ -5,6 +5,7 @@ let package = Package(
     name: "Concord",
     products: [
         .library(name: "Concord", targets: ["Concord"]),
+        .library(name: "ConcordCore", targets: ["ConcordCore"]),
         .library(name: "ConcordTesting", targets: ["ConcordTesting"]),
         .library(name: "ConcordSimulator", targets: ["ConcordSimulator"]),
         .executable(name: "concord", targets: ["ConcordCLI"]),
@@ -15,19 +16,25 @@ let package = Package(
             path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "Concord", dependencies: ["CSQLite"]),
-        .target(name: "ConcordTesting", dependencies: ["Concord"]),
+        // The semantics, pure: values, stamps, clock, merges, visibility, the changeset format. No SQLite.
+        .target(name: "ConcordCore"),
+        // The SQLite shell around it: capture, register storage, the replica.
+        .target(name: "Concord", dependencies: ["ConcordCore", "CSQLite"]),
+        // Property testing a user can use too: generators, shrinking, merge laws, hostile changesets.
+        .target(name: "ConcordTesting", dependencies: ["ConcordCore"]),
         .target(name: "ConcordSimulator", dependencies: ["Concord", "ConcordTesting"]),
         .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting"], path: "Sources/concord"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
         .target(name: "ConcordTestSupport", dependencies: ["Concord"], path: "Tests/ConcordTestSupport"),
         // Fixtures (earlier layouts, fuzz reproducers) are read from the source tree by path.
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordTestSupport"],
+        // The semantics alone: builds and runs without SQLite.
+        .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordSimulator", "ConcordTestSupport"],
                     exclude: ["Fixtures"]),
         // Black-box tests of the `concord` executable (built because this target depends on it).
         .testTarget(name: "ConcordCLITests", dependencies: ["ConcordCLI", "Concord", "ConcordTestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord", "ConcordTestSupport"]),
-        .testTarget(name: "ConcordSimulatorTests", dependencies: ["ConcordSimulator", "Concord", "ConcordTesting"]),
+        .testTarget(name: "ConcordSimulatorTests", dependencies: ["ConcordSimulator", "Concord", "ConcordTesting", "ConcordTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 /// Where each field of a binary changeset lies, read as far as the bytes allow.
 ///

@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 extension ChangesetMutator {
     /// The binary edits and how often each is drawn: structure-aware ones about two times in three.

@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 extension ChangesetMutator {
     private static let modelKinds: [(kind: Kind, weight: UInt64)] = [

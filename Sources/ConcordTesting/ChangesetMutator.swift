@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 /// Turns valid changesets into hostile ones, deterministically from a ``ChoiceSource``.
 ///

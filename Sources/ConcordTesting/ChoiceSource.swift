@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 /// The stream of choices every generator draws from: fresh from a seed, or
 /// replayed from a recorded sequence.

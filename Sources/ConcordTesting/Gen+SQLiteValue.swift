@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 extension Gen where Value == SQLiteValue {
     /// Any SQLite value, biased toward a handful of small values so that two

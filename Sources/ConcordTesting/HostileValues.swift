@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 /// The numbers, names, values and JSON fragments ``ChangesetMutator`` writes into changesets.
 ///

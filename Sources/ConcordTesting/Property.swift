@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 import Foundation
 
 /// Runs a randomized test many times, and shrinks the first failure to a

@@ -1,3 +1,4 @@
+import ConcordSimulator
 import Concord
 import ConcordTestSupport
 import ConcordTesting

@@ -1,3 +1,4 @@
+import ConcordSimulator
 import ConcordTesting
 import Foundation
 

@@ -59,10 +59,10 @@ public struct HybridLogicalClock: Hashable, Sendable {
     /// The reading at the start of physical millisecond `physical`.
     /// The next reading; the last one a 64-bit clock has stays put rather than trap (changesets
     /// carry readings below 2^63 only, so a clock never gets there).
-    static func successor(_ raw: UInt64) -> UInt64 { raw == .max ? raw : raw + 1 }
+    package static func successor(_ raw: UInt64) -> UInt64 { raw == .max ? raw : raw + 1 }
 
     /// Readings past year 6400 (2^47 ms) are held there, so the packed value never overflows.
-    static func floor(_ physical: Int64) -> UInt64 { UInt64(min(max(physical, 0), 1 << 47 - 1)) << 16 }
+    package static func floor(_ physical: Int64) -> UInt64 { UInt64(min(max(physical, 0), 1 << 47 - 1)) << 16 }
 }
 
 /// A peer's stamp is too far ahead of this replica's clock.

@@ -23,7 +23,7 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
     case unsyncableKey(type: String)
 
     /// The code stored in `_concord_parked.kind`.
-    var kind: Int64 {
+    package var kind: Int64 {
         switch self {
         case .missingParent: 1
         case .hiddenParent: 2
@@ -34,7 +34,7 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the row may still be in the user table while parked (its key cannot sync).
-    var keepsUserRow: Bool { if case .unsyncableKey = self { true } else { false } }
+    package var keepsUserRow: Bool { if case .unsyncableKey = self { true } else { false } }
 
     public var description: String {
         switch self {
@@ -48,12 +48,12 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func describe(_ key: SQLiteValue) -> String { key.textValue ?? key.description }
+    package static func describe(_ key: SQLiteValue) -> String { key.textValue ?? key.description }
 
     private static let constraintPrefix = "cannot be shown: "
 
     /// SQLite's message inside the stored text of a ``constraint(_:)`` reason.
-    static func constraintMessage(stored text: String) -> String {
+    package static func constraintMessage(stored text: String) -> String {
         text.hasPrefix(constraintPrefix) ? String(text.dropFirst(constraintPrefix.count)) : text
     }
 }

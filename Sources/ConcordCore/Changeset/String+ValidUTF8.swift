@@ -13,7 +13,7 @@ extension String {
     /// [0x68, 0x69].withUnsafeBufferPointer { String(validUTF8: $0) }   // "hi"
     /// [0xFF].withUnsafeBufferPointer { String(validUTF8: $0) }         // nil
     /// ```
-    init?(validUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+    package init?(validUTF8 bytes: UnsafeBufferPointer<UInt8>) {
         let text = String(decoding: bytes, as: UTF8.self)
         let unchanged = text.utf8.withContiguousStorageIfAvailable { decoded in
             decoded.count == bytes.count

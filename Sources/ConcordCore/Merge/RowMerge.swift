@@ -112,7 +112,7 @@ public enum RowMerge {
     /// Puts each value-merged column in the form its merge defines: a counter shows the sum of
     /// the contributions of the row's current life, a union its canonical array — whatever a
     /// peer sent, so that merging the same registers again changes nothing.
-    static func settle(_ registers: inout RowRegisters, _ rules: Rules) {
+    package static func settle(_ registers: inout RowRegisters, _ rules: Rules) {
         guard rules.policy == .column else { return }
         for index in registers.columns.indices {
             // A pattern, not `==`: comparing the enum copies its payload, for every column of every row merged.
@@ -141,7 +141,7 @@ public enum RowMerge {
     /// Whether `a`'s column values come before `b`'s in ``SQLiteValue/totallyOrdered(_:before:)``, column
     /// by column (a missing register first); `nil` when they are the same. Settles row-policy rows whose
     /// stamps are equal, which only a forged or cloned peer produces.
-    static func rowValues(_ a: RowRegisters, before b: RowRegisters) -> Bool? {
+    package static func rowValues(_ a: RowRegisters, before b: RowRegisters) -> Bool? {
         for (x, y) in zip(a.columns, b.columns) {
             switch (x, y) {
             case (nil, nil): continue
@@ -156,7 +156,7 @@ public enum RowMerge {
     }
 
     /// The stamp of the write that supplied a row-policy row.
-    static func rowStamp(_ registers: RowRegisters) -> Stamp? {
+    package static func rowStamp(_ registers: RowRegisters) -> Stamp? {
         registers.columns.compactMap { $0?.stamp }.max()
     }
 }

@@ -1,8 +1,7 @@
-import ConcordTestSupport
 import Foundation
 import Testing
 
-@testable import Concord
+@testable import ConcordCore
 
 // MARK: - Fixtures
 

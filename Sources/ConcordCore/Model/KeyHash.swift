@@ -12,8 +12,8 @@
 /// ```swift
 /// KeyHash.of(.text("r1"))   // the same value on every machine and every run
 /// ```
-enum KeyHash {
-    static func of(_ key: SQLiteValue) -> Int64 {
+package enum KeyHash {
+    package static func of(_ key: SQLiteValue) -> Int64 {
         switch key {
         case .text(let text):
             return text.bytes.withUnsafeBufferPointer { hash($0, tag: 3) }

@@ -1,3 +1,4 @@
+import ConcordTesting
 import Synchronization
 import Concord
 

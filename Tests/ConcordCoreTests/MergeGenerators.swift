@@ -1,5 +1,4 @@
-import ConcordTestSupport
-import Concord
+@testable import ConcordCore
 import ConcordTesting
 
 /// Generators of registers for merge tests.

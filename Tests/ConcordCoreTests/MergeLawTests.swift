@@ -1,5 +1,4 @@
-import ConcordTestSupport
-import Concord
+@testable import ConcordCore
 import ConcordTesting
 import Testing
 

@@ -1,6 +1,5 @@
-import ConcordTestSupport
 import Testing
-@testable import Concord
+@testable import ConcordCore
 
 @Suite("Hybrid logical clock")
 struct HybridLogicalClockTests {

@@ -1,3 +1,4 @@
+import ConcordTesting
 import Concord
 
 /// What one fuzz input did to the replica: refused with a reason, or accepted.

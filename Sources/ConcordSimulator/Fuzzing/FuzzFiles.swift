@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ConcordTesting
 import Glibc
 #elseif canImport(Musl)
 import Musl

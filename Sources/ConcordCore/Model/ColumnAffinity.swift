@@ -12,11 +12,11 @@
 /// ColumnAffinity.integer.mayConvert(.real(2.0))   // true: stored as 2
 /// ColumnAffinity.text.mayConvert(.blob([1]))      // false: blobs are never converted
 /// ```
-enum ColumnAffinity: String, Hashable, Sendable {
+package enum ColumnAffinity: String, Hashable, Sendable {
     case text = "TEXT", numeric = "NUMERIC", integer = "INTEGER", real = "REAL", blob = "BLOB"
 
     /// SQLite's rules, in their order: INT, then CHAR/CLOB/TEXT, then BLOB or no type, then REAL/FLOA/DOUB, else NUMERIC.
-    init(declaredType: String) {
+    package init(declaredType: String) {
         let type = declaredType.uppercased()
         if type.contains("INT") {
             self = .integer
@@ -32,7 +32,7 @@ enum ColumnAffinity: String, Hashable, Sendable {
     }
 
     /// Whether storing `value` in a column of this affinity could change it.
-    func mayConvert(_ value: SQLiteValue) -> Bool {
+    package func mayConvert(_ value: SQLiteValue) -> Bool {
         switch (self, value) {
         case (.blob, _), (_, .null), (_, .blob): false
         case (.text, .text): false

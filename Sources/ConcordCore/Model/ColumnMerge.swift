@@ -43,7 +43,7 @@ public enum ColumnMerge: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// Whether merging needs the written values (not just stamps) of local writes.
-    var joinsValues: Bool {
+    package var joinsValues: Bool {
         switch self {
         case .lww: false
         default: true

@@ -36,7 +36,7 @@ public enum Hex {
     }
 
     /// The value of one hex digit.
-    static func value(of digit: UInt8) -> UInt8? {
+    package static func value(of digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
@@ -47,4 +47,4 @@ public enum Hex {
 }
 
 /// Two uppercase hex digits for a byte, for SQL literals in messages.
-func hex2(_ byte: UInt8) -> String { Hex.encode(CollectionOfOne(byte), uppercase: true) }
+package func hex2(_ byte: UInt8) -> String { Hex.encode(CollectionOfOne(byte), uppercase: true) }

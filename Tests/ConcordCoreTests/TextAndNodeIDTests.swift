@@ -2,7 +2,7 @@ import ConcordTesting
 import Foundation
 import Testing
 
-@testable import Concord
+@testable import ConcordCore
 
 /// Changeset text is accepted exactly when it is valid UTF-8; node ids order and compare as their bytes.
 struct TextAndNodeIDTests {
