@@ -1,0 +1,6 @@
+import Testing
+
+extension Tag {
+    /// Randomized properties: many cases each, so a fast inner loop may skip them.
+    @Tag static var property: Self
+}
