@@ -48,7 +48,7 @@ struct ByteOnlyUpdateTests {
 
     /// Any value, updated to a look-alike (or sometimes anything), in a column of any type, under both policies.
     @Test("Generated look-alike updates", .tags(.property))
-    func generated() throws {
+    func propertyLookalikeUpdates() throws {
         let types = TableShape.plainTypes.map { ($0, false) } + TableShape.strictTypes.map { ($0, true) }
         try Property.check(seed: 0xB1_7E5, iterations: 300) { source in
             let (type, strict) = types[source.int(in: 0...types.count - 1)]

@@ -15,13 +15,13 @@ import Testing
 @Suite("Values round-trip byte for byte and type for type")
 struct ValueRoundTripTests {
     @Test("Column policy: lww, max and min columns of every type", .tags(.property))
-    func columnPolicy() throws {
+    func propertyColumnPolicy() throws {
         try ValueRoundTripRun.check(shape: TableShape.gen(policy: .column, merges: [.lww, .max, .min]),
                                     values: .anySQLiteValue(largeLengths: nil), seed: 0x7A1E_0001, iterations: 100)
     }
 
     @Test("Row policy: columns of every type", .tags(.property))
-    func rowPolicy() throws {
+    func propertyRowPolicy() throws {
         try ValueRoundTripRun.check(shape: TableShape.gen(policy: .row, merges: [.lww]),
                                     values: .anySQLiteValue(largeLengths: nil), seed: 0x7A1E_0002, iterations: 100)
     }
@@ -69,14 +69,14 @@ struct ValueRoundTripTests {
     }
 
     @Test("Counter columns: integers at every width, increments", .tags(.property))
-    func counters() throws {
+    func propertyCounters() throws {
         try ValueRoundTripRun.check(
             shape: TableShape.gen(policy: .column, merges: [.counter, .lww], plainTypes: ["INTEGER", ""], strictTypes: ["INTEGER", "ANY"]),
             values: .anySQLiteValue(largeLengths: nil), seed: 0x7A1E_0004, iterations: 100)
     }
 
     @Test("Union columns: JSON arrays of strings and integers", .tags(.property))
-    func unions() throws {
+    func propertyUnions() throws {
         try ValueRoundTripRun.check(
             shape: TableShape.gen(policy: .column, merges: [.union, .lww], plainTypes: ["TEXT", ""], strictTypes: ["TEXT", "ANY"]),
             values: .anySQLiteValue(largeLengths: nil), seed: 0x7A1E_0005, iterations: 100)
@@ -84,7 +84,7 @@ struct ValueRoundTripTests {
 
     /// Values of hundreds of kilobytes, one value in four, under both policies.
     @Test("Large values", .tags(.property))
-    func largeValues() throws {
+    func propertyLargeValues() throws {
         let values = Gen<SQLiteValue>.frequency([
             (weight: 3, gen: .anySQLiteValue(largeLengths: nil)),
             (weight: 1, gen: .largeSQLiteValue(lengths: Gen.defaultLargeLengths)),
@@ -99,7 +99,7 @@ struct ValueRoundTripTests {
     /// One row with values of several megabytes, updated once. The registers are compared directly
     /// (values and stamps) rather than through `canonicalDump()`, which spells out every byte.
     @Test("Multi-megabyte values", .tags(.property))
-    func multiMegabyteValues() throws {
+    func propertyMultiMegabyteValues() throws {
         let shape = TableShape(layout: "rowid", keyType: "TEXT", policy: .column,
                                columns: [ColumnShape(type: "", merge: .lww), ColumnShape(type: "BLOB", merge: .max)])
         try Property.check(seed: 0x7A1E_0003, iterations: 1, maxShrinkCalls: 20) { source in
