@@ -62,7 +62,7 @@ extension Gen where Value == [SQLiteValue] {
     /// more or less, its type alone (text against a blob of the same bytes),
     /// its Unicode normalization alone, or the case of one letter — the
     /// keys that a store comparing by anything but bytes and type merges
-    /// into one row. Each key is recipe of a few choices (fresh, or derived
+    /// into one row. Each key is a recipe of a few choices (fresh, or derived
     /// from the key at some earlier position), laid out like
     /// ``Gen/array(length:)``, so shrinking drops keys and turns derived keys
     /// into fresh simple ones; a key that comes out equal to an earlier one
