@@ -1,0 +1,197 @@
+import Concord
+
+extension Gen where Value == SQLiteValue {
+    /// The lengths ``anySQLiteValue`` gives its occasional large text and blobs:
+    /// hundreds of kilobytes, enough to spill SQLite pages onto overflow chains
+    /// and to make a changeset large.
+    public static var defaultLargeLengths: ClosedRange<Int> { 100_000...300_000 }
+
+    /// Any value SQLite can store, edge cases included, with occasional large
+    /// values (see ``defaultLargeLengths``).
+    ///
+    /// Where ``sqliteValue`` stays in a few small values so that replicas
+    /// collide, this one covers the whole value space, to test that values
+    /// survive storage, capture, changesets and merging *exactly*: integers
+    /// at every width SQLite's record format distinguishes and at the int64
+    /// extremes; reals including `-0.0`, ±infinity, the largest and smallest
+    /// finite doubles, subnormals, whole numbers equal to small integers
+    /// (`1.0` against `1`) and arbitrary bit patterns; text holding NUL,
+    /// bytes that are not UTF-8, and canonically equivalent but byte-different
+    /// spellings (precomposed `é` against `e` + combining accent); blobs
+    /// including the empty blob. NaN is never generated: SQLite stores it as
+    /// NULL, so it is not a value SQLite can hold.
+    ///
+    /// Kinds are tried in the order NULL, integer, real, text, blob, large,
+    /// and each kind's simplest value is its zero (`0`, `0.0`, `''`, `X''`),
+    /// so shrunk counterexamples are small and simple. Fresh draws give a
+    /// large value about one time in 35.
+    ///
+    /// ```swift
+    /// let row = Gen.anySQLiteValue.array(length: 4...4)   // e.g. [-0.0, CAST(X'61FF' AS TEXT), X'', 9223372036854775807]
+    /// ```
+    public static var anySQLiteValue: Gen<SQLiteValue> { anySQLiteValue(largeLengths: defaultLargeLengths) }
+
+    /// Any value SQLite can store, as ``anySQLiteValue``, with large text and
+    /// blobs of `largeLengths` bytes, or none when `largeLengths` is `nil`.
+    ///
+    /// ```swift
+    /// let small = Gen.anySQLiteValue(largeLengths: nil)              // never larger than a few dozen bytes
+    /// let huge = Gen.anySQLiteValue(largeLengths: 4_000_000...5_000_000)
+    /// ```
+    public static func anySQLiteValue(largeLengths: ClosedRange<Int>?) -> Gen<SQLiteValue> {
+        var kinds: [(weight: UInt64, gen: Gen<SQLiteValue>)] = [
+            (weight: 2, gen: .constant(.null)),
+            (weight: 8, gen: anySQLiteInteger),
+            (weight: 8, gen: anySQLiteReal),
+            (weight: 10, gen: anySQLiteText),
+            (weight: 6, gen: anySQLiteBlob),
+        ]
+        if let largeLengths { kinds.append((weight: 1, gen: largeSQLiteValue(lengths: largeLengths))) }
+        return frequency(kinds)
+    }
+
+    /// Any 64-bit integer, biased toward small ones, the extremes and the
+    /// boundaries between the integer widths of SQLite's record format
+    /// (1, 2, 3, 4, 6 and 8 bytes) and of exact doubles (2^53).
+    ///
+    /// Shrinks toward `0`.
+    ///
+    /// ```swift
+    /// let counterValues = Gen.anySQLiteInteger
+    /// ```
+    public static var anySQLiteInteger: Gen<SQLiteValue> {
+        Gen<Int64>.frequency([
+            (weight: 4, gen: .int64(in: -3...3)),
+            (weight: 3, gen: .element(of: SQLiteValueSpace.edgeIntegers)),
+            (weight: 2, gen: .int64(in: Int64.min...Int64.max)),
+        ]).map { .integer($0) }
+    }
+
+    /// Any double but NaN: whole numbers equal to small integers, edge
+    /// values (`-0.0`, ±infinity, the largest and smallest finite doubles,
+    /// the largest subnormal, 2^53 and 2^63, values that need all 17
+    /// significant digits), random subnormals and random finite bit patterns.
+    ///
+    /// Shrinks toward `0.0`.
+    ///
+    /// ```swift
+    /// let reals = Gen.anySQLiteReal   // e.g. -0.0, 5e-324, 1.7976931348623157e308, -inf
+    /// ```
+    public static var anySQLiteReal: Gen<SQLiteValue> {
+        let subnormal = Gen<Double> { source in
+            let negative = source.bool()
+            let significand = source.int64(in: 1...(1 << 52) - 1)
+            return Double(sign: negative ? .minus : .plus, exponentBitPattern: 0,
+                          significandBitPattern: UInt64(significand))
+        }
+        let finite = Gen<Double> { source in
+            let negative = source.bool()
+            let exponent = source.int(in: 0...2_046)
+            let significand = source.int64(in: 0...(1 << 52) - 1)
+            return Double(sign: negative ? .minus : .plus, exponentBitPattern: UInt(exponent),
+                          significandBitPattern: UInt64(significand))
+        }
+        return Gen<Double>.frequency([
+            (weight: 4, gen: Gen<Int64>.int64(in: -3...3).map { Double($0) }),
+            (weight: 4, gen: .element(of: SQLiteValueSpace.edgeReals)),
+            (weight: 1, gen: subnormal),
+            (weight: 2, gen: finite),
+        ]).map { .real($0) }
+    }
+
+    /// TEXT of up to a few dozen bytes over the whole byte space: short
+    /// ASCII, Unicode with NUL, quotes, emoji, byte-order marks and
+    /// noncharacters, byte sequences that are not UTF-8 (overlong forms,
+    /// surrogates, truncated sequences, lone continuation bytes), and
+    /// canonically equivalent spellings in their different byte forms.
+    ///
+    /// Shrinks toward `''`, then short ASCII.
+    ///
+    /// ```swift
+    /// let titles = Gen.anySQLiteText   // e.g. 'e\u{301}', CAST(X'6100FF' AS TEXT)
+    /// ```
+    public static var anySQLiteText: Gen<SQLiteValue> {
+        Gen<[UInt8]>.frequency([
+            (weight: 3, gen: Gen<String>.string(alphabet: "ab", length: 0...3).map { Array($0.utf8) }),
+            (weight: 3, gen: SQLiteValueSpace.unicodeBytes),
+            (weight: 2, gen: SQLiteValueSpace.mixedBytes),
+            (weight: 2, gen: SQLiteValueSpace.equivalentSpelling),
+        ]).map { .text(SQLiteText(bytes: $0)) }
+    }
+
+    /// BLOBs of up to eight bytes, mostly `00`, `01`, `7F`, `80` and `FF`,
+    /// sometimes any byte.
+    ///
+    /// Shrinks toward `X''`, the empty blob (which differs from `''` and NULL).
+    ///
+    /// ```swift
+    /// let blobs = Gen.anySQLiteBlob   // e.g. X'', X'00FF'
+    /// ```
+    public static var anySQLiteBlob: Gen<SQLiteValue> {
+        Gen<UInt8>.frequency([
+            (weight: 3, gen: .element(of: [0x00, 0x01, 0x7F, 0x80, 0xFF])),
+            (weight: 1, gen: Gen<Int>.int(in: 0...255).map { UInt8($0) }),
+        ]).array(length: 0...8).map { .blob($0) }
+    }
+
+    /// Large TEXT or BLOB values of `lengths` bytes: random blobs, UTF-8
+    /// text mixing one- to four-byte characters, and text salted with NUL
+    /// and bytes that are not UTF-8.
+    ///
+    /// The bytes come from a seed that is itself a choice, so a large value
+    /// costs three choices, replays exactly, and shrinks toward the shortest
+    /// length in `lengths`.
+    ///
+    /// ```swift
+    /// let photo = Gen.largeSQLiteValue(lengths: 3_000_000...4_000_000)
+    /// ```
+    public static func largeSQLiteValue(lengths: ClosedRange<Int>) -> Gen<SQLiteValue> {
+        precondition(lengths.lowerBound >= 0, "large values cannot have a negative length")
+        return Gen { source in
+            let kind = source.index(weights: [2, 2, 1])
+            let length = source.int(in: lengths)
+            var rng = SeededGenerator(seed: source.choose(upTo: .max))
+            switch kind {
+            case 0: return .blob(SQLiteValueSpace.randomBytes(length, using: &rng))
+            case 1: return .text(SQLiteText(bytes: SQLiteValueSpace.randomUTF8(length, using: &rng)))
+            default: return .text(SQLiteText(bytes: SQLiteValueSpace.saltedUTF8(length, using: &rng)))
+            }
+        }
+    }
+
+    /// A JSON array of strings and integers: what a `union` column holds.
+    ///
+    /// Strings draw from the same awkward characters as ``anySQLiteText``
+    /// (written raw or as `\u` escapes, surrogate pairs included), and integers from
+    /// ``anySQLiteInteger``; arrays come unsorted, with duplicates, with
+    /// spaces, and sometimes hold two spellings of one string that differ
+    /// only in Unicode normalization. A few elements are legal JSON that
+    /// SQLite accepts but that no Swift `String` or `Int64` holds exactly —
+    /// raw bytes that are not UTF-8, a lone surrogate escape, an integer
+    /// beyond 64 bits — since an app may store them too.
+    ///
+    /// Shrinks toward `[]`.
+    ///
+    /// ```swift
+    /// let tags = Gen.unionArray   // e.g. ["b",1,"a", "e\u0301"]
+    /// ```
+    public static var unionArray: Gen<SQLiteValue> {
+        let element = Gen<[UInt8]>.frequency([
+            (weight: 4, gen: SQLiteValueSpace.jsonString),
+            (weight: 3, gen: anySQLiteInteger.map { Array(String($0.integerValue ?? 0).utf8) }),
+            (weight: 1, gen: .element(of: SQLiteValueSpace.jsonOddities)),
+        ])
+        return Gen { source in
+            let elements = element.array(length: 0...6).generate(using: &source)
+            let spaced = source.bool(probability: 0.2)
+            let separator: [UInt8] = spaced ? Array(" , ".utf8) : [UInt8(ascii: ",")]
+            var bytes: [UInt8] = spaced ? Array("[ ".utf8) : [UInt8(ascii: "[")]
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes += separator }
+                bytes += element
+            }
+            bytes += spaced ? Array(" ]".utf8) : [UInt8(ascii: "]")]
+            return .text(SQLiteText(bytes: bytes))
+        }
+    }
+}
