@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 extension Gen where Value == SQLiteValue {
     /// The lengths ``anySQLiteValue`` gives its occasional large text and blobs:

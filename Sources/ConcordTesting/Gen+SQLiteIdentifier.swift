@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 extension Gen where Value == String {
     /// A table or column name that SQLite accepts when it is quoted (see

@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 
 extension Gen where Value == SQLiteValue {
     /// A row key: TEXT or BLOB, the two types a synced key may have, over

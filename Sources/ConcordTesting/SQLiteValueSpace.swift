@@ -1,4 +1,4 @@
-import Concord
+import ConcordCore
 import Foundation
 
 /// The awkward corners of SQLite's value space that the value, key and
