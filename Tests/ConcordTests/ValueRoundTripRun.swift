@@ -155,7 +155,13 @@ struct ValueRoundTripRun {
         guard !alive.isEmpty else { return try insert(&source) }
         let index = alive[source.int(in: 0...alive.count - 1)]
         source.note("DELETE \(rows[index].key)")
-        if try world.write("DELETE FROM t WHERE id = ?", [rows[index].key], &source) { rows[index].row.alive = false }
+        if try world.write("DELETE FROM t WHERE id = ?", [rows[index].key], &source) {
+            rows[index].row.alive = false
+            // A counter shows what the row's current life contributed: nothing, once it is deleted.
+            for (column, shape) in shape.columns.enumerated() where shape.merge == .counter {
+                rows[index].row.registers[column] = .integer(0)
+            }
+        }
     }
 
     /// Delivers A's changes to B and C; the fold on A shows the merged values.

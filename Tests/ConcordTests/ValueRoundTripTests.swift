@@ -26,17 +26,18 @@ struct ValueRoundTripTests {
                                     values: .anySQLiteValue(largeLengths: nil), seed: 0x7A1E_0002, iterations: 100)
     }
 
-    /// The trigger of a counter column lets NULL through (it refuses only other types), so NULL is a
-    /// value the column accepts and must keep; a counter that is NULL must not turn into 0 anywhere.
-    @Test("A counter column keeps NULL")
-    func counterKeepsNULL() throws {
+    /// A counter is the sum of every device's increments, so it always holds an integer: NULL written
+    /// to it (by an insert that leaves the column out, say) counts as 0, and every replica shows 0.
+    @Test("A counter column reads NULL as 0, alike everywhere")
+    func counterReadsNULLAsZero() throws {
         let world = try RoundTripWorld(schema: "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER);", table: "t",
                                        key: "id", columns: ["n"], policy: .column, merges: ["n": .counter])
         var source = ChoiceSource(replaying: [])
         try world.write("INSERT INTO t (id, n) VALUES ('r', NULL)", [], &source)
         try world.deliver()
         let shown = try world.replicas.map { try $0.database.scalar("SELECT n FROM t WHERE id = 'r'") }
-        #expect(shown == [.null, .null, .null], "A, B (binary) and C (JSON) show n = \(shown.map { $0.map(brief) ?? "no row" })")
+        #expect(shown == [.integer(0), .integer(0), .integer(0)],
+                "A, B (binary) and C (JSON) show n = \(shown.map { $0.map(brief) ?? "no row" })")
         #expect(throws: Never.self) { try world.requireConverged() }
     }
 

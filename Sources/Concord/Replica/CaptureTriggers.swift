@@ -167,11 +167,18 @@ struct CaptureTriggers {
         // keeps -0.0 apart from 0.0, which no SQL function of SQLite 3.40 tells apart: a real zero
         // written over a real zero is flagged, its two values go to the zeros table, and the fold
         // unflags it when their bits are equal.
-        let changed = zip(table.quotedColumns, facts.comparesTypes).map { column, comparesType in
+        let changed = zip(table.quotedColumns, facts.affinities).map { column, affinity in
             let bytes = "NEW.\(column) IS NOT OLD.\(column) COLLATE BINARY"
-            guard comparesType else { return "(\(bytes))" }
+            // An INTEGER or NUMERIC column stores an integral REAL as an INTEGER, but for -2^63, which it
+            // keeps as a REAL equal to the INTEGER -2^63: that one change of type alone is compared too.
+            if affinity == .integer || affinity == .numeric {
+                // (CASE, not AND: SQL evaluates both sides of AND and OR, and CASE only what it needs.)
+                return "(\(bytes) OR CASE WHEN NEW.\(column) = -9223372036854775808 "
+                    + "THEN typeof(NEW.\(column)) <> typeof(OLD.\(column)) ELSE 0 END)"
+            }
+            guard affinity == .blob else { return "(\(bytes))" }
             return "(\(bytes) OR typeof(NEW.\(column)) <> typeof(OLD.\(column)) "
-                + "OR (NEW.\(column) = 0 AND typeof(NEW.\(column)) = 'real'))"
+                + "OR CASE WHEN NEW.\(column) = 0 THEN typeof(NEW.\(column)) = 'real' ELSE 0 END)"
         }
         guard !changed.isEmpty else { return "" }
         let bits = changed.enumerated().map { index, test in "(\(test) << \(min(index, Metadata.maskBits)))" }

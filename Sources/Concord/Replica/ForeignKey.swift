@@ -52,15 +52,16 @@ extension TableInspector {
                 throw refuse("its foreign key to \(parentName) spans several columns",
                              "reference the parent's single key column")
             }
-            guard let parent = synced.values.first(where: { $0.name.lowercased() == parentName.lowercased() }) else {
+            let parents = synced.values.filter { SQLiteName.same($0.name, parentName) }
+            guard let parent = parents.first, parents.count == 1 else {
                 throw refuse("its column \(from) references \(parentName), which does not sync",
                              "enable sync on \(parentName) first (list it before \(table.name))")
             }
-            if let to = row[4].textValue, to.lowercased() != parent.key.lowercased() {
+            if let to = row[4].textValue, !SQLiteName.same(to, parent.key) {
                 throw refuse("its column \(from) references \(parentName).\(to), not the key \(parent.key)",
                              "reference the parent's key column")
             }
-            guard let column = table.columns.firstIndex(where: { $0.lowercased() == from.lowercased() }) else { continue }
+            guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else { continue }
             let action = ForeignKey.Action(rawValue: row[5].textValue ?? "NO ACTION") ?? .noAction
             keys.append(ForeignKey(child: table.name, column: column, parent: parent.name, action: action,
                                    defaultValue: try defaultValue(of: table, column: table.columns[column])))

@@ -51,7 +51,7 @@ extension Replica {
     ) throws -> ApplyReport {
         try checkSchemas()
         let plans = try tables.map { try plan(for: $0) }
-        let plansByName = Dictionary(uniqueKeysWithValues: plans.map { ($0.remote.name, $0) })
+        let plansByName = Dictionary(uniqueKeysWithValues: plans.map { (SQLiteName.Key($0.remote.name), $0) })
         let physical = configuration.clock.unixMilliseconds()
         var validator = RowValidator(clock: try self.clock, physical: physical, node: nodeID)
         var validation = try rows()
@@ -88,7 +88,7 @@ extension Replica {
                     }
                     for index in shortcuts ? writeOrder(batch, plansByName) : Array(batch.indices) {
                         let row = batch[index]
-                        let plan = plansByName[row.table]!
+                        let plan = plansByName[SQLiteName.Key(row.table)]!
                         let store = store(plan.local)
                         var remote = try store.conform(plan.localRegisters(row.registers))
                         let ref = RowRef(table: plan.local.name, key: row.key)
@@ -147,17 +147,17 @@ extension Replica {
     /// foreign keys first, as they came (their reprojection follows arrival
     /// order too); then each other table's rows by key, in SQLite's order
     /// (text before blobs, bytewise), and a key met twice in arrival order.
-    private func writeOrder(_ batch: [RowChange], _ plans: [String: TablePlan]) -> [Int] {
+    private func writeOrder(_ batch: [RowChange], _ plans: [SQLiteName.Key: TablePlan]) -> [Int] {
         // Sorted as compact items, a rank (0: foreign keys; then per other table by name, text keys before
         // blobs) and the key's first eight bytes; whole keys are compared only when those tie.
         let unrelated = plans.values.filter { !$0.isRelated }.map(\.remote.name).sorted {
             $0.utf8.lexicographicallyPrecedes($1.utf8)
         }
-        let ranks = Dictionary(uniqueKeysWithValues: unrelated.enumerated().map { ($1, 2 * $0 + 1) })
+        let ranks = Dictionary(uniqueKeysWithValues: unrelated.enumerated().map { (SQLiteName.Key($1), 2 * $0 + 1) })
         var items: [(rank: Int, prefix: UInt64, index: Int)] = []
         items.reserveCapacity(batch.count)
         for (index, row) in batch.enumerated() {
-            guard let rank = ranks[row.table] else {
+            guard let rank = ranks[SQLiteName.Key(row.table)] else {
                 items.append((0, 0, index))
                 continue
             }
@@ -212,7 +212,7 @@ extension Replica {
 
     /// Checks a changeset's table declaration against this replica's.
     private func plan(for remote: TableSchema) throws -> TablePlan {
-        guard let local = syncedTables[remote.name] else { throw ReplicaError.tableNotSynced(table: remote.name) }
+        guard let local = syncedTable(named: remote.name) else { throw ReplicaError.tableNotSynced(table: remote.name) }
         guard remote.key == local.key else {
             throw ReplicaError.schemaMismatch(table: local.name,
                                               detail: "its key is '\(remote.key)', here it is '\(local.key)'")
@@ -224,7 +224,7 @@ extension Replica {
         try requireMergeFunctions(local)
         var positions: [Int?] = Array(repeating: nil, count: local.columns.count)
         for (remoteIndex, name) in remote.columns.enumerated() {
-            guard let localIndex = local.columns.firstIndex(of: name) else {
+            guard let localIndex = local.columns.firstIndex(where: { SQLiteName.same($0, name) }) else {
                 throw ReplicaError.schemaMismatch(
                     table: local.name, detail: "it has a column '\(name)' this replica does not sync: the sender's "
                         + "schema is newer, and this version of Concord syncs a table only between replicas whose "
@@ -260,8 +260,8 @@ private struct RowValidator {
 
     /// Refuses a row of a table the changeset does not declare, a key that is not TEXT or BLOB,
     /// and a stamp (liveness, column or counter contribution) too far ahead of this replica's clock.
-    mutating func check(_ row: RowChange, _ plans: [String: TablePlan]) throws {
-        guard let plan = plans[row.table] else { throw ReplicaError.tableNotSynced(table: row.table) }
+    mutating func check(_ row: RowChange, _ plans: [SQLiteName.Key: TablePlan]) throws {
+        guard let plan = plans[SQLiteName.Key(row.table)] else { throw ReplicaError.tableNotSynced(table: row.table) }
         guard Replica.isSyncableKey(row.key) else {
             throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
         }

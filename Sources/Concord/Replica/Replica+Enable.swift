@@ -11,6 +11,12 @@ extension Replica {
     public func enableSync(on table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:]) throws {
         let inspected = try Self.inspect(table, policy: policy, merges: merges, in: database,
                                          functions: configuration.merges)
+        if let existing = syncedTables[inspected.name], !existing.name.utf8.elementsEqual(inspected.name.utf8) {
+            throw ReplicaError.unsupportedTable(
+                table: inspected.name, reason: "table '\(existing.name)' already syncs, and its name reads as the same text "
+                    + "though its Unicode bytes differ (\(Hex.encode(Array(existing.name.utf8))) and "
+                    + "\(Hex.encode(Array(inspected.name.utf8))))", fix: "rename one of the two tables")
+        }
         if let existing = syncedTables[inspected.name] {
             // A changed column list is a schema change, reported as such rather than as another declaration.
             if existing.columns != inspected.columns || existing.key != inspected.key { try checkSchema(of: existing) }
@@ -78,9 +84,10 @@ extension Replica {
     /// Refuses to create metadata whose names a table of the app already uses (names starting
     /// with `_concord_` are Concord's; an app that made one anyway gets told, not an SQL error).
     private func requireFreeNames(of table: SyncedTable) throws {
+        // SQLite takes names without regard to ASCII case, so `_CONCORD_3_rows` would collide too.
         let prefix = Metadata.object(table.id, "")
         let taken = try database.query(
-            "SELECT name FROM sqlite_schema WHERE substr(name, 1, ?) = ? ORDER BY name",
+            "SELECT name FROM sqlite_schema WHERE lower(substr(name, 1, ?)) = ? ORDER BY name",
             [.integer(Int64(prefix.utf8.count)), .text(prefix)]).compactMap { $0[0].textValue }
         if let name = taken.first {
             throw ReplicaError.unsupportedTable(

@@ -205,6 +205,12 @@ public final class Replica {
         }
     }
 
+    /// The synced table SQLite takes `name` for (ASCII letters in any case, other bytes exactly).
+    func syncedTable(named name: String) -> SyncedTable? {
+        if let table = syncedTables[name], table.name.utf8.elementsEqual(name.utf8) { return table }
+        return tables.first { SQLiteName.same($0.name, name) }
+    }
+
     /// The foreign keys `table` holds, in declaration order.
     func parents(of table: String) -> [ForeignKey] { parentKeys[table] ?? [] }
 

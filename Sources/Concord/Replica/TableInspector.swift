@@ -34,8 +34,15 @@ struct TableInspector {
         if let sql = row[2].textValue, sql.uppercased().hasPrefix("CREATE VIRTUAL") {
             throw refuse("it is a virtual table", "sync an ordinary table instead")
         }
-        if name.hasPrefix(Metadata.prefix) || name.lowercased().hasPrefix("sqlite_") {
-            throw refuse("it is an internal table", "sync one of the application's own tables")
+        if SQLiteName.hasPrefix(name, Metadata.prefix) {
+            throw refuse("names starting with \(Metadata.prefix) (in any case) are reserved for Concord's own metadata",
+                         "rename the table")
+        }
+        if SQLiteName.hasPrefix(name, "sqlite_") {
+            throw refuse("it is one of SQLite's internal tables", "sync one of the application's own tables")
+        }
+        if name.isEmpty {
+            throw refuse("its name is empty, and changesets name every table they carry", "rename the table")
         }
 
         let columns = try database.query(
@@ -74,6 +81,19 @@ struct TableInspector {
                          "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key")
         }
         let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
+        if ([key.name] + synced).contains(where: \.isEmpty) {
+            throw refuse("a column's name is empty (or is not UTF-8), and changesets name every column they carry",
+                         "rename the column")
+        }
+        // Swift, and so Concord's bookkeeping, takes canonically equivalent spellings for one name; SQLite does not.
+        let names = [key.name] + synced
+        for (index, column) in names.enumerated() {
+            if let twin = names[..<index].first(where: { $0 == column }) {
+                throw refuse("its columns '\(twin)' and '\(column)' are spelled with different Unicode bytes "
+                             + "(\(Hex.encode(Array(twin.utf8))) and \(Hex.encode(Array(column.utf8)))) that read as the same text",
+                             "rename one of them")
+            }
+        }
         return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
     }
 
@@ -115,7 +135,9 @@ struct TableInspector {
         let withoutRowID = try database.scalar(
             "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)]) == .integer(1)
         let notNull = key?[1].integerValue == 1 || withoutRowID
-        let affinities = try declaredTypes(of: table).map { $0.map(ColumnAffinity.init(declaredType:)) ?? .blob }
+        let strict = try database.scalar(
+            "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)]) == .integer(1)
+        let affinities = try declaredTypes(of: table).map { $0.map { ColumnAffinity(declaredType: $0, strict: strict) } ?? .blob }
         return CaptureFacts(comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
                             affinities: affinities)
     }
@@ -133,9 +155,7 @@ struct TableInspector {
     /// // CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER, v)
     /// try TableInspector(database).comparesTypes(of: t)   // [false, true]
     /// ```
-    func comparesTypes(of table: SyncedTable) throws -> [Bool] {
-        try declaredTypes(of: table).map { $0.map { ColumnAffinity(declaredType: $0) == .blob } ?? true }
-    }
+    func comparesTypes(of table: SyncedTable) throws -> [Bool] { try captureFacts(of: table).comparesTypes }
 
     /// The declared type of each synced column, `nil` for one the table no longer declares (which then
     /// compares by type too: that costs time, never a missed change).

@@ -30,7 +30,7 @@ public final class Database {
     let handle: OpaquePointer
     /// The path the connection was opened with (`:memory:` for an in-memory database).
     public let path: String
-    private var statementCache: [String: Statement] = [:]
+    private var statementCache: [SQLiteName.Key: Statement] = [:]
     private var savepointDepth = 0
     /// The VFS the connection was opened with, kept registered for as long as the connection lives.
     let vfs: ReplicaVFS?
@@ -112,10 +112,15 @@ public final class Database {
     }
 
     /// A prepared statement kept for reuse; for SQL that runs many times.
+    ///
+    /// Keyed by the SQL's bytes: two statements that differ only in how a name
+    /// is spelled in Unicode (`é` precomposed or not) are two statements to
+    /// SQLite, though Swift strings call them equal.
     public func cached(_ sql: String) throws -> Statement {
-        if let statement = statementCache[sql] { return statement }
+        let key = SQLiteName.Key(sql)
+        if let statement = statementCache[key] { return statement }
         let statement = try prepare(sql)
-        statementCache[sql] = statement
+        statementCache[key] = statement
         return statement
     }
 

@@ -118,10 +118,8 @@ enum ChangesetFormat {
         return nil
     }
 
-    /// The name as SQLite compares identifiers: ASCII letters folded to lower case.
-    static func folded(_ name: String) -> [UInt8] {
-        name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-    }
+    /// The name as SQLite compares identifiers (see ``SQLiteName``).
+    static func folded(_ name: String) -> [UInt8] { SQLiteName.folded(name) }
 
     static func problem(since: Int64, upTo: Int64) -> ChangesetError.Reason? {
         since >= 0 && since <= upTo ? nil : .invalidVersionRange(since: since, upTo: upTo)

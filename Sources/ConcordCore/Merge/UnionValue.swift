@@ -1,8 +1,14 @@
 /// The canonical JSON array a `union` column holds: sorted, without duplicates.
 ///
-/// Elements are strings or integers, ordered as SQLite orders them (integers
-/// by value, then strings by their UTF-8 bytes), so every replica renders the
-/// same set as the same text.
+/// Elements are strings or integers, exactly as SQLite's JSON functions read
+/// them (`json_each` says `text` or `integer`): a string is the bytes its JSON
+/// spelling decodes to — escapes resolved, a lone surrogate as SQLite encodes
+/// it, bytes that are not UTF-8 kept as they are — and an integer is its
+/// decimal digits, however many. Two strings are one element only when their
+/// bytes are equal (never by Unicode equivalence), and two integers only when
+/// their digits are. Elements are ordered as SQLite orders them (integers by
+/// value, then strings by their bytes), so every replica renders the same set
+/// as the same text.
 ///
 /// ```swift
 /// UnionValue.merge(.text(#"["b","a"]"#), .text(#"["c",1]"#))   // .text(#"[1,"a","b","c"]"#)
@@ -10,16 +16,28 @@
 public enum UnionValue {
     /// One element of the set.
     public enum Element: Hashable, Comparable, Sendable {
-        case integer(Int64)
-        case text(String)
+        /// An integer: its sign and its decimal digits without leading zeros (`0` is not negative).
+        case integer(negative: Bool, digits: [UInt8])
+        /// A string: the bytes it decodes to.
+        case text([UInt8])
 
         public static func < (lhs: Element, rhs: Element) -> Bool {
             switch (lhs, rhs) {
-            case (.integer(let a), .integer(let b)): a < b
-            case (.integer, .text): true
-            case (.text, .integer): false
-            case (.text(let a), .text(let b)): Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+            case (.integer(let a, let x), .integer(let b, let y)):
+                if a != b { return a }
+                // Same sign: more digits is further from zero.
+                let magnitude = x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
+                return a ? (x != y && !magnitude) : magnitude
+            case (.integer, .text): return true
+            case (.text, .integer): return false
+            case (.text(let a), .text(let b)): return a.lexicographicallyPrecedes(b)
             }
+        }
+
+        /// The element as an integer, when it fits in 64 bits.
+        public var integerValue: Int64? {
+            guard case .integer(let negative, let digits) = self else { return nil }
+            return Int64(String(decoding: (negative ? [UInt8(ascii: "-")] : []) + digits, as: UTF8.self))
         }
     }
 
@@ -41,33 +59,39 @@ public enum UnionValue {
     static func elements(of value: SQLiteValue) -> [Element] { parse(value) ?? [] }
 
     static func render(_ elements: Set<Element>) -> SQLiteValue {
-        .text("[" + elements.sorted().map { element in
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, element) in elements.sorted().enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
             switch element {
-            case .integer(let v): String(v)
-            case .text(let s): quote(s)
-            }
-        }.joined(separator: ",") + "]")
-    }
-
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+            case .integer(let negative, let digits):
+                if negative { out.append(UInt8(ascii: "-")) }
+                out += digits
+            case .text(let bytes):
+                quote(bytes, into: &out)
             }
         }
-        return out + "\""
+        out.append(UInt8(ascii: "]"))
+        return .text(SQLiteText(bytes: out))
     }
 
-    /// A strict reader for `[ element, ... ]` with string and integer elements.
+    /// A JSON string of `bytes`: quote, backslash and control bytes escaped, every other byte as it is.
+    static func quote(_ bytes: [UInt8], into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out += Array(#"\""#.utf8)
+            case UInt8(ascii: "\\"): out += Array(#"\\"#.utf8)
+            case 0x0A: out += Array(#"\n"#.utf8)
+            case 0x0D: out += Array(#"\r"#.utf8)
+            case 0x09: out += Array(#"\t"#.utf8)
+            case ..<0x20: out += Array(#"\u00"#.utf8) + Array(Hex.encode([byte]).utf8)
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A strict reader for `[ element, ... ]` with string and integer elements, over bytes.
     private struct Parser {
         let bytes: [UInt8]
         var index = 0
@@ -92,69 +116,87 @@ public enum UnionValue {
         private mutating func element() -> Element? {
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: "\"") { return string().map(Element.text) }
+            let negative = take(UInt8(ascii: "-"))
             let start = index
-            if bytes[index] == UInt8(ascii: "-") { index += 1 }
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-            return Int64(String(decoding: bytes[start..<index], as: UTF8.self)).map(Element.integer)
+            guard index > start else { return nil }
+            // A fraction or an exponent makes a real, which a union does not hold.
+            if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+                return nil
+            }
+            let digits = Array(bytes[start..<index].drop { $0 == UInt8(ascii: "0") })
+            return digits.isEmpty ? .integer(negative: false, digits: [UInt8(ascii: "0")])
+                : .integer(negative: negative, digits: digits)
         }
 
-        private mutating func string() -> String? {
+        private mutating func string() -> [UInt8]? {
             index += 1
-            var scalars = String.UnicodeScalarView()
-            var raw: [UInt8] = []
-            func flush() {
-                scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
-                raw = []
-            }
+            var out: [UInt8] = []
             while index < bytes.count {
                 let byte = bytes[index]
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    flush()
-                    return String(scalars)
+                    return out
                 case UInt8(ascii: "\\"):
-                    flush()
                     guard index < bytes.count else { return nil }
                     let escape = bytes[index]
                     index += 1
                     switch escape {
-                    case UInt8(ascii: "\""): scalars.append("\"")
-                    case UInt8(ascii: "\\"): scalars.append("\\")
-                    case UInt8(ascii: "/"): scalars.append("/")
-                    case UInt8(ascii: "b"): scalars.append("\u{08}")
-                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "t"): scalars.append("\t")
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
-                        guard let scalar = unicodeEscape() else { return nil }
-                        scalars.append(scalar)
+                        guard let point = unicodeEscape() else { return nil }
+                        Self.appendUTF8(point, to: &out)
                     default: return nil
                     }
                 default:
                     if byte < 0x20 { return nil }
-                    raw.append(byte)
+                    out.append(byte)
                 }
             }
             return nil
         }
 
-        /// `XXXX` after `\u`, joining a surrogate pair when one follows.
-        private mutating func unicodeEscape() -> Unicode.Scalar? {
+        /// `XXXX` after `\u`, joined with a following low surrogate escape into one code point; a
+        /// lone surrogate stays a code point of its own, as SQLite's JSON functions keep it.
+        private mutating func unicodeEscape() -> UInt32? {
             guard let high = hex4() else { return nil }
-            if (0xD800..<0xDC00).contains(high) {
-                guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(),
-                      (0xDC00..<0xE000).contains(low) else { return nil }
-                return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+            guard (0xD800..<0xDC00).contains(high), index + 6 <= bytes.count,
+                  bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return high }
+            let mark = index
+            index += 2
+            guard let low = hex4(), (0xDC00..<0xE000).contains(low) else {
+                index = mark
+                return high
             }
-            return Unicode.Scalar(high)
+            return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        }
+
+        /// UTF-8 of a code point, surrogates included (three bytes, as SQLite writes them).
+        private static func appendUTF8(_ point: UInt32, to out: inout [UInt8]) {
+            switch point {
+            case ..<0x80: out.append(UInt8(point))
+            case ..<0x800: out += [UInt8(0xC0 | point >> 6), UInt8(0x80 | point & 0x3F)]
+            case ..<0x10000:
+                out += [UInt8(0xE0 | point >> 12), UInt8(0x80 | point >> 6 & 0x3F), UInt8(0x80 | point & 0x3F)]
+            default:
+                out += [UInt8(0xF0 | point >> 18), UInt8(0x80 | point >> 12 & 0x3F), UInt8(0x80 | point >> 6 & 0x3F),
+                        UInt8(0x80 | point & 0x3F)]
+            }
         }
 
         private mutating func hex4() -> UInt32? {
-            guard index + 4 <= bytes.count,
-                  let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-            else { return nil }
+            guard index + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for byte in bytes[index..<index + 4] {
+                guard let digit = Hex.value(of: byte) else { return nil }
+                value = value << 4 | UInt32(digit)
+            }
             index += 4
             return value
         }

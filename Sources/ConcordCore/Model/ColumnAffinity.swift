@@ -15,10 +15,13 @@
 package enum ColumnAffinity: String, Hashable, Sendable {
     case text = "TEXT", numeric = "NUMERIC", integer = "INTEGER", real = "REAL", blob = "BLOB"
 
-    /// SQLite's rules, in their order: INT, then CHAR/CLOB/TEXT, then BLOB or no type, then REAL/FLOA/DOUB, else NUMERIC.
-    package init(declaredType: String) {
+    /// SQLite's rules, in their order: INT, then CHAR/CLOB/TEXT, then BLOB or no type, then REAL/FLOA/DOUB, else NUMERIC;
+    /// in a STRICT table, `ANY` keeps every value as it is written, like no type at all.
+    package init(declaredType: String, strict: Bool = false) {
         let type = declaredType.uppercased()
-        if type.contains("INT") {
+        if strict && type == "ANY" {
+            self = .blob
+        } else if type.contains("INT") {
             self = .integer
         } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
             self = .text
