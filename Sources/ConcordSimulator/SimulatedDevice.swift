@@ -45,7 +45,7 @@ final class SimulatedDevice {
         self.drift = drift
         clock = ManualClock(unixMilliseconds: Self.reading(at: time, skew: skew, drift: drift, jump: 0))
         var configuration = Replica.Configuration(clock: clock, makeNodeID: { node })
-        configuration.injectedBugs = bugs
+        configuration.interceptor = bugs.interceptor()
         // The file's name identifies it, so a seed gives the same bytes whatever inodes the disk hands out.
         configuration.fileIdentity = { URL(fileURLWithPath: $0).lastPathComponent }
         self.configuration = configuration

@@ -213,8 +213,8 @@ final class RegisterStore {
     /// Returns the placement taken: a row whose values would break a NOT NULL
     /// or CHECK constraint of the user table is parked instead of shown.
     /// `mayBeParked` says whether a parking record may exist to be removed.
-    func materialize(_ key: SQLiteValue, _ registers: RowRegisters, _ placement: Reprojection.Placement,
-                     previous: StoredRow?, mayBeParked: Bool) throws -> Reprojection.Placement {
+    func materialize(_ key: SQLiteValue, _ registers: RowRegisters, _ placement: Placement,
+                     previous: StoredRow?, mayBeParked: Bool) throws -> Placement {
         var values: [SQLiteValue] { registers.columns.map { $0?.value ?? .null } }
         switch placement {
         case .shown(let overrides):

@@ -1,3 +1,5 @@
+@_spi(Testing) import ConcordCore
+
 /// What applying a changeset did.
 public struct ApplyReport: Hashable, Sendable, CustomStringConvertible {
     /// Rows whose registers changed.
@@ -64,7 +66,7 @@ extension Replica {
         do {
             try withForeignKeysDeferred {
                 let folded = try foldLocalWrites()
-                let suspends = !configuration.injectedBugs.contains(.captureMergeWrites)
+                let suspends = configuration.interceptor?.suspendsCapture ?? true
                 if suspends { try suspendCapture() }
                 var applying = try rows()
                 var version = versionFloor(after: try self.version)
@@ -72,11 +74,7 @@ extension Replica {
                 var recheck = RowValidator(clock: try self.clock, physical: physical, node: nodeID)
                 let reprojection = Reprojection(replica: self)
                 var dirty: [RowRef] = []
-                // Injected bugs may hang on arrival order and on every row being looked up: no shortcuts then.
-                let shortcuts = configuration.injectedBugs.isEmpty
-                if shortcuts {
-                    for plan in plans where try store(plan.local).isEmpty() { plan.newKeys = [] }
-                }
+                for plan in plans where try store(plan.local).isEmpty() { plan.newKeys = [] }
                 var batch: [RowChange] = []
                 var exhausted = false
                 while !exhausted {
@@ -86,7 +84,7 @@ extension Replica {
                         try recheck.check(row, plansByName)
                         batch.append(row)
                     }
-                    for index in shortcuts ? writeOrder(batch, plansByName) : Array(batch.indices) {
+                    for index in writeOrder(batch, plansByName) {
                         let row = batch[index]
                         let plan = plansByName[SQLiteName.Key(row.table)]!
                         let store = store(plan.local)
@@ -95,12 +93,13 @@ extension Replica {
                         // A related row merged earlier in this changeset is materialized only at the end:
                         // what it holds now is what the reprojection remembers, not what the tables show yet.
                         let stored = plan.isNew(row.key) ? nil
-                            : plan.isRelated ? try reprojection.stored(ref) : try store.load(row.key)
-                        if !shortcuts {
-                            guard let injected = try injectingBugs(into: remote, stored: stored?.registers, row: row,
-                                                                   source: source, reprojection: reprojection)
+                            : plan.isRelated ? try reprojection.rows.stored(ref) : try store.load(row.key)
+                        if let interceptor = configuration.interceptor {
+                            guard let intercepted = try interceptor.incoming(
+                                remote, stored: stored?.registers, row: row, source: source, parents: parents(of: plan.local.name),
+                                isKnown: { try reprojection.rows.stored($0) != nil })
                             else { report.ignored += 1; continue }
-                            remote = injected
+                            remote = intercepted
                         }
                         var outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
                         // A merge may make values (a custom join's) the table stores otherwise.
@@ -115,7 +114,7 @@ extension Replica {
                         try store.writeCounters(row.key, outcome.merged, previous: stored)
                         guard plan.isRelated else {
                             _ = try store.materialize(row.key, outcome.merged, .withoutRelations(outcome.merged),
-                                                      previous: stored, mayBeParked: try reprojection.mayHaveParkedRows())
+                                                      previous: stored, mayBeParked: try reprojection.rows.mayHaveParkedRows())
                             continue
                         }
                         if reprojection.remember(ref, outcome.merged, version: version, previous: stored) { dirty.append(ref) }

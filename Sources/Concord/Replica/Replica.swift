@@ -1,3 +1,4 @@
+@_spi(Testing) import ConcordCore
 import Foundation
 
 /// A SQLite database that replicates: it captures local writes, exports them
@@ -35,8 +36,6 @@ public final class Replica {
     /// Node ids by their index in `_concord_nodes`.
     private var nodesByIndex: [Int64: NodeID] = [:]
     private var indexesByNode: [NodeID: Int64] = [:]
-    /// Rows delivered so far, kept only while the `dropDuplicateDelivery` bug is injected.
-    var deliveredRows: Set<DeliveredRow> = []
     /// The node `indexRegistering(_:)` last answered for: most stamps in a row or a changeset share one.
     private var lastIndexed: (node: NodeID, index: Int64)?
     /// The schema version and fingerprint Concord last checked the synced tables against (see ``checkSchemas()``).
@@ -59,8 +58,8 @@ public final class Replica {
         /// default. A copy of the file must get another identity (see ``Replica/checkIdentity()``);
         /// a simulation gives a deterministic one, so that its files are the same bytes every run.
         public var fileIdentity: @Sendable (_ path: String) -> String? = Database.deviceAndInode(of:)
-        /// Bugs switched on to test the simulator's checks; none in an app.
-        @_spi(Testing) public var injectedBugs: InjectedBugs = []
+        /// Wraps merge and visibility decisions to plant known bugs in the simulator's tests; none in an app.
+        @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
 
         public init(
             clock: any PhysicalClock = SystemClock(),

@@ -1,14 +1,18 @@
+@_spi(Testing) import Concord
+import Synchronization
+
 /// Known bugs that a test can switch on, to prove the simulator catches them.
 ///
 /// A checker that never fails proves nothing. Each option re-creates a
 /// mistake sync engines are known to make; the simulator's tests switch one
 /// on and require that some seed in a bounded range fails, and that the
-/// failure shrinks to a handful of steps. The options are reachable only
-/// through `@_spi(Testing) import Concord`; a replica in an app has none set.
+/// failure shrinks to a handful of steps. A bug is planted around the
+/// engine's decisions, through a ``DecisionInterceptor`` (see
+/// ``interceptor()``), so the engine runs the same code with or without one.
 ///
 /// ```swift
-/// var configuration = Replica.Configuration(clock: clock)
-/// configuration.injectedBugs = [.ignoreNodeTieBreak]
+/// var simulation = Simulation(scenario: .reminders, seed: 7)
+/// simulation.injectedBugs = [.ignoreNodeTieBreak]
 /// ```
 @_spi(Testing)
 public struct InjectedBugs: OptionSet, Hashable, Sendable {
@@ -37,22 +41,29 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
 
     /// The names of the bugs set, in declaration order.
     public var names: [String] { Self.named.filter { contains($0.bug) }.map(\.name) }
+
+    /// An interceptor that plants these bugs in one replica (`nil` when none is set).
+    public func interceptor() -> (any DecisionInterceptor)? { isEmpty ? nil : BugInterceptor(bugs: self) }
 }
 
-extension Replica {
-    /// The incoming registers an injected bug makes of `remote`, or `nil` when the bug drops the row.
-    func injectingBugs(into remote: RowRegisters, stored: RowRegisters?, row: RowChange, source: NodeID,
-                       reprojection: Reprojection) throws -> RowRegisters? {
-        let bugs = configuration.injectedBugs
+/// The decisions ``InjectedBugs`` changes, wrapped around the engine's.
+final class BugInterceptor: DecisionInterceptor {
+    let bugs: InjectedBugs
+    /// Rows delivered so far, for ``InjectedBugs/dropDuplicateDelivery``.
+    private let delivered = Mutex<Set<DeliveredRow>>([])
+
+    init(bugs: InjectedBugs) { self.bugs = bugs }
+
+    func incoming(_ remote: RowRegisters, stored: RowRegisters?, row: RowChange, source: NodeID, parents: [ForeignKey],
+                  isKnown: (RowRef) throws -> Bool) throws -> RowRegisters? {
         if bugs.contains(.dropDuplicateDelivery) {
             let delivery = DeliveredRow(source: source, table: row.table, key: row.key)
-            if deliveredRows.contains(delivery) { return nil }
-            deliveredRows.insert(delivery)
+            guard delivered.withLock({ $0.insert(delivery).inserted }) else { return nil }
         }
         if bugs.contains(.skipParking) {
-            for key in parents(of: row.table) where key.action.hidesChild {
+            for key in parents where key.action.hidesChild {
                 guard let value = remote.columns[key.column]?.value, !value.isNull else { continue }
-                if try reprojection.stored(RowRef(table: key.parent, key: value)) == nil { return nil }
+                if try !isKnown(RowRef(table: key.parent, key: value)) { return nil }
             }
         }
         guard bugs.contains(.ignoreNodeTieBreak), let stored else { return remote }
@@ -65,6 +76,12 @@ extension Replica {
         }
         return remote
     }
+
+    func parentHides(_ child: RowRef, parentKnown: Bool, arrivedNow: Bool) -> Bool {
+        !(bugs.contains(.cascadesInArrivalOrder) && arrivedNow && parentKnown)
+    }
+
+    var suspendsCapture: Bool { !bugs.contains(.captureMergeWrites) }
 }
 
 /// A row as one sender delivered it, for the `dropDuplicateDelivery` bug.

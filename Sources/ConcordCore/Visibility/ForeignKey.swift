@@ -1,0 +1,41 @@
+/// A foreign key from one synced table's column to another synced table's key.
+///
+/// Discovered from the schema (`PRAGMA foreign_key_list`); its `ON DELETE`
+/// action decides what a child shows when its parent is not visible:
+/// `CASCADE`, `RESTRICT` and `NO ACTION` hide the child, `SET NULL` and
+/// `SET DEFAULT` show NULL or the column's default while the register keeps
+/// the real value.
+///
+/// ```swift
+/// // reminders.list_id REFERENCES lists(id) ON DELETE CASCADE
+/// ForeignKey(child: "reminders", column: 1, parent: "lists", action: .cascade, defaultValue: .null)
+/// ```
+public struct ForeignKey: Hashable, Sendable {
+    public enum Action: String, Hashable, Sendable {
+        case cascade = "CASCADE", restrict = "RESTRICT", noAction = "NO ACTION"
+        case setNull = "SET NULL", setDefault = "SET DEFAULT"
+
+        /// Whether a child needs the parent visible to be visible itself.
+        public var hidesChild: Bool { self == .cascade || self == .restrict || self == .noAction }
+        /// Whether a child written after the parent's delete brings the parent back.
+        public var revivesParent: Bool { self == .restrict || self == .noAction }
+    }
+
+    /// The referencing table.
+    public let child: String
+    /// The index, among the child's synced columns, of the referencing column.
+    public let column: Int
+    /// The referenced table, whose key the column holds.
+    public let parent: String
+    public let action: Action
+    /// What a `SET DEFAULT` child shows while its parent is not visible.
+    public let defaultValue: SQLiteValue
+
+    public init(child: String, column: Int, parent: String, action: Action, defaultValue: SQLiteValue = .null) {
+        self.child = child
+        self.column = column
+        self.parent = parent
+        self.action = action
+        self.defaultValue = defaultValue
+    }
+}

@@ -1,0 +1,117 @@
+/// Decides, from the registers alone, which rows the user tables show and what they show.
+///
+/// A row is *visible* when it is alive — or, deleted, has been brought back
+/// by a child written after the delete through a `RESTRICT`/`NO ACTION` key —
+/// and every parent it references through a hiding key (`CASCADE`,
+/// `RESTRICT`, `NO ACTION`) is visible, through a finite chain: rows on a
+/// cycle of such keys are never visible (the least fixpoint). A visible row
+/// whose `SET NULL`/`SET DEFAULT` parent is not visible shows NULL or the
+/// default there, while its register keeps the real value. An alive row that
+/// is not shown — for a missing or hidden parent, or because showing it would
+/// break a NOT NULL or CHECK constraint — is *parked*, with a ``ParkReason``.
+///
+/// Nothing depends on the order changes arrived in, so every replica with
+/// the same registers shows the same rows. It does no I/O beyond asking its
+/// ``RowGraph``, and remembers each answer until told a row changed.
+///
+/// ```swift
+/// var visibility = Visibility(graph: rows)
+/// switch try visibility.placement(of: RowRef(table: "reminders", key: "r1")) {
+/// case .shown(let overrides): show(overrides)
+/// case .hidden(let reason?): park(reason)
+/// case .hidden(nil): hide()
+/// }
+/// ```
+public struct Visibility<Graph: RowGraph> {
+    public let graph: Graph
+    private var placements: [RowRef: Placement] = [:]
+    /// Rows being materialized again because their registers changed: an old constraint parking no longer holds.
+    public var retrying: Set<RowRef> = []
+    /// Rows merged by the apply under way, for an interceptor that decides by arrival.
+    public var arrived: Set<RowRef> = []
+    /// Wraps decisions to re-create known bugs in tests; `nil` in an app.
+    @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
+
+    public init(graph: Graph) { self.graph = graph }
+
+    /// Where `row` belongs, from its registers and its parents'.
+    public mutating func placement(of row: RowRef) throws -> Placement {
+        var visiting: Set<RowRef> = []
+        return try placement(row, &visiting)
+    }
+
+    /// Forgets what was decided about `row`, whose registers or relatives changed.
+    public mutating func forget(_ row: RowRef) { placements[row] = nil }
+
+    /// Records where `row` went when it was materialized (a constraint may have parked it).
+    public mutating func settle(_ row: RowRef, at placement: Placement) { placements[row] = placement }
+
+    private mutating func placement(_ row: RowRef, _ visiting: inout Set<RowRef>) throws -> Placement {
+        if let known = placements[row] { return known }
+        guard let registers = try graph.registers(of: row) else { return .hidden(nil) }
+        guard try registers.liveness.isAlive || isRevived(row, registers) else {
+            placements[row] = .hidden(nil)
+            return .hidden(nil)
+        }
+        visiting.insert(row)
+        defer { visiting.remove(row) }
+        var result = try hidingParent(of: row, registers, &visiting).map(Placement.hidden) ?? .shown
+        if case .shown = result {
+            result = .shown(overrides: try standIns(for: row, registers))
+            // A row whose values break a constraint of its table stays parked until its registers change.
+            if !retrying.contains(row), let message = try graph.constraint(of: row) { result = .hidden(.constraint(message)) }
+        }
+        placements[row] = result
+        return result
+    }
+
+    /// Why a parent through a hiding key keeps `row` from showing, or `nil` when none does.
+    private mutating func hidingParent(of row: RowRef, _ registers: RowRegisters,
+                                       _ visiting: inout Set<RowRef>) throws -> ParkReason? {
+        for key in graph.parents(of: row.table) where key.action.hidesChild {
+            guard let parent = Self.parent(of: registers, through: key) else { continue }
+            if visiting.contains(parent) { return .onCycle(table: parent.table, key: parent.key) }
+            guard case .hidden = try placement(parent, &visiting) else { continue }
+            let missing = try graph.registers(of: parent) == nil
+            if let interceptor, !interceptor.parentHides(row, parentKnown: !missing, arrivedNow: arrived.contains(row)) {
+                continue
+            }
+            return missing ? .missingParent(table: parent.table, key: parent.key) : .hiddenParent(table: parent.table, key: parent.key)
+        }
+        return nil
+    }
+
+    /// The stand-ins a shown row shows for `SET NULL` / `SET DEFAULT` parents that are not visible.
+    private mutating func standIns(for row: RowRef, _ registers: RowRegisters) throws -> [Int: SQLiteValue] {
+        var overrides: [Int: SQLiteValue] = [:]
+        for key in graph.parents(of: row.table) where !key.action.hidesChild {
+            guard let parent = Self.parent(of: registers, through: key) else { continue }
+            var fresh: Set<RowRef> = []
+            if case .hidden = try placement(parent, &fresh) {
+                overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
+            }
+        }
+        return overrides
+    }
+
+    /// The row `registers` reference through `key`, if the column holds a value.
+    public static func parent(of registers: RowRegisters, through key: ForeignKey) -> RowRef? {
+        guard let value = registers.columns[key.column]?.value, !value.isNull else { return nil }
+        return RowRef(table: key.parent, key: value)
+    }
+
+    /// A deleted row comes back while an alive child references it through a
+    /// RESTRICT or NO ACTION key written after the delete.
+    public func isRevived(_ row: RowRef, _ registers: RowRegisters) throws -> Bool {
+        guard let deleted = registers.liveness.stamp else { return false }
+        for key in graph.children(of: row.table) where key.action.revivesParent {
+            for child in try graph.keys(referencing: row, through: key) {
+                guard let register = try graph.registers(of: RowRef(table: key.child, key: child)),
+                      register.liveness.isAlive, let link = register.columns[key.column],
+                      link.value == row.key, link.stamp > deleted else { continue }
+                return true
+            }
+        }
+        return false
+    }
+}
