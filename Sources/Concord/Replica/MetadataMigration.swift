@@ -35,7 +35,7 @@ struct MetadataMigration {
             throw ReplicaError.unsupportedLayout(found: layout, supported: Metadata.layoutVersion)
         }
         try Replica.requireUTF8(database)
-        try replica.withForeignKeysDeferred {
+        try replica.withoutForeignKeyEnforcement {
             // Re-read under the write lock: another process may have upgraded it meanwhile.
             let found = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0
             guard found != Metadata.layoutVersion else { return }

@@ -27,7 +27,7 @@ extension Replica {
     /// app writing meanwhile (from any connection) waits for it rather than
     /// landing between the fold and the check.
     public func check() throws -> CheckReport {
-        try withForeignKeysDeferred {
+        try withoutForeignKeyEnforcement {
             try foldLocalWrites()
             var problems: [String] = []
             let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }

@@ -11,7 +11,7 @@ extension Replica {
     /// ```
     public func canonicalDump() throws -> String {
         var lines: [String] = []
-        try withForeignKeysDeferred {
+        try withoutForeignKeyEnforcement {
             try foldLocalWrites()
             for table in tables {
                 lines.append("table \(table.name) key \(table.key) policy \(table.policy.rawValue) columns \(table.columns)")

@@ -39,7 +39,7 @@ extension Replica {
         var synced = syncedTables
         synced[inspected.name] = inspected
         let foreignKeys = try TableInspector(database).foreignKeys(of: inspected, synced: synced)
-        try withForeignKeysDeferred {
+        try withoutForeignKeyEnforcement {
             try foldLocalWrites()
             try database.execute(
                 "INSERT INTO \(Metadata.tables) (name, key, columns, policy, merges) VALUES (?, ?, ?, ?, ?)",

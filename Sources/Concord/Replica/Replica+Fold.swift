@@ -16,7 +16,7 @@ extension Replica {
     /// Returns how many writes were folded.
     @discardableResult
     public func foldLocalWrites() throws -> Int {
-        try withForeignKeysDeferred {
+        try withoutForeignKeyEnforcement {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
             try checkIdentity()

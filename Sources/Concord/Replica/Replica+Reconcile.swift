@@ -18,7 +18,7 @@ extension Replica {
     /// try replica.enableSync(on: "reminders")   // reinstalls capture and reconciles
     /// ```
     func reconcile(_ table: SyncedTable) throws {
-        try withForeignKeysDeferred {
+        try withoutForeignKeyEnforcement {
             try installTriggersAndIndexes(for: table)
             // The other tables' pending writes come first, in the order they were made.
             forgetSchemaCheck()

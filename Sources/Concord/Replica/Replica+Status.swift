@@ -36,7 +36,7 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
 extension Replica {
     /// Node id, local version, clock, synced tables with their counts, and known peers.
     public func status() throws -> ReplicaStatus {
-        try withForeignKeysDeferred {
+        try withoutForeignKeyEnforcement {
             try foldLocalWrites()
             let clock = try self.clock.last
             let tables = try self.tables.map { table in

@@ -169,6 +169,39 @@ public final class Database {
         }
     }
 
+    /// How a transaction whose body decides its own outcome ends.
+    public enum TransactionEnd: Sendable {
+        case commit, rollBack
+    }
+
+    /// Runs `body` in a transaction (a savepoint when one is open) that ends as `body` says:
+    /// committed or rolled back — and rolled back when it throws.
+    ///
+    /// ```swift
+    /// try database.tentativeTransaction { try changedAnything() ? .commit : .rollBack }
+    /// ```
+    ///
+    /// Rolled back at the top level, a transaction leaves the file untouched, byte for byte (a
+    /// committed one that changed nothing may still rewrite the header's change counter).
+    public func tentativeTransaction(_ body: () throws -> TransactionEnd) throws {
+        let nested = inTransaction
+        if nested { savepointDepth += 1 }
+        defer { if nested { savepointDepth -= 1 } }
+        let name = "concord_sp\(savepointDepth)"
+        let (begin, commit, rollBack) = nested
+            ? ("SAVEPOINT \(name)", "RELEASE \(name)", "ROLLBACK TO \(name); RELEASE \(name)")
+            : ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
+        try execute(begin)
+        let end: TransactionEnd
+        do {
+            end = try body()
+        } catch {
+            try? execute(rollBack)
+            throw error
+        }
+        try execute(end == .commit ? commit : rollBack)
+    }
+
     /// Runs `body` inside a savepoint, released on success and rolled back on error.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1

@@ -1,0 +1,126 @@
+@_spi(Testing) import ConcordCore
+
+/// One apply of a changeset: ``validate(_:)`` every row first, then ``merge(_:)`` them in one transaction.
+///
+/// Validation reads the rows once, outside any transaction, and refuses the
+/// changeset before anything is written. Merging reads them again, checks
+/// them again and requires the two readings to agree (so what is merged is
+/// what was checked), merges each row with the pure ``RowMerge``, writes the
+/// result, shows it through the ``Reprojection``, and records how far the
+/// peer has been read. It says whether anything changed, so its caller
+/// commits or rolls back.
+final class ApplySession {
+    let replica: Replica
+    let source: NodeID
+    let since: Int64
+    let upTo: Int64
+    let batchSize: Int
+    private let plans: [SQLiteName.Key: TablePlan]
+    private let physical: Int64
+    private var validated: RowValidator
+    private var checksum: UInt32?
+    private(set) var report = ApplyReport()
+
+    init(replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int) throws {
+        self.replica = replica
+        self.source = source
+        self.since = since
+        self.upTo = upTo
+        self.batchSize = batchSize
+        plans = Dictionary(uniqueKeysWithValues: try tables.map { (SQLiteName.Key($0.name), try TablePlan($0, replica: replica)) })
+        physical = replica.configuration.clock.unixMilliseconds()
+        validated = RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID)
+    }
+
+    /// Reads and checks every row; remembers what the second reading must agree with.
+    func validate<Rows: ChangeIterator>(_ rows: Rows) throws {
+        var rows = rows
+        while let row = try rows.next() { try validated.check(row, plans) }
+        checksum = rows.checksum
+    }
+
+    /// The newest stamp of this replica's own node the changeset holds (a sign it was rolled back).
+    var newestOwnStamp: HLCTimestamp? { validated.newestOwn }
+
+    /// Merges every row, inside the caller's transaction; returns whether anything changed.
+    func merge<Rows: ChangeIterator>(_ rows: Rows) throws -> Bool {
+        let folded = try replica.foldLocalWrites()
+        let suspends = replica.configuration.interceptor?.suspendsCapture ?? true
+        if suspends { try replica.suspendCapture() }
+        var rows = rows
+        var run = MergeRun(version: replica.versionFloor(after: try replica.version),
+                           recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
+                           reprojection: Reprojection(replica: replica))
+        for plan in plans.values where try replica.store(plan.local).isEmpty() { plan.newKeys = [] }
+        var batch: [RowChange] = []
+        repeat {
+            batch.removeAll(keepingCapacity: true)
+            while batch.count < batchSize, let row = try rows.next() {
+                try run.recheck.check(row, plans)
+                batch.append(row)
+            }
+            for index in ApplyOrder.writeOrder(batch, plans) { try merge(batch[index], into: &run) }
+        } while batch.count == batchSize
+        try run.reprojection.reproject(run.dirty)
+        guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum else {
+            throw ReplicaError.changesetChanged
+        }
+        let peerMoved = try replica.recordPeer(source, since: since, upTo: upTo)
+        if report.applied > 0, let newest = validated.newest {
+            var clock = try replica.clock
+            try clock.receive(newest.hlc, from: newest.node, physical: physical)
+            try replica.storeClock(clock, version: run.version)
+        }
+        if suspends { try replica.resumeCapture() }
+        return report.applied > 0 || peerMoved || folded > 0
+    }
+
+    /// What merging the rows of one apply carries from row to row.
+    private struct MergeRun {
+        var version: Int64
+        var recheck: RowValidator
+        let reprojection: Reprojection
+        /// Rows of related tables merged, to reproject at the end.
+        var dirty: [RowRef] = []
+    }
+
+    /// Merges one row and writes the result (a related row is shown at the end, by the reprojection).
+    private func merge(_ row: RowChange, into run: inout MergeRun) throws {
+        let plan = plans[SQLiteName.Key(row.table)]!
+        let store = replica.store(plan.local)
+        let ref = RowRef(table: plan.local.name, key: row.key)
+        // A related row merged earlier in this changeset is materialized only at the end:
+        // what it holds now is what the reprojection remembers, not what the tables show yet.
+        let stored = plan.isNew(row.key) ? nil
+            : plan.isRelated ? try run.reprojection.rows.stored(ref) : try store.load(row.key)
+        guard let remote = try incoming(row, plan: plan, stored: stored, run: run) else { return report.ignored += 1 }
+        var outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
+        // A merge may make values (a custom join's) the table stores otherwise.
+        if outcome.changed {
+            outcome.merged = try store.conform(outcome.merged)
+            outcome.changed = outcome.merged != stored?.registers
+        }
+        guard outcome.changed else { return report.ignored += 1 }
+        report.applied += 1
+        run.version += 1
+        try store.writeMetadata(row.key, outcome.merged, version: run.version, previous: stored?.version)
+        try store.writeCounters(row.key, outcome.merged, previous: stored)
+        if plan.isRelated {
+            if run.reprojection.remember(ref, outcome.merged, version: run.version, previous: stored) { run.dirty.append(ref) }
+        } else {
+            _ = try store.materialize(row.key, outcome.merged, .withoutRelations(outcome.merged), previous: stored,
+                                      mayBeParked: try run.reprojection.rows.mayHaveParkedRows())
+        }
+    }
+
+    /// The registers `row` is merged as: in this table's columns and as its table stores them, and as an
+    /// interceptor (in the simulator's tests) would have them; `nil` when an interceptor drops the row.
+    private func incoming(_ row: RowChange, plan: TablePlan, stored: RegisterStore.StoredRow?,
+                          run: MergeRun) throws -> RowRegisters? {
+        let remote = try replica.store(plan.local).conform(plan.localRegisters(row.registers))
+        guard let interceptor = replica.configuration.interceptor else { return remote }
+        return try interceptor.incoming(remote, stored: stored?.registers, row: row, source: source,
+                                        parents: replica.parents(of: plan.local.name),
+                                        isKnown: { try run.reprojection.rows.stored($0) != nil })
+    }
+}

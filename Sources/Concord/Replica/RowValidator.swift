@@ -1,0 +1,38 @@
+/// The checks every row of a changeset passes before anything is merged, and what they learn.
+struct RowValidator {
+    let clock: HybridLogicalClock
+    let physical: Int64
+    let node: NodeID
+    /// The newest stamp seen, and the newest of this replica's own node.
+    private(set) var newest: Stamp?
+    private(set) var newestOwn: HLCTimestamp?
+    private(set) var rows = 0
+
+    init(clock: HybridLogicalClock, physical: Int64, node: NodeID) {
+        self.clock = clock
+        self.physical = physical
+        self.node = node
+    }
+
+    /// Refuses a row of a table the changeset does not declare, a key that is not TEXT or BLOB,
+    /// and a stamp (liveness, column or counter contribution) too far ahead of this replica's clock.
+    mutating func check(_ row: RowChange, _ plans: [SQLiteName.Key: TablePlan]) throws {
+        guard let plan = plans[SQLiteName.Key(row.table)] else { throw ReplicaError.tableNotSynced(table: row.table) }
+        guard Replica.isSyncableKey(row.key) else {
+            throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
+        }
+        rows += 1
+        try check(row.registers.liveness.stamp)
+        for column in row.registers.columns {
+            try check(column?.stamp)
+            for contribution in column?.contributions ?? [] { try check(contribution.stamp) }
+        }
+    }
+
+    private mutating func check(_ stamp: Stamp?) throws {
+        guard let stamp else { return }
+        try clock.check(stamp.hlc, from: stamp.node, physical: physical)
+        if newest.map({ stamp > $0 }) ?? true { newest = stamp }
+        if stamp.node == node && newestOwn.map({ stamp.hlc > $0 }) ?? true { newestOwn = stamp.hlc }
+    }
+}

@@ -1,0 +1,74 @@
+/// How one changeset table maps onto the local table.
+final class TablePlan {
+    let remote: TableSchema
+    let local: SyncedTable
+    /// For each local column, its position in the changeset's column list.
+    let positions: [Int?]
+    let rules: RowMerge.Rules
+    /// The table takes part in a foreign key, so its rows are reprojected.
+    let isRelated: Bool
+    /// The changeset lists the same columns in the same order.
+    let isIdentity: Bool
+    /// For a table that held no registers when the merge began, the hashes of
+    /// the keys merged since; `nil` otherwise (or once it grew past ``newKeysLimit``).
+    var newKeys: Set<Int64>?
+
+    /// How many key hashes a merge keeps per table (8 bytes each, some 16 MB with the set's spare room).
+    static let newKeysLimit = 1 << 20
+
+    init(remote: TableSchema, local: SyncedTable, positions: [Int?], rules: RowMerge.Rules, isRelated: Bool) {
+        self.remote = remote
+        self.local = local
+        self.positions = positions
+        self.rules = rules
+        self.isRelated = isRelated
+        isIdentity = positions.count == remote.columns.count && positions.indices.allSatisfy { positions[$0] == $0 }
+    }
+
+    func localRegisters(_ remote: RowRegisters) -> RowRegisters {
+        if isIdentity { return remote }
+        return RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
+    }
+
+    /// Whether `key` certainly has no registers here: its table had none and
+    /// no key with its hash was merged since. A hash met again is looked up.
+    func isNew(_ key: SQLiteValue) -> Bool {
+        guard newKeys != nil else { return false }
+        if newKeys!.count >= Self.newKeysLimit {
+            newKeys = nil
+            return false
+        }
+        return newKeys!.insert(KeyHash.of(key)).inserted
+    }
+
+    /// How the changeset's `remote` table maps onto this replica's, checked against its declaration.
+    convenience init(_ remote: TableSchema, replica: Replica) throws {
+        guard let local = replica.syncedTable(named: remote.name) else { throw ReplicaError.tableNotSynced(table: remote.name) }
+        guard remote.key == local.key else {
+            throw ReplicaError.schemaMismatch(table: local.name,
+                                              detail: "its key is '\(remote.key)', here it is '\(local.key)'")
+        }
+        guard remote.policy == local.policy else {
+            throw ReplicaError.policyMismatch(table: local.name, local: "\(local.policy.rawValue) policy",
+                                              remote: "\(remote.policy.rawValue) policy")
+        }
+        try replica.requireMergeFunctions(local)
+        var positions: [Int?] = Array(repeating: nil, count: local.columns.count)
+        for (remoteIndex, name) in remote.columns.enumerated() {
+            guard let localIndex = local.columns.firstIndex(where: { SQLiteName.same($0, name) }) else {
+                throw ReplicaError.schemaMismatch(
+                    table: local.name, detail: "it has a column '\(name)' this replica does not sync: the sender's "
+                        + "schema is newer, and this version of Concord syncs a table only between replicas whose "
+                        + "columns match; keep one schema on every device until Concord syncs schema changes")
+            }
+            let (mine, theirs) = (local.merges[localIndex], remote.merges[remoteIndex])
+            guard mine == theirs else {
+                throw ReplicaError.policyMismatch(table: local.name, local: "\(name)=\(mine)", remote: "\(name)=\(theirs)")
+            }
+            positions[localIndex] = remoteIndex
+        }
+        self.init(remote: remote, local: local, positions: positions,
+                  rules: RowMerge.Rules(policy: local.policy, merges: local.merges, functions: replica.configuration.merges),
+                  isRelated: replica.hasRelations(local.name))
+    }
+}
