@@ -35,7 +35,7 @@ extension SimulationRun {
     func check(_ device: SimulatedDevice) throws {
         let report = try device.replica.check()
         if !report.isConsistent {
-            fail(.safety, "device \(device.index): \(report.problems.joined(separator: "; "))")
+            fail(.safety, "device \(device.index): \(report.problems.map(\.description).joined(separator: "; "))")
             return
         }
         let clock = try device.replica.clock.last

@@ -227,7 +227,8 @@ final class RegisterStore {
                     try shown.bind(overrides.isEmpty ? value : overrides[index] ?? value)
                 }
                 try shown.run()
-            } catch let error as SQLiteError where error.code == 19 && error.extendedCode != 787 {
+            } catch let error as SQLiteError
+                where error.resultCode.primary == .constraint && error.resultCode != .foreignKeyConstraint {
                 return try materialize(key, registers, .hidden(.constraint(error.message)),
                                        previous: previous, mayBeParked: mayBeParked)
             }

@@ -1,15 +1,3 @@
-/// What ``Replica/check()`` found.
-public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
-    /// Each problem, in a stable order; empty when the replica is consistent.
-    public var problems: [String]
-
-    public var isConsistent: Bool { problems.isEmpty }
-
-    public var description: String {
-        isConsistent ? "ok" : problems.map { "- " + $0 }.joined(separator: "\n")
-    }
-}
-
 extension Replica {
     /// Verifies that the user tables are exactly the projection of the registers,
     /// and that SQLite's own integrity and foreign-key checks pass.
@@ -29,78 +17,109 @@ extension Replica {
     public func check() throws -> CheckReport {
         try withoutForeignKeyEnforcement {
             try foldLocalWrites()
-            var problems: [String] = []
+            var problems: [CheckReport.Problem] = []
             let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }
-            if integrity != ["ok"] { problems += integrity.map { "integrity check: \($0)" } }
+            if integrity != ["ok"] { problems += integrity.map(CheckReport.Problem.integrity) }
             for row in try database.query("PRAGMA foreign_key_check") {
-                problems.append("foreign key check: row \(row[1]) of \(row[0].textValue ?? "?") references missing \(row[2].textValue ?? "?")")
+                problems.append(.foreignKey(table: row[0].textValue ?? "?", rowid: row[1], parent: row[2].textValue ?? "?"))
             }
-            for table in tables { problems += try projectionProblems(table) }
+            for table in tables { problems += try ProjectionCheck(replica: self, table: table).problems() }
             return CheckReport(problems: problems)
         }
     }
+}
 
-    private func projectionProblems(_ table: SyncedTable) throws -> [String] {
-        var problems: [String] = []
-        let parkedRows = try parkedRows(of: table)
-        let parked = Dictionary(uniqueKeysWithValues: parkedRows.map { ($0.key, $0.reason) })
-        let unsyncable = Set(parkedRows.filter { $0.kind == ParkReason.unsyncableKey(type: "").kind }.map(\.key))
-        let unrecorded = try database.query(
-            "SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t LEFT JOIN \(table.rowsTable) AS m "
-                + "ON m.pk = t.\(table.quotedKey) WHERE m.pk IS NULL ORDER BY 1 LIMIT 20")
-        problems += unrecorded.filter { !unsyncable.contains($0[0]) }.map {
-            "\(table.name) \($0[0]): in the table but has no registers (written while capture was off?)"
-        }
-        let twice = try database.query(
-            "SELECT pk FROM \(table.rowsTable) GROUP BY pk HAVING count(*) > 1 ORDER BY pk LIMIT 20")
-        problems += twice.map { "\(table.name) \($0[0]): has more than one register row" }
-        let reprojection = Reprojection(replica: self)
-        let constrained = Set(parkedRows.filter { $0.kind == ParkReason.constraint("").kind }.map(\.key))
-        let select = "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
+/// Checks one synced table against the projection of its registers.
+private struct ProjectionCheck {
+    let replica: Replica
+    let table: SyncedTable
+    let parked: [SQLiteValue: String]
+    /// Rows parked because their key cannot sync (they are in the table, without registers).
+    let unsyncable: Set<SQLiteValue>
+    /// Rows parked because their values break a constraint of the table.
+    let constrained: Set<SQLiteValue>
+    let reprojection: Reprojection
+
+    init(replica: Replica, table: SyncedTable) throws {
+        self.replica = replica
+        self.table = table
+        let rows = try replica.parkedRows(of: table)
+        parked = Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0.reason) })
+        unsyncable = Set(rows.filter { $0.kind == ParkReason.unsyncableKey(type: "").kind }.map(\.key))
+        constrained = Set(rows.filter { $0.kind == ParkReason.constraint("").kind }.map(\.key))
+        reprojection = Reprojection(replica: replica)
+    }
+
+    private var database: Database { replica.database }
+
+    private func ref(_ key: SQLiteValue) -> RowRef { RowRef(table: table.name, key: key) }
+
+    func problems() throws -> [CheckReport.Problem] {
+        var problems = try unrecordedRows() + duplicateRegisters()
         var seen: Set<SQLiteValue> = []
-        try store(table).forEachRow(since: .min) { key, row in
+        try replica.store(table).forEachRow(since: .min) { key, row in
             seen.insert(key)
-            let name = "\(table.name) \(key)"
-            switch try reprojection.placement(RowRef(table: table.name, key: key)) {
-            case .shown(let overrides):
-                guard row.shown else {
-                    if !constrained.contains(key) {
-                        problems.append("\(name): visible but not shown (\(parked[key] ?? "not parked"))")
-                    }
-                    break
-                }
-                var expected = row.registers.columns.map { $0?.value ?? .null }
-                for (index, value) in overrides { expected[index] = value }
-                let shown = table.columns.isEmpty ? [] : try database.query(select, [key]).first ?? []
-                if shown != expected { problems.append("\(name): shows \(shown), its registers give \(expected)") }
-                if overrides.isEmpty == row.hasHiddenValues {
-                    problems.append("\(name): " + (overrides.isEmpty ? "shown and also kept hidden" : "hidden copy missing"))
-                }
-                if parked[key] != nil { problems.append("\(name): shown but still parked") }
-            case .hidden(let reason):
-                let why = reason?.description ?? "deleted"
-                if row.shown { problems.append("\(name): shown but \(why)") }
-                if reason != nil && parked[key] == nil { problems.append("\(name): not shown (\(why)) but not parked") }
-                if reason == nil && parked[key] != nil { problems.append("\(name): \(why) but parked") }
-                if !row.hasHiddenValues && row.registers.columns.contains(where: { $0 != nil }) {
-                    problems.append("\(name): hidden but its values are missing")
-                }
-            }
-            for index in table.counterColumns {
-                guard let register = row.registers.columns[index] else { continue }
-                let sum = RowMerge.counterValue(register.contributions, life: row.registers.liveness.causalLength)
-                if register.value != .integer(sum) {
-                    problems.append("\(name).\(table.columns[index]): counter holds \(register.value) "
-                        + "but its contributions add up to \(sum)")
-                }
-            }
-            for (index, merge) in table.merges.enumerated() where merge == .union {
-                guard let value = row.registers.columns[index]?.value, value != UnionValue.canonical(value) else { continue }
-                problems.append("\(name).\(table.columns[index]): union holds \(value), not the canonical \(UnionValue.canonical(value))")
-            }
+            problems += try placementProblems(key, row) + valueProblems(key, row)
         }
         for key in parked.keys.sorted() where !seen.contains(key) && !unsyncable.contains(key) {
-            problems.append("\(table.name) \(key): parked but has no registers")
+            problems.append(.parkedWithoutRegisters(ref(key)))
+        }
+        return problems
+    }
+
+    private func unrecordedRows() throws -> [CheckReport.Problem] {
+        try database.query(
+            "SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t LEFT JOIN \(table.rowsTable) AS m "
+                + "ON m.pk = t.\(table.quotedKey) WHERE m.pk IS NULL ORDER BY 1 LIMIT 20"
+        ).filter { !unsyncable.contains($0[0]) }.map { .unrecorded(ref($0[0])) }
+    }
+
+    private func duplicateRegisters() throws -> [CheckReport.Problem] {
+        try database.query("SELECT pk FROM \(table.rowsTable) GROUP BY pk HAVING count(*) > 1 ORDER BY pk LIMIT 20")
+            .map { .duplicateRegisters(ref($0[0])) }
+    }
+
+    /// Whether the row is shown, hidden or parked as visibility says, with the values it should show.
+    private func placementProblems(_ key: SQLiteValue, _ row: RegisterStore.StoredRow) throws -> [CheckReport.Problem] {
+        let name = ref(key)
+        switch try reprojection.placement(name) {
+        case .shown(let overrides):
+            guard row.shown else { return constrained.contains(key) ? [] : [.visibleButNotShown(name, parked: parked[key])] }
+            var problems: [CheckReport.Problem] = []
+            var expected = row.registers.columns.map { $0?.value ?? .null }
+            for (index, value) in overrides { expected[index] = value }
+            let select = "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
+            let shown = table.columns.isEmpty ? [] : try database.query(select, [key]).first ?? []
+            if shown != expected { problems.append(.wrongValues(name, shown: shown, expected: expected)) }
+            if overrides.isEmpty == row.hasHiddenValues { problems.append(.hiddenCopy(name, missing: !overrides.isEmpty)) }
+            if parked[key] != nil { problems.append(.shownButParked(name)) }
+            return problems
+        case .hidden(let reason):
+            var problems: [CheckReport.Problem] = []
+            if row.shown { problems.append(.shownButHidden(name, reason: reason?.description ?? "deleted")) }
+            if let reason, parked[key] == nil { problems.append(.notParked(name, reason: reason.description)) }
+            if reason == nil && parked[key] != nil { problems.append(.deletedButParked(name)) }
+            if !row.hasHiddenValues && row.registers.columns.contains(where: { $0 != nil }) {
+                problems.append(.hiddenValuesMissing(name))
+            }
+            return problems
+        }
+    }
+
+    /// Counters hold the sum of their contributions, unions their canonical form.
+    private func valueProblems(_ key: SQLiteValue, _ row: RegisterStore.StoredRow) -> [CheckReport.Problem] {
+        var problems: [CheckReport.Problem] = []
+        for index in table.counterColumns {
+            guard let register = row.registers.columns[index] else { continue }
+            let sum = RowMerge.counterValue(register.contributions, life: row.registers.liveness.causalLength)
+            if register.value != .integer(sum) {
+                problems.append(.counterSum(ref(key), column: table.columns[index], holds: register.value, sum: sum))
+            }
+        }
+        for (index, merge) in table.merges.enumerated() where merge == .union {
+            guard let value = row.registers.columns[index]?.value, value != UnionValue.canonical(value) else { continue }
+            problems.append(.unionNotCanonical(ref(key), column: table.columns[index], holds: value,
+                                               canonical: UnionValue.canonical(value)))
         }
         return problems
     }

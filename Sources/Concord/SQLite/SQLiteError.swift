@@ -17,6 +17,9 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// The primary result code (`SQLITE_CONSTRAINT` = 19, ...).
     public var code: Int32 { extendedCode & 0xFF }
 
+    /// The extended result code, by name (``ResultCode/primary`` gives the primary one).
+    public var resultCode: ResultCode { ResultCode(rawValue: extendedCode) }
+
     public init(code: Int32, message: String, sql: String? = nil) {
         self.extendedCode = code
         self.message = message
@@ -32,12 +35,12 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     /// What to do about the failures an app's user can act on.
     private var hint: String? {
-        switch code {
-        case 5, 6: "another connection or process holds a lock on the database for longer than the busy timeout "
+        switch resultCode.primary {
+        case .busy, .locked: "another connection or process holds a lock on the database for longer than the busy timeout "
             + "(5 s); nothing was changed: try again when it has finished"
-        case 8: "the database file or its folder is read-only; nothing was changed"
-        case 11, 26: "the file is not a healthy SQLite database; restore it from a backup"
-        case 13: "the disk is full; nothing was changed: free some space and try again"
+        case .readOnly: "the database file or its folder is read-only; nothing was changed"
+        case .corrupt, .notADatabase: "the file is not a healthy SQLite database; restore it from a backup"
+        case .full: "the disk is full; nothing was changed: free some space and try again"
         default: nil
         }
     }
