@@ -43,7 +43,7 @@ struct PendingJoins {
                                              life: life, stamp: stamp)
             } else {
                 register = LocalJoin.join(new, stamp: stamp, base: try base(index, held: held, old: old, write: write,
-                                                                           position: position, before: before, store: store, key: key),
+                                                                           position: position, store: store, key: key),
                                           merge: merge, functions: functions)
             }
             rows[position].registers[index] = register
@@ -51,14 +51,14 @@ struct PendingJoins {
         }
     }
 
-    /// The register before this write: the running join, the previous value with its stamp,
-    /// or, for a re-insert, what the deleted row last held.
+    /// The register before this write: the running join, the previous value with its stamp, or,
+    /// for an insert of a key the registers know (re-inserted after a delete, or parked and written
+    /// again), what the row last held — a write joins with whatever its register held.
     private func base(_ index: Int, held: ColumnRegister?, old: SQLiteValue, write: LoggedValues, position: Int,
-                      before: RowRegisters?, store: RegisterStore, key: SQLiteValue) throws -> ColumnRegister? {
+                      store: RegisterStore, key: SQLiteValue) throws -> ColumnRegister? {
         if let running = rows[position].registers[index] { return running }
         guard let held else { return nil }
         if !write.isInsert { return ColumnRegister(value: old, stamp: held.stamp) }
-        guard before.map({ !$0.liveness.isAlive }) ?? false else { return nil }
         return try store.load(key)?.registers.columns[index].map { ColumnRegister(value: $0.value, stamp: held.stamp) }
     }
 

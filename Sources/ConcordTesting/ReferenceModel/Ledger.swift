@@ -1,0 +1,50 @@
+import ConcordCore
+
+/// Every write the devices' apps made, each with what its device knew of the row when it wrote.
+///
+/// The reference model derives everything from this — causal lengths, which
+/// write wins, what shows — and nothing from an engine's records: a delete
+/// makes a row dead and an insert of a dead row makes it alive, whatever a
+/// replica stored. A write's `seen` set says which earlier writes of the same
+/// row had reached its device; that is all the causality the semantics need.
+///
+/// ```swift
+/// var ledger = Ledger()
+/// let id = ledger.record(node: phone, stamp: stamp, row: RowRef(table: "t", key: "k"),
+///                        kind: .insert, values: [0: "milk"], seen: [])
+/// ```
+public struct Ledger: Sendable {
+    /// What an app did to a row.
+    public enum Kind: String, Hashable, Sendable {
+        case insert, update, delete
+    }
+
+    /// One write.
+    public struct Operation: Hashable, Sendable {
+        /// Its position in the ledger.
+        public let id: Int
+        /// The device that made it, and the stamp that device gave it.
+        public let node: NodeID
+        public let stamp: Stamp
+        public let row: RowRef
+        public let kind: Kind
+        /// Column position → the value written; for a `counter` column, the change it made. An insert
+        /// lists every column, and so does any write to a row-policy table (it supplies the whole row).
+        public let values: [Int: SQLiteValue]
+        /// The ids of the earlier writes of this row its device knew of when it wrote.
+        public let seen: Set<Int>
+    }
+
+    public private(set) var operations: [Operation] = []
+
+    public init() {}
+
+    /// Records a write; returns its id.
+    @discardableResult
+    public mutating func record(node: NodeID, stamp: Stamp, row: RowRef, kind: Kind, values: [Int: SQLiteValue],
+                                seen: Set<Int>) -> Int {
+        let id = operations.count
+        operations.append(Operation(id: id, node: node, stamp: stamp, row: row, kind: kind, values: values, seen: seen))
+        return id
+    }
+}

@@ -1,0 +1,186 @@
+import ConcordCore
+
+/// An independent model of DESIGN.md's semantics: from a ``Ledger`` of writes alone, what every
+/// replica must hold — registers and what shows — once all changes are exchanged.
+///
+/// It shares no code with the engine's merge, fold or visibility: causal
+/// lengths come from each write's kind and what its device had seen; per
+/// column, the latest write wins (`lww`), or the extreme value (`max`,
+/// `min`, ties to the later write), or the union of every value (`union`),
+/// or each device's increments in the row's current life add up (`counter`);
+/// under the row policy the latest write supplies the whole row; and a row
+/// shows by the least fixpoint of "alive (or brought back by a later
+/// `RESTRICT` child) and every hiding parent shows". It uses `UnionValue`'s
+/// canonical form to write a set, SQLite's value order to compare, and
+/// nothing else of the engine.
+///
+/// ```swift
+/// let model = ReferenceModel(tables: [lists, items], foreignKeys: [itemsToLists], ledger: ledger)
+/// model.registers[RowRef(table: "items", key: "i1")]   // what every replica must hold
+/// model.placement(of: RowRef(table: "items", key: "i1"))
+/// ```
+public struct ReferenceModel: Sendable {
+    public let tables: [String: TableSchema]
+    public let foreignKeys: [ForeignKey]
+    /// What every replica must hold, by row.
+    public private(set) var registers: [RowRef: RowRegisters] = [:]
+    private var visible: Set<RowRef> = []
+
+    public init(tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger) {
+        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
+        self.foreignKeys = foreignKeys
+        let lengths = Self.causalLengths(ledger)
+        var byRow: [RowRef: [Ledger.Operation]] = [:]
+        for operation in ledger.operations { byRow[operation.row, default: []].append(operation) }
+        for (row, operations) in byRow {
+            guard let table = self.tables[row.table] else { continue }
+            registers[row] = Self.registers(operations, table, lengths)
+        }
+        decideVisibility()
+    }
+
+    // MARK: Causal lengths
+
+    /// The causal length each write left its row at: from the lengths of the writes its device had seen.
+    static func causalLengths(_ ledger: Ledger) -> [(before: UInt64, after: UInt64)] {
+        var lengths: [(before: UInt64, after: UInt64)] = []
+        for operation in ledger.operations {
+            let before = operation.seen.filter { ledger.operations[$0].row == operation.row }.map { lengths[$0].after }.max() ?? 0
+            let after: UInt64 = switch operation.kind {
+            case .insert: before % 2 == 1 ? before : before + 1
+            case .delete: before % 2 == 0 ? before + 2 : before + 1
+            case .update: before == 0 ? 1 : before
+            }
+            lengths.append((before, after))
+        }
+        return lengths
+    }
+
+    // MARK: Registers
+
+    private static func registers(_ operations: [Ledger.Operation], _ table: TableSchema,
+                                  _ lengths: [(before: UInt64, after: UInt64)]) -> RowRegisters {
+        // The length is set by inserts, deletes and a first write; among the writes that reached the
+        // largest, the latest one's stamp is the liveness stamp.
+        let setters = operations.filter { $0.kind != .update || lengths[$0.id].before == 0 }
+        let life = setters.map { lengths[$0.id].after }.max() ?? 0
+        let lifeStamp = setters.filter { lengths[$0.id].after == life }.map(\.stamp).max()
+        var result = RowRegisters(liveness: Liveness(causalLength: life, stamp: lifeStamp),
+                                  columns: Array(repeating: nil, count: table.columns.count))
+        let writes = operations.filter { $0.kind != .delete }
+        if table.policy == .row {
+            guard let latest = writes.max(by: { $0.stamp < $1.stamp }) else { return result }
+            result.columns = table.columns.indices.map { index in
+                latest.values[index].map { ColumnRegister(value: $0, stamp: latest.stamp) }
+            }
+            return result
+        }
+        for index in table.columns.indices {
+            let touching = writes.filter { $0.values[index] != nil }
+            guard !touching.isEmpty else { continue }
+            result.columns[index] = column(index, touching, merge: table.merges[index], life: life, lengths)
+        }
+        return result
+    }
+
+    /// One column's register from the writes that wrote it.
+    private static func column(_ index: Int, _ writes: [Ledger.Operation], merge: ColumnMerge, life: UInt64,
+                               _ lengths: [(before: UInt64, after: UInt64)]) -> ColumnRegister {
+        let latest = writes.max { $0.stamp < $1.stamp }!
+        switch merge {
+        case .max, .min:
+            // The extreme value in SQLite's order; among values it holds equal, the latest write's.
+            let best = writes.max { a, b in
+                let (x, y) = (a.values[index]!, b.values[index]!)
+                if x < y || y < x { return merge == .max ? x < y : y < x }
+                return a.stamp < b.stamp
+            }!
+            return ColumnRegister(value: best.values[index]!, stamp: best.stamp)
+        case .union:
+            let value = writes.reduce(SQLiteValue.null) { UnionValue.merge($0, $1.values[index]!) }
+            return ColumnRegister(value: value, stamp: latest.stamp)
+        case .counter:
+            let entries = contributions(index, writes, lengths)
+            let total = entries.filter { $0.causalLength == life }.reduce(Int64(0)) { $0 &+ $1.amount }
+            return ColumnRegister(value: .integer(total), stamp: latest.stamp, contributions: entries)
+        case .lww, .custom:
+            return ColumnRegister(value: latest.values[index]!, stamp: latest.stamp)
+        }
+    }
+
+    /// Each device's contribution to a counter: the sum of its changes in the life of its latest one.
+    private static func contributions(_ index: Int, _ writes: [Ledger.Operation],
+                                      _ lengths: [(before: UInt64, after: UInt64)]) -> [CounterContribution] {
+        Dictionary(grouping: writes, by: \.node).map { node, own in
+            let last = own.max { $0.stamp < $1.stamp }!
+            let life = lengths[last.id].after
+            let amount = own.filter { lengths[$0.id].after == life }
+                .reduce(Int64(0)) { $0 &+ ($1.values[index]?.integerValue ?? 0) }
+            return CounterContribution(causalLength: life, amount: amount, stamp: last.stamp)
+        }.sorted { $0.stamp.node < $1.stamp.node }
+    }
+
+    // MARK: Visibility
+
+    /// The least fixpoint: start with nothing visible and show rows until no more can be shown.
+    private mutating func decideVisibility() {
+        let rows = registers.keys.sorted { ($0.table, $0.key) < ($1.table, $1.key) }
+        var changed = true
+        while changed {
+            changed = false
+            for row in rows where !visible.contains(row) && canShow(row) {
+                visible.insert(row)
+                changed = true
+            }
+        }
+    }
+
+    private func canShow(_ row: RowRef) -> Bool {
+        guard let held = registers[row], held.liveness.isAlive || isRevived(row, held) else { return false }
+        return foreignKeys.filter { $0.child == row.table && $0.action.hidesChild }.allSatisfy { key in
+            guard let value = held.columns[key.column]?.value, !value.isNull else { return true }
+            return visible.contains(RowRef(table: key.parent, key: value))
+        }
+    }
+
+    /// A deleted row shows again while an alive child points at it through a RESTRICT / NO ACTION key written after the delete.
+    private func isRevived(_ row: RowRef, _ held: RowRegisters) -> Bool {
+        guard let deleted = held.liveness.stamp else { return false }
+        return foreignKeys.filter { $0.parent == row.table && $0.action.revivesParent }.contains { key in
+            registers.contains { child, registers in
+                guard child.table == key.child, registers.liveness.isAlive,
+                      let link = registers.columns[key.column] else { return false }
+                return link.value == row.key && link.stamp > deleted
+            }
+        }
+    }
+
+    /// Where a row belongs: shown with stand-ins for `SET NULL` / `SET DEFAULT` parents that do not
+    /// show, parked (alive, not shown, with a reason the model does not tell apart), or deleted.
+    public func placement(of row: RowRef) -> ModelPlacement {
+        guard let held = registers[row] else { return .deleted }
+        guard visible.contains(row) else { return held.liveness.isAlive ? .parked : .deleted }
+        var overrides: [Int: SQLiteValue] = [:]
+        for key in foreignKeys where key.child == row.table && !key.action.hidesChild {
+            guard let value = held.columns[key.column]?.value, !value.isNull,
+                  !visible.contains(RowRef(table: key.parent, key: value)) else { continue }
+            overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
+        }
+        return .shown(overrides: overrides)
+    }
+}
+
+/// Where the reference model puts a row.
+public enum ModelPlacement: Hashable, Sendable {
+    case shown(overrides: [Int: SQLiteValue])
+    case parked
+    case deleted
+
+    /// The same view of an engine's ``Placement``.
+    public init(_ placement: Placement, alive: Bool) {
+        switch placement {
+        case .shown(let overrides): self = .shown(overrides: overrides)
+        case .hidden: self = alive ? .parked : .deleted
+        }
+    }
+}
