@@ -19,7 +19,7 @@ import ConcordCore
 ///   record tag, a name — or drop and swap records, then recompute the
 ///   trailing CRC-32, so the damage reaches the decoder's deeper rules and the
 ///   replica behind them;
-/// - **model**: edit the decoded ``Changeset`` (duplicate rows, odd keys and
+/// - **model**: edit the decoded `Changeset` (duplicate rows, odd keys and
 ///   values, extreme causal lengths, clocks and counter amounts, another
 ///   source, version ranges, reordered or renamed columns) and encode it
 ///   again, so the input is valid and tests the merge itself;
@@ -46,22 +46,104 @@ import ConcordCore
 public struct ChangesetMutator: Sendable {
     /// The two forms a changeset travels in.
     public enum Format: String, Sendable, Hashable, CaseIterable, Codable {
-        case binary, json
+        /// The versioned, checksummed binary form (`Changeset.encoded()`, `Changeset(decoding:)`).
+        case binary
+        /// The JSON form for debugging (`Changeset.jsonData()`, `Changeset(json:)`).
+        case json
     }
 
     /// One kind of edit; a mutant lists the kinds that made it, in order.
+    ///
+    /// The kinds fall in four groups: byte edits of the binary form, edits of
+    /// one field of the binary form found by its structure, edits of the
+    /// decoded changeset (``isModelLevel``), and edits of the JSON form.
+    /// ``formats`` says which form each applies to. When a kind cannot apply
+    /// (no field of its sort, no rows), the mutator makes another edit and
+    /// records that one's kind instead.
     public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
         // Binary, byte level.
-        case truncate, flipBits, overwriteBytes, insertBytes, deleteBytes, splice, duplicateRecord
+        /// The bytes cut short, half the time at a field boundary.
+        case truncate
+        /// One to four bits flipped.
+        case flipBits
+        /// A run of up to 16 bytes overwritten with edge bytes (`00`, `01`, `7F`, `80`, `FF`) or arbitrary ones.
+        case overwriteBytes
+        /// A run of bytes inserted: edge or arbitrary bytes, or a copy of bytes from elsewhere in the changeset.
+        case insertBytes
+        /// A run of up to 16 bytes deleted.
+        case deleteBytes
+        /// The start of this changeset joined to the end of another seed's (binary or JSON).
+        case splice
+        /// A whole record repeated at a record boundary, usually with the row count fixed to match.
+        case duplicateRecord
         // Binary, structure aware (the checksum is usually recomputed afterwards).
-        case varint, clock, nodeID, nodeReference, valueTag, realBits, policyByte, recordTag, name, formatHeader
-        case dropRecord, swapRecords
+        /// A varint field (a version, a count, a length, an integer, a causal length) set to an extreme:
+        /// 0, a power of two, 2^63, 2^64−1, or a length that runs past the data; sometimes padded.
+        case varint
+        /// A stamp's clock set near its current value or at an edge of the 64-bit range.
+        case clock
+        /// A node id replaced by another the changesets mention (or all zeros, all ones), or two ids swapped.
+        case nodeID
+        /// A reference to the node table pointed at 0, past its end, or far away.
+        case nodeReference
+        /// A value's type tag set to another type or to a byte no type uses.
+        case valueTag
+        /// A real's bits set to a NaN, an infinity, negative zero or the largest finite double.
+        case realBits
+        /// A table's policy byte set to one that names no policy.
+        case policyByte
+        /// A record's tag set to another record's or to one that names none.
+        case recordTag
+        /// A table or column name replaced with one SQLite treats specially, or with another name of the changeset.
+        case name
+        /// The magic or format version rewritten, bytes put before it, or the header repeated after the end.
+        case formatHeader
+        /// A row record removed, usually with the row count fixed to match.
+        case dropRecord
+        /// Two row records swapped.
+        case swapRecords
         /// The trailing CRC-32 was recomputed over the edited bytes.
         case recomputeChecksum
         // Model level: the decoded changeset edited and encoded again.
-        case duplicateRow, key, value, causalLength, stamp, contributions, versionRange, source, tableSchema
+        /// A row repeated, sometimes with a neighbouring liveness stamp: a conflict inside one changeset.
+        case duplicateRow
+        /// A row's key replaced with another row's or with a hostile value.
+        case key
+        /// A column register's value replaced, created or removed.
+        case value
+        /// A row's causal length set to 0, an edge of its range, or one or two past its value.
+        case causalLength
+        /// One of a row's stamps (liveness, column or counter contribution) moved to another clock or node.
+        case stamp
+        /// A counter's contributions edited: extreme amounts and causal lengths, another node, none at all.
+        case contributions
+        /// The changeset's `since` and `upTo` set to an edge (0, `Int64.max`) or past the source's history.
+        case versionRange
+        /// The changeset's source replaced with another node id.
+        case source
+        /// A table declaration edited: columns reordered, removed or renamed, a merge or policy changed, the table renamed.
+        case tableSchema
         // JSON form.
-        case jsonTruncate, jsonBytes, jsonNumber, jsonString, jsonKeys, jsonWrongType, jsonArray, jsonGraft, jsonNesting
+        /// The JSON text cut short.
+        case jsonTruncate
+        /// A few bytes of the JSON text overwritten, inserted or deleted, mostly ones with a meaning in JSON.
+        case jsonBytes
+        /// A number replaced with one at or past the 64-bit edges, a fraction, an exponent or a malformed
+        /// spelling (`01`, `1e`, `0x10`), or with its neighbour, its negation or its value with `.0` appended.
+        case jsonNumber
+        /// A string replaced or extended: an escaped NUL, a lone surrogate, a bad escape, a name Concord
+        /// gives a meaning to (`lww`, `row`, `_concord_tables`), a hex string one digit off, or 70,000 characters.
+        case jsonString
+        /// An object's keys duplicated, removed, or joined by unknown ones.
+        case jsonKeys
+        /// A value replaced with one of another JSON type.
+        case jsonWrongType
+        /// An array's elements removed, repeated, swapped or reversed, or the array emptied or extended.
+        case jsonArray
+        /// A value replaced with a copy of another part of this changeset's tree or of another seed's.
+        case jsonGraft
+        /// A value wrapped in 2 to 500 levels of arrays or objects.
+        case jsonNesting
 
         /// Whether the kind edits the decoded changeset rather than its bytes.
         public var isModelLevel: Bool {
@@ -101,6 +183,13 @@ public struct ChangesetMutator: Sendable {
         /// The index of the seed it started from (-1 for bytes that did not come from this mutator).
         public var seed: Int
 
+        /// A mutant made elsewhere: bytes to replay through the same checks (`concord fuzz --replay`
+        /// builds one, with `seed` -1, from a file).
+        ///
+        /// ```swift
+        /// let input = ChangesetMutator.Mutant(bytes: Array(try Data(contentsOf: url)), format: .binary,
+        ///                                     kinds: [], seed: -1)
+        /// ```
         public init(bytes: [UInt8], format: Format, kinds: [Kind], seed: Int) {
             self.bytes = bytes
             self.format = format

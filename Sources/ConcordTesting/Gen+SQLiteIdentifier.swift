@@ -2,7 +2,7 @@ import ConcordCore
 
 extension Gen where Value == String {
     /// A table or column name that SQLite accepts when it is quoted (see
-    /// ``quoteIdentifier(_:)``), chosen to break code that splices names
+    /// Concord's `quoteIdentifier(_:)`), chosen to break code that splices names
     /// into SQL or compares them carelessly.
     ///
     /// SQLite takes any text but NUL as a quoted name, compares names

@@ -38,7 +38,7 @@ extension Gen where Value == SQLiteValue {
     /// "changed" with SQL equality: `1` and `1.0`, `0.0` and `-0.0`, `'A'`
     /// and `'a'` under NOCASE, precomposed and decomposed accents, text and
     /// a blob of the same bytes, a trailing NUL, a real one unit in the last
-    /// place away. The result never equals `value` (see ``SQLiteValue``'s
+    /// place away. The result never equals `value` (see `SQLiteValue`'s
     /// `==`: same type, same bytes). Candidates closest to `value` in SQL's
     /// eyes come first, so they are the simplest, and fresh draws favour
     /// them: the closest comes about half the time.

@@ -7,8 +7,8 @@
 /// ```swift
 /// let report = MergeLaws.check(Gen.int(in: -100...100)) { a, b in a - b }
 /// #expect(report.holds, "\(report)")
-/// // merge laws broken (seed …):
-/// //   not commutative: merge(0, 1) = -1 but merge(1, 0) = 1
+/// // merge laws broken (seed 13883484764739272705):
+/// //   not commutative: merge(1, 0) = 1 but merge(0, 1) = -1 (case seed …, minimal choices [1])
 /// //   …
 /// ```
 public struct MergeLawsReport<Value>: CustomStringConvertible {
@@ -29,6 +29,15 @@ public struct MergeLawsReport<Value>: CustomStringConvertible {
         violations.first { $0.law == law }
     }
 
+    /// A line saying the laws held, with the number of cases and the seed; or
+    /// one line per broken law with its minimal counterexample, under a
+    /// heading with the seed that replays the check.
+    ///
+    /// Pass it as the comment of an expectation, so a failing test says why:
+    ///
+    /// ```swift
+    /// #expect(report.holds, "\(report)")
+    /// ```
     public var description: String {
         if holds {
             let names = laws.map(\.description).joined(separator: ", ")
@@ -61,6 +70,8 @@ public struct MergeLawViolation<Value>: CustomStringConvertible {
     /// The underlying property failure: seeds, choices, shrinking cost.
     public let failure: PropertyFailure
 
+    /// The ``message``, followed by the case's seed and its minimal choices, which
+    /// ``Property/replay(seed:maxShrinkCalls:_:)`` and ``Property/replay(choices:_:)`` rerun.
     public var description: String {
         "\(message) (case seed \(failure.iterationSeed), minimal choices \(failure.choices))"
     }

@@ -36,6 +36,23 @@ public struct PropertyFailure: Error, Sendable, CustomStringConvertible {
     /// What shrinking cost.
     public let shrink: ShrinkResult
 
+    /// Everything needed to act on the failure, one fact per line: where it was found, the
+    /// shrunk counterexample, the error, and the three ways to replay it.
+    ///
+    /// A Swift Testing test that calls ``Property/check(seed:iterations:maxShrinkCalls:_:)``
+    /// shows this text as its failure, so it is written to be pasted from:
+    ///
+    /// ```text
+    /// Property failed at iteration 0 (master seed 1, iteration seed 10451216379200822465).
+    /// Minimal counterexample (shrunk from 20 to 2 choices in 28 runs):
+    ///   [101]
+    /// Error: tooBig
+    /// Replay this case: try Property.replay(seed: 10451216379200822465) { source in … }
+    /// Replay the minimal case: try Property.replay(choices: [1, 101]) { source in … }
+    /// Rerun the whole run: pass seed: 1, or set CONCORD_SEED=1
+    /// ```
+    ///
+    /// (That is the type's own example above, run.)
     public var description: String {
         let origin =
             if let masterSeed, let iteration {
@@ -76,9 +93,21 @@ public struct PredicateFailed: Error, Sendable, CustomStringConvertible {
     /// What was required.
     public let message: String
 
+    /// A failure that says what was required.
+    ///
+    /// Throw it from a property body when a check fails and no error of your
+    /// own says it better; ``Property/require(_:_:)`` throws one for you.
+    /// Shrinking keeps a smaller case only when it throws the same error type,
+    /// so one property should not mix it with other error types for the same
+    /// failure.
+    ///
+    /// ```swift
+    /// guard merged.count >= left.count else { throw PredicateFailed("merge lost rows: \(merged)") }
+    /// ```
     public init(_ message: String = "the predicate returned false") {
         self.message = message
     }
 
+    /// The ``message``, as the failure report shows it.
     public var description: String { message }
 }
