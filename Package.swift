@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ConcordCore", targets: ["ConcordCore"]),
         .library(name: "ConcordTesting", targets: ["ConcordTesting"]),
         .library(name: "ConcordSimulator", targets: ["ConcordSimulator"]),
+        .library(name: "ConcordBenchmark", targets: ["ConcordBenchmark"]),
         .executable(name: "concord", targets: ["ConcordCLI"]),
     ],
     targets: [
@@ -23,7 +24,11 @@ let package = Package(
         // Property testing a user can use too: generators, shrinking, merge laws, hostile changesets.
         .target(name: "ConcordTesting", dependencies: ["ConcordCore"]),
         .target(name: "ConcordSimulator", dependencies: ["Concord", "ConcordTesting"]),
-        .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting"], path: "Sources/concord"),
+        // Concord against plain SQLite, phase by phase, on the machine it runs on.
+        .target(name: "ConcordBenchmark", dependencies: ["Concord"]),
+        // The command-line tool: options, dispatch and output over the libraries.
+        .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting", "ConcordBenchmark"],
+                          path: "Sources/concord"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
         .target(name: "ConcordTestSupport", dependencies: ["Concord"], path: "Tests/ConcordTestSupport"),
         // Fixtures (earlier layouts, fuzz reproducers) are read from the source tree by path.
@@ -35,6 +40,7 @@ let package = Package(
         .testTarget(name: "ConcordCLITests", dependencies: ["ConcordCLI", "Concord", "ConcordTestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord", "ConcordTestSupport"]),
         .testTarget(name: "ConcordSimulatorTests", dependencies: ["ConcordSimulator", "Concord", "ConcordTesting", "ConcordTestSupport"]),
+        .testTarget(name: "ConcordBenchmarkTests", dependencies: ["ConcordBenchmark", "Concord", "ConcordTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

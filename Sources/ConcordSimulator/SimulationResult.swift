@@ -72,4 +72,14 @@ public struct SimulationResult: Codable, Equatable, Sendable {
     public var trace: [String]?
 
     public var passed: Bool { failure == nil && converged }
+
+    /// What went wrong, in one line: the failure, or that the devices did not converge.
+    ///
+    /// A run that did not pass always has one, so a report never prints an
+    /// empty reason.
+    ///
+    /// ```swift
+    /// if !result.passed { print("seed \(result.seed): \(result.failureDescription)") }
+    /// ```
+    public var failureDescription: String { failure?.description ?? "did not converge" }
 }

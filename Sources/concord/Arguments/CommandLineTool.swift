@@ -1,35 +1,5 @@
 import Concord
 
-/// One subcommand of the tool: the arguments it accepts and what it does with them.
-///
-/// Each subcommand lives in its own file as a static member, so the list in
-/// the tool reads like the help it produces. `run` gets already-parsed
-/// arguments and writes only through `output`, so tests can run it in memory.
-///
-/// ```swift
-/// extension Subcommand {
-///     static let status = Subcommand(
-///         CommandSpec(name: "status", abstract: "Show a replica's sync state.",
-///                     arguments: [.positional("db", help: "The replica's database file.")])
-///     ) { arguments, output in
-///         let db = try arguments.required("db")
-///         print("Replica \(db)", to: &output)
-///     }
-/// }
-/// ```
-struct Subcommand: Sendable {
-    /// Its name, abstract and arguments.
-    let spec: CommandSpec
-    /// Does the work. A thrown ``UsageError`` exits 64 with usage, an ``ExitCode`` exits quietly
-    /// with that status, and anything else prints `Error: <description>` and exits 1.
-    let run: @Sendable (ParsedArguments, inout Output) throws -> Void
-
-    init(_ spec: CommandSpec, run: @escaping @Sendable (ParsedArguments, inout Output) throws -> Void) {
-        self.spec = spec
-        self.run = run
-    }
-}
-
 /// An exit status; thrown by a run function, it ends the command with that status and no message.
 ///
 /// Use it when the command has already said everything, such as `check`

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Concord
+import Foundation
 
 /// Where a command writes: standard output and standard error.
 ///
@@ -19,6 +20,7 @@ import Concord
 /// ```swift
 /// print("3 tables enabled", to: &output)
 /// print("warning: no changes", to: &output.standardError)
+/// output.progress("run 3/20")                       // only on a terminal
 /// try ChangesetEncoder(sink: output.standardOutput.sink).encode(changeset)
 /// ```
 struct Output: TextOutputStream {
@@ -47,6 +49,25 @@ struct Output: TextOutputStream {
     /// Writes to standard output.
     mutating func write(_ string: String) {
         standardOutput.write(string)
+    }
+
+    /// Shows `line` as the progress line on standard error, replacing the one before, when that is a terminal.
+    ///
+    /// Progress redraws itself in place, which only a terminal shows right;
+    /// a pipe or a file gets nothing, so logs and machine output stay clean.
+    ///
+    /// ```swift
+    /// output.progress("fuzz: 300/10000 inputs")
+    /// output.clearProgress()
+    /// ```
+    mutating func progress(_ line: String) {
+        guard standardError.isTerminal else { return }
+        standardError.write("\u{1B}[2K\r" + line)
+    }
+
+    /// Erases the progress line, when standard error is a terminal.
+    mutating func clearProgress() {
+        progress("")
     }
 
     /// Pushes buffered standard output out; this is where a full disk or closed pipe shows up.
@@ -117,3 +138,21 @@ final class StandardErrorSink: ByteSink {
 
 // At file scope so the method named `write` above does not shadow the system call.
 private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buffer, count) }
+
+extension Output {
+    /// `value` as indented JSON with sorted keys: the form every `--json` prints, stable from run to run.
+    static func json(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(value)
+    }
+
+    /// Prints `value` on standard output as ``json(_:)`` encodes it, with a newline.
+    ///
+    /// ```swift
+    /// if options.json { try output.printJSON(status) }
+    /// ```
+    mutating func printJSON(_ value: some Encodable) throws {
+        print(String(decoding: try Self.json(value), as: UTF8.self), to: &self)
+    }
+}

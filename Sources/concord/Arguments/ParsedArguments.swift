@@ -14,6 +14,10 @@
 /// let rows = try arguments.integer("rows")         // "100000" → 100_000
 /// if arguments.flag("json") { … }
 /// ```
+///
+/// Commands read these through their ``ParsableOptions``, whose property
+/// wrappers call the typed accessors with the names the spec was built from,
+/// so no command spells a name a second time.
 struct ParsedArguments: Sendable, Equatable {
     /// The command these arguments were parsed for.
     let command: CommandSpec
@@ -101,11 +105,36 @@ struct ParsedArguments: Sendable, Equatable {
 
     /// The value as a closed range of `T`; see ``range(_:)`` for the accepted forms.
     func range<T: FixedWidthInteger>(_ name: String, as type: T.Type) throws(UsageError) -> ClosedRange<T> {
-        let text = try required(name)
-        switch parseRange(text, as: T.self) {
-        case .range(let range): return range
-        case .empty: throw invalid(name, text, reason: "the range is empty")
-        case .malformed: throw invalid(name, text, reason: "expected a number or a range such as 1..20")
+        try read(try required(name), for: name) { text throws(InvalidArgument) in try closedRange(text, as: T.self) }
+    }
+
+    // MARK: - Typed values
+
+    /// The value of a positional or option read as `T`, or `nil` when absent.
+    func typedValue<T: ArgumentValue>(_ name: String) throws(UsageError) -> T? {
+        guard let text = rawValue(name) else { return nil }
+        return try convert(text, for: name)
+    }
+
+    /// Every value of a repeating positional or repeatable option, read as `T`, in command-line order.
+    func typedValues<T: ArgumentValue>(_ name: String) throws(UsageError) -> [T] {
+        let texts = spec(name).isPositional ? positionals(name) : options(name)
+        return try texts.map { text throws(UsageError) in try convert(text, for: name) }
+    }
+
+    /// `text`, given for the argument called `name`, read as `T`; a failure names the argument and the value.
+    func convert<T: ArgumentValue>(_ text: String, for name: String) throws(UsageError) -> T {
+        try read(text, for: name) { text throws(InvalidArgument) in try T(argument: text) }
+    }
+
+    /// `text` read by `reader`, its ``InvalidArgument`` turned into the usage error for the argument called `name`.
+    private func read<T>(
+        _ text: String, for name: String, _ reader: (String) throws(InvalidArgument) -> T
+    ) throws(UsageError) -> T {
+        do throws(InvalidArgument) {
+            return try reader(text)
+        } catch {
+            throw error.message.map { UsageError($0, command: command) } ?? invalid(name, text, reason: error.reason)
         }
     }
 
@@ -141,26 +170,4 @@ struct ParsedArguments: Sendable, Equatable {
         let suffix = reason.map { ": \($0)" } ?? ""
         return UsageError("The value '\(value)' is invalid for '\(spec(name).label)'\(suffix)", command: command)
     }
-}
-
-private enum RangeParse<T: FixedWidthInteger> {
-    case range(ClosedRange<T>)
-    case empty
-    case malformed
-}
-
-/// Reads `a..b`, `a...b` (both inclusive), `a..<b` (exclusive) or a lone `a`.
-private func parseRange<T: FixedWidthInteger>(_ text: String, as type: T.Type) -> RangeParse<T> {
-    for separator in ["..<", "...", ".."] {
-        guard let found = text.firstRange(of: separator) else { continue }
-        guard let lower = T(text[..<found.lowerBound], radix: 10),
-              let upper = T(text[found.upperBound...], radix: 10)
-        else { return .malformed }
-        if separator == "..<" {
-            return lower < upper ? .range(lower...(upper - 1)) : .empty
-        }
-        return lower <= upper ? .range(lower...upper) : .empty
-    }
-    guard let single = T(text, radix: 10) else { return .malformed }
-    return .range(single...single)
 }

@@ -1,9 +1,58 @@
-import Concord
+import ConcordBenchmark
 import Foundation
 
+/// The arguments of `concord bench`.
+struct BenchOptions: ParsableOptions {
+    /// `--rows 10000,100000`: one row count or several, each at least 1.
+    struct RowCounts: ArgumentValue {
+        var sizes: [Int]
+
+        init(_ sizes: [Int]) {
+            self.sizes = sizes
+        }
+
+        init(argument: String) throws(InvalidArgument) {
+            let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+            sizes = parts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard sizes.count == parts.count, sizes.allSatisfy({ $0 > 0 }) else {
+                throw InvalidArgument(message: "--rows takes row counts of at least 1, such as 100000 or 10000,100000")
+            }
+        }
+
+        var argumentText: String { sizes.map(String.init).joined(separator: ",") }
+    }
+
+    @Option(valueName: "n[,n...]", help: "Rows per phase; a comma list runs each size.")
+    var rows = RowCounts([100_000])
+    @Option(valueName: "r", help: "Runs per size; medians are reported.")
+    var runs = 3
+    @Option(valueName: "r", help: "Runs at 1,000,000 rows or more (at most --runs).")
+    var largeRuns = 1
+    @Option(valueName: "n", help: "Seed of the generated rows.")
+    var seed: UInt64 = 1
+    @Flag(help: "Run 10,000, 100,000 and 1,000,000 rows (overrides --rows).")
+    var scaling = false
+    @Flag(help: "Skip the child-process import and its peak memory.")
+    var noImportProbe = false
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+    @Flag(help: "Print Markdown tables.")
+    var markdown = false
+    @Option(valueName: "file", help: "Also write the JSON to this file, whatever is printed.")
+    var jsonFile: String?
+
+    func validate() throws(UsageError) {
+        guard runs > 0, largeRuns > 0 else { throw UsageError("--runs and --large-runs must be at least 1") }
+        guard !(json && markdown) else { throw UsageError("--json and --markdown cannot be combined") }
+    }
+
+    /// The row counts to measure.
+    var sizes: [Int] { scaling ? [10_000, 100_000, 1_000_000] : rows.sizes }
+}
+
 extension Subcommand {
-    static let bench = Subcommand(CommandSpec(
-        name: "bench",
+    static let bench = Subcommand(
+        "bench",
         abstract: "Measure Concord against plain SQLite on the same machine, in one run.",
         discussion: """
             Inserts, updates, exports and applies, reads by key and measures file size for a \
@@ -18,54 +67,22 @@ extension Subcommand {
             Several sizes (--rows 10000,100000 or --scaling for 10k, 100k and 1M) add a table \
             of per-row costs, so linear growth is visible.
             """,
-        arguments: [
-            .option("rows", valueName: "n[,n...]", default: "100000", help: "Rows per phase; a comma list runs each size."),
-            .option("runs", valueName: "r", default: "3", help: "Runs per size; medians are reported."),
-            .option("large-runs", valueName: "r", default: "1",
-                    help: "Runs at 1,000,000 rows or more (at most --runs)."),
-            .option("seed", valueName: "n", default: "1", help: "Seed of the generated rows."),
-            .flag("scaling", help: "Run 10,000, 100,000 and 1,000,000 rows (overrides --rows)."),
-            .flag("no-import-probe", help: "Skip the child-process import and its peak memory."),
-            .flag("json", help: "Print machine-readable JSON."),
-            .flag("markdown", help: "Print Markdown tables."),
-            .option("json-file", valueName: "file", help: "Also write the JSON to this file, whatever is printed."),
-        ])
-    ) { arguments, output in
-        let sizes = arguments.flag("scaling") ? [10_000, 100_000, 1_000_000] : try benchSizes(arguments.option("rows"))
-        let runs = try arguments.integer("runs"), largeRuns = try arguments.integer("large-runs")
-        let seed = try arguments.integer("seed", as: UInt64.self)
-        guard runs > 0, largeRuns > 0 else { throw UsageError("--runs and --large-runs must be at least 1") }
-        guard !(arguments.flag("json") && arguments.flag("markdown")) else {
-            throw UsageError("--json and --markdown cannot be combined")
-        }
-        var runner = BenchmarkRunner(sizes: sizes, runs: runs, largeRuns: largeRuns, seed: seed)
-        runner.probeImport = !arguments.flag("no-import-probe")
-        let showProgress = output.standardError.isTerminal
-        let scaling = try runner.run { step in
-            if showProgress { print("\u{1B}[2K\r\(step)…", terminator: "", to: &output.standardError) }
-        }
-        if showProgress { print("\u{1B}[2K\r", terminator: "", to: &output.standardError) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        options: BenchOptions.self
+    ) { options, output in
+        var runner = BenchmarkRunner(sizes: options.sizes, runs: options.runs, largeRuns: options.largeRuns,
+                                     seed: options.seed)
+        runner.importProbeExecutable = options.noImportProbe ? nil : currentExecutablePath()
+        let scaling = try runner.run { step in output.progress("\(step)…") }
+        output.clearProgress()
         // One size encodes its report, as before; several encode every report in one object.
-        let json = sizes.count == 1 ? try encoder.encode(scaling.reports[0]) : try encoder.encode(scaling)
-        if let file = arguments.option("json-file") {
+        let json = scaling.reports.count == 1 ? try Output.json(scaling.reports[0]) : try Output.json(scaling)
+        if let file = options.jsonFile {
             try (json + Data("\n".utf8)).write(to: URL(fileURLWithPath: file))
         }
-        if arguments.flag("json") {
+        if options.json {
             print(String(decoding: json, as: UTF8.self), to: &output)
         } else {
-            print(arguments.flag("markdown") ? scaling.markdown : scaling.table, terminator: "", to: &output)
+            print(options.markdown ? scaling.markdown : scaling.table, terminator: "", to: &output)
         }
-    }
-
-    /// Parses `--rows`: one count or a comma-separated list, each at least 1.
-    private static func benchSizes(_ text: String?) throws(UsageError) -> [Int] {
-        let parts = (text ?? "100000").split(separator: ",", omittingEmptySubsequences: false)
-        let sizes = parts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard sizes.count == parts.count, sizes.allSatisfy({ $0 > 0 }) else {
-            throw UsageError("--rows takes row counts of at least 1, such as 100000 or 10000,100000")
-        }
-        return sizes
     }
 }

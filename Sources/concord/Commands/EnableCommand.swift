@@ -1,8 +1,70 @@
 import Concord
 
+/// The arguments of `concord enable`.
+struct EnableOptions: ParsableOptions {
+    /// `--table name[:policy]`: a table to sync and its policy (column unless written `:row`).
+    struct Table: ArgumentValue {
+        var name: String
+        var policy: TablePolicy
+
+        init(argument: String) throws(InvalidArgument) {
+            guard let colon = argument.lastIndex(of: ":") else {
+                (name, policy) = (argument, .column)
+                return
+            }
+            name = String(argument[..<colon])
+            guard !name.isEmpty, let policy = TablePolicy(rawValue: String(argument[argument.index(after: colon)...])) else {
+                throw InvalidArgument("the policy must be one of column, row")
+            }
+            self.policy = policy
+        }
+
+        var argumentText: String { policy == .column ? name : "\(name):\(policy.rawValue)" }
+    }
+
+    /// `--merge table.column=kind`: how one column merges.
+    struct Merge: ArgumentValue {
+        var table: String
+        var column: String
+        var merge: ColumnMerge
+
+        init(argument: String) throws(InvalidArgument) {
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let dot = parts[0].firstIndex(of: "."),
+                  let merge = ColumnMerge.builtIns.first(where: { $0.name == parts[1] }) else {
+                throw InvalidArgument("expected TABLE.COLUMN=KIND with KIND one of lww, max, min, counter, union")
+            }
+            table = String(parts[0][..<dot])
+            column = String(parts[0][parts[0].index(after: dot)...])
+            self.merge = merge
+        }
+
+        var argumentText: String { "\(table).\(column)=\(merge.name)" }
+    }
+
+    @Positional(help: "The database file.")
+    var db: String
+    @Option(valueName: "name[:policy]", help: "A table to sync; policy is column (default) or row. Repeat for more tables.")
+    var table: [Table]
+    @Option(valueName: "table.column=kind", help: "How a column merges: lww (default), max, min, counter or union. Repeatable.")
+    var merge: [Merge]
+
+    func validate() throws(UsageError) {
+        guard !table.isEmpty else { throw UsageError("Missing expected argument '--table <name[:policy]>'") }
+        for merge in merge where !table.contains(where: { $0.name == merge.table }) {
+            throw UsageError("--merge \(merge.argumentText) names table '\(merge.table)', which no --table declares")
+        }
+    }
+
+    /// The merges declared for each table, by column.
+    var merges: [String: [String: ColumnMerge]] {
+        merge.reduce(into: [:]) { merges, declared in merges[declared.table, default: [:]][declared.column] = declared.merge }
+    }
+}
+
 extension Subcommand {
-    static let enable = Subcommand(CommandSpec(
-        name: "enable",
+    static let enable = Subcommand(
+        "enable",
         abstract: "Start syncing tables of a database.",
         discussion: """
             Creates Concord's metadata and capture triggers for each table. Rows already \
@@ -11,30 +73,18 @@ extension Subcommand {
             written NAME:row. Columns of column-policy tables can merge other than by last \
             writer wins: --merge TABLE.COLUMN=KIND with KIND one of max, min, counter, union.
             """,
-        arguments: [
-            .positional("db", help: "The database file."),
-            .option("table", valueName: "name[:policy]", repeatable: true,
-                    help: "A table to sync; policy is column (default) or row. Repeat for more tables."),
-            .option("merge", valueName: "table.column=kind", repeatable: true,
-                    help: "How a column merges: lww (default), max, min, counter or union. Repeatable."),
-        ])
-    ) { arguments, output in
-        let path = try arguments.required("db")
-        let declarations = arguments.options("table")
-        guard !declarations.isEmpty else {
-            throw UsageError("Missing expected argument '--table <name[:policy]>'", command: nil)
-        }
-        let tables = try declarations.map(parseTableDeclaration)
-        let merges = try parseMerges(arguments.options("merge"), tables: tables.map(\.0))
+        options: EnableOptions.self
+    ) { options, output in
+        let merges = options.merges
         // Refuse the whole command before anything is written.
-        let database = try Database(path: path, mode: .readWrite)
-        for (name, policy) in tables {
-            try Replica.validate(name, policy: policy, merges: merges[name] ?? [:], in: database)
+        let database = try Database(path: options.db, mode: .readWrite)
+        for table in options.table {
+            try Replica.validate(table.name, policy: table.policy, merges: merges[table.name] ?? [:], in: database)
         }
         let enable = {
             let replica = try Replica(database: database)
-            for (name, policy) in tables {
-                try replica.enableSync(on: name, policy: policy, merges: merges[name] ?? [:])
+            for table in options.table {
+                try replica.enableSync(on: table.name, policy: table.policy, merges: merges[table.name] ?? [:])
             }
             return replica
         }
@@ -43,36 +93,6 @@ extension Subcommand {
         let isReplica = try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = '_concord_state'") != .integer(0)
         let replica = isReplica ? try enable() : try database.transaction(enable)
         let summary = replica.tables.map { "\($0.name) (\($0.declaration))" }.joined(separator: ", ")
-        print("\(path): syncing \(summary)", to: &output)
-    }
-
-    /// Parses `table.column=kind` options into merges per table.
-    static func parseMerges(_ options: [String], tables: [String]) throws -> [String: [String: ColumnMerge]] {
-        var merges: [String: [String: ColumnMerge]] = [:]
-        for option in options {
-            let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let dot = parts[0].firstIndex(of: "."),
-                  let merge = ColumnMerge.builtIns.first(where: { $0.name == parts[1] }) else {
-                throw UsageError("The value '\(option)' is invalid for '--merge <table.column=kind>': "
-                    + "expected TABLE.COLUMN=KIND with KIND one of lww, max, min, counter, union")
-            }
-            let table = String(parts[0][..<dot]), column = String(parts[0][parts[0].index(after: dot)...])
-            guard tables.contains(table) else {
-                throw UsageError("--merge \(option) names table '\(table)', which no --table declares")
-            }
-            merges[table, default: [:]][column] = merge
-        }
-        return merges
-    }
-
-    /// Splits `name[:policy]`.
-    static func parseTableDeclaration(_ text: String) throws -> (String, TablePolicy) {
-        guard let colon = text.lastIndex(of: ":") else { return (text, .column) }
-        let name = String(text[..<colon]), policyName = String(text[text.index(after: colon)...])
-        guard !name.isEmpty, let policy = TablePolicy(rawValue: policyName) else {
-            throw UsageError("The value '\(text)' is invalid for '--table <name[:policy]>': "
-                + "the policy must be one of column, row", command: nil)
-        }
-        return (name, policy)
+        print("\(options.db): syncing \(summary)", to: &output)
     }
 }

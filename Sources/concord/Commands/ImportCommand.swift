@@ -1,9 +1,17 @@
 import Concord
 import Foundation
 
+/// The arguments of `concord import`.
+struct ImportOptions: ParsableOptions {
+    @Positional(help: "The replica's database file.")
+    var db: String
+    @Positional(help: "The changeset file, or '-' for standard input.")
+    var file: String?
+}
+
 extension Subcommand {
-    static let `import` = Subcommand(CommandSpec(
-        name: "import",
+    static let `import` = Subcommand(
+        "import",
         abstract: "Merge a changeset into a replica.",
         discussion: """
             Reads a binary or JSON changeset from FILE, or from standard input when FILE is \
@@ -11,13 +19,10 @@ extension Subcommand {
             applied in one transaction; importing it again changes nothing. Prints one line: \
             how many rows were applied and how many ignored.
             """,
-        arguments: [
-            .positional("db", help: "The replica's database file."),
-            .positional("file", .optional, help: "The changeset file, or '-' for standard input."),
-        ])
-    ) { arguments, output in
-        let replica = try Replica(path: try arguments.required("db"), create: false)
-        let file = arguments.positional("file") ?? "-"
+        options: ImportOptions.self
+    ) { options, output in
+        let replica = try Replica(path: options.db, create: false)
+        let file = options.file ?? "-"
         let report: ApplyReport
         if file == "-" {
             // Standard input can be read only once; spool it so it can be validated before it is applied.

@@ -1,9 +1,16 @@
 import ConcordSimulator
-import Foundation
+
+/// The arguments of `concord replay`.
+struct ReplayOptions: ParsableOptions {
+    @Positional(help: "A reproducer written by `concord simulate`.")
+    var file: String
+    @Flag(help: "Shrink the failing plan and rewrite the file with the smallest one found.")
+    var shrink = false
+}
 
 extension Subcommand {
-    static let replay = Subcommand(CommandSpec(
-        name: "replay",
+    static let replay = Subcommand(
+        "replay",
         abstract: "Run a failed simulation again from its reproducer file, printing every event.",
         discussion: """
             `concord simulate` writes a reproducer for each failing run: its scenario, seed, \
@@ -13,35 +20,23 @@ extension Subcommand {
             still fails the same way, and the file is rewritten with it. Exits 1 while the \
             failure still happens.
             """,
-        arguments: [
-            .positional("file", help: "A reproducer written by `concord simulate`."),
-            .flag("shrink", help: "Shrink the failing plan and rewrite the file with the smallest one found."),
-        ])
-    ) { arguments, output in
-        let path = try arguments.required("file")
-        var reproducer = try Reproducer.read(from: path)
-        if arguments.flag("shrink") {
-            let simulation = Simulation(scenario: reproducer.scenario, seed: reproducer.seed)
-            let first = try simulation.run(reproducer.plan)
-            if first.failure != nil {
-                // Choices written by a simulator that drew plans differently no longer give the plan: delete steps only.
-                let shrunk = reproducer.choicesDrawPlan
-                    ? try simulation.shrink(reproducer.choices, failing: first)
-                    : try simulation.shrink(plan: reproducer.plan, failing: first)
-                reproducer = Reproducer(scenario: reproducer.scenario, seed: reproducer.seed, plan: shrunk.plan,
-                                        choices: shrunk.choices, failure: shrunk.result.failure?.description ?? reproducer.failure)
-                try reproducer.write(to: path)
-                print("shrunk to \(shrunk.plan.steps.count) steps in \(shrunk.runs) runs; \(path) rewritten", to: &output)
-            }
+        options: ReplayOptions.self
+    ) { options, output in
+        var reproducer = try Reproducer.read(from: options.file)
+        if options.shrink, let (shrunk, runs) = try reproducer.shrunk() {
+            reproducer = shrunk
+            try reproducer.write(to: options.file)
+            print("shrunk to \(shrunk.plan.steps.count) steps in \(runs) runs; \(options.file) rewritten", to: &output)
         }
         for (index, step) in reproducer.plan.steps.enumerated() { print("step \(index): \(step)", to: &output) }
         let result = try reproducer.replay()
         for line in result.trace ?? [] { print(line, to: &output) }
-        if !result.passed {
-            print("Error: \(reproducer.scenario.name) seed \(reproducer.seed) still fails: "
-                  + (result.failure?.description ?? "did not converge"), to: &output.standardError)
+        guard result.passed else {
+            print("Error: \(reproducer.scenario.name) seed \(reproducer.seed) still fails: \(result.failureDescription)",
+                  to: &output.standardError)
             throw ExitCode.failure
         }
-        print("\(reproducer.scenario.name) seed \(reproducer.seed) passes now (it failed with: \(reproducer.failure))", to: &output)
+        print("\(reproducer.scenario.name) seed \(reproducer.seed) passes now (it failed with: \(reproducer.failure))",
+              to: &output)
     }
 }

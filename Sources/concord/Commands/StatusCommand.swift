@@ -1,21 +1,22 @@
 import Concord
 import Foundation
 
+/// The arguments of `concord status`.
+struct StatusOptions: ParsableOptions {
+    @Positional(help: "The replica's database file.")
+    var db: String
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+}
+
 extension Subcommand {
-    static let status = Subcommand(CommandSpec(
-        name: "status",
-        abstract: "Show a replica's node id, version, clock, tables and peers.",
-        arguments: [
-            .positional("db", help: "The replica's database file."),
-            .flag("json", help: "Print machine-readable JSON."),
-        ])
-    ) { arguments, output in
-        let replica = try Replica(path: try arguments.required("db"), create: false)
+    static let status = Subcommand(
+        "status", abstract: "Show a replica's node id, version, clock, tables and peers.", options: StatusOptions.self
+    ) { options, output in
+        let replica = try Replica(path: options.db, create: false)
         let status = try replica.status()
-        if arguments.flag("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(status), as: UTF8.self), to: &output)
+        if options.json {
+            try output.printJSON(status)
             return
         }
         let millisecondsPart = Double(status.clock >> 16) / 1000

@@ -1,16 +1,22 @@
 import Concord
 
+/// The arguments of `concord sync`.
+struct SyncOptions: ParsableOptions {
+    @Positional(minimum: 2, help: "Two or more replica database files.")
+    var db: [String]
+}
+
 extension Subcommand {
-    static let sync = Subcommand(CommandSpec(
-        name: "sync",
+    static let sync = Subcommand(
+        "sync",
         abstract: "Exchange changes between replicas until they all hold the same changes.",
         discussion: """
             Every replica reads every other one from the version it last read, so a sync \
             moves only what changed since the last one.
             """,
-        arguments: [.positional("db", .repeating(minimum: 2), help: "Two or more replica database files.")])
-    ) { arguments, output in
-        let paths = arguments.positionals("db")
+        options: SyncOptions.self
+    ) { options, output in
+        let paths = options.db
         let replicas = try paths.map { try Replica(path: $0, create: false) }
         do {
             let report = try Replica.sync(replicas)

@@ -58,10 +58,7 @@ struct FuzzReplay {
             results.append(result)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let report = Report(file: path, format: format.rawValue, routes: results)
-            print(String(decoding: try encoder.encode(report), as: UTF8.self), to: &output)
+            try output.printJSON(Report(file: path, format: format.rawValue, routes: results))
         } else {
             print("\(path) (\(format.rawValue), \(bytes.count) bytes) against the fuzzer's base replica:", to: &output)
             for result in results {

@@ -61,13 +61,6 @@ struct FuzzRunReport: Encodable {
         try container.encode(failures, forKey: .failures)
     }
 
-    /// Pretty-printed JSON with sorted keys.
-    func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
-
     /// The human-readable summary.
     var text: String {
         func count(_ dictionary: [String: Int]) -> String {

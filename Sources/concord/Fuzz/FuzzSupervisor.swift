@@ -26,12 +26,15 @@ import Foundation
 /// totals whatever the number of workers.
 ///
 /// ```swift
-/// let outcome = try FuzzSupervisor(directory: run, seed: 1, inputs: 0..<10_000, jobs: 2, keepGoing: false, timeout: 10)
+/// let outcome = try FuzzSupervisor(directory: run, executable: currentExecutablePath(), seed: 1, inputs: 0..<10_000,
+///                                  jobs: 2, keepGoing: false, timeout: 10)
 ///     .run { done in print(done, "inputs done") }
 /// ```
 struct FuzzSupervisor {
     /// A fresh directory for the workers' files; the caller removes it.
     let directory: String
+    /// The `concord` executable the workers run (`concord fuzz --worker DIR ...`).
+    let executable: String
     let seed: UInt64
     let inputs: Range<Int>
     /// Workers run at once.
@@ -110,6 +113,34 @@ struct FuzzSupervisor {
         defer {
             for worker in workers where worker.report == nil && worker.pid != 0 { Self.stop(worker.pid) }
         }
+        try startWorkers(into: &workers)
+        var crashes: [Crash] = []
+        var lastReport = ContinuousClock.now
+        while workers.contains(where: { $0.report == nil }) {
+            for k in workers.indices where workers[k].report == nil {
+                switch try poll(&workers[k]) {
+                case .running:
+                    continue
+                case .finished(let report):
+                    // Without keep-going the first failure ends the run: the other workers stop where they are.
+                    if !keepGoing && !report.findings.isEmpty { return outcome(workers, crashes, complete: false) }
+                case .crashed(let crash):
+                    crashes.append(crash)
+                    guard keepGoing, crashes.count < Self.crashLimit else { return outcome(workers, crashes, complete: false) }
+                    try restart(&workers[k], after: crash.index, backtrace: crashes.count < Self.backtraceLimit)
+                }
+            }
+            if ContinuousClock.now - lastReport > .milliseconds(200) {
+                lastReport = ContinuousClock.now
+                progress(workers.reduce(0) { $0 + $1.done } - crashes.count)
+            }
+            usleep(10_000)
+        }
+        return outcome(workers, crashes, complete: true)
+    }
+
+    /// Gives each worker a contiguous share of the inputs and starts it.
+    private func startWorkers(into workers: inout [Worker]) throws {
         let count = max(1, min(jobs, inputs.count))
         for k in 0..<count {
             let lower = inputs.lowerBound + inputs.count * k / count
@@ -120,69 +151,61 @@ struct FuzzSupervisor {
             try start(&worker)
             workers.append(worker)
         }
-        var crashes: [Crash] = []
-        var lastReport = ContinuousClock.now
-        while workers.contains(where: { $0.report == nil }) {
-            for k in workers.indices where workers[k].report == nil {
-                var status: Int32 = 0
-                let reaped = waitpid(workers[k].pid, &status, WNOHANG)
-                if reaped < 0 && errno != EINTR {
-                    throw ChildProcess.Failure(description: "waiting for a fuzz worker: \(String(cString: strerror(errno)))")
-                }
-                let index = FuzzProgressFile.read(path: workers[k].indexPath)
-                let now = ContinuousClock.now
-                if index != workers[k].last {
-                    workers[k].last = index
-                    workers[k].lastChange = now
-                }
-                let started = index >= workers[k].start
-                var crash: Crash?
-                if reaped == workers[k].pid {
-                    workers[k].pid = 0
-                    switch Self.ending(status, worker: workers[k]) {
-                    case .success(var report):
-                        report.add(workers[k].earlier)
-                        workers[k].report = report
-                        if !keepGoing && !report.findings.isEmpty {
-                            // The first failure ends the run: the other workers stop where they are.
-                            var total = FuzzWorker.Report(seed: seed)
-                            for worker in workers { total.add(worker.report ?? worker.earlier) }
-                            return Outcome(report: total, crashes: crashes, complete: false)
-                        }
-                    case .failure(let how):
-                        crash = Crash(index: index, hung: false, how: how, log: Self.read(workers[k].errPath))
-                    }
-                } else if now - workers[k].lastChange > .milliseconds(Int((started ? timeout : max(timeout, Self.setupTimeout)) * 1000)) {
-                    Self.stop(workers[k].pid)
-                    workers[k].pid = 0
-                    crash = Crash(index: index, hung: true, how: "hung", log: Self.read(workers[k].errPath))
-                }
-                guard let crash else { continue }
-                guard started else {
-                    throw FuzzSetupFailure(message: "a fuzz worker \(crash.how) before running any input:\n"
-                                           + FuzzReproducers.tail(crash.log))
-                }
-                guard crash.index < workers[k].inputs.upperBound else {
-                    throw FuzzSetupFailure(message: "a fuzz worker \(crash.how) after its last input:\n"
-                                           + FuzzReproducers.tail(crash.log))
-                }
-                crashes.append(crash)
-                guard keepGoing, crashes.count < Self.crashLimit else {
-                    var report = FuzzWorker.Report(seed: seed)
-                    for worker in workers { report.add(worker.report ?? worker.earlier) }
-                    return Outcome(report: report, crashes: crashes, complete: false)
-                }
-                try restart(&workers[k], after: crash.index, backtrace: crashes.count < Self.backtraceLimit)
-            }
-            if ContinuousClock.now - lastReport > .milliseconds(200) {
-                lastReport = ContinuousClock.now
-                progress(workers.reduce(0) { $0 + $1.done } - crashes.count)
-            }
-            usleep(10_000)
+    }
+
+    /// What one look at a running worker found.
+    private enum Poll {
+        case running
+        case finished(FuzzWorker.Report)
+        case crashed(Crash)
+    }
+
+    /// Reaps the worker if it exited and stops it if it hung; a worker that failed outside its inputs ends the run.
+    private func poll(_ worker: inout Worker) throws -> Poll {
+        var status: Int32 = 0
+        let reaped = waitpid(worker.pid, &status, WNOHANG)
+        if reaped < 0 && errno != EINTR {
+            throw FuzzSetupFailure(message: "waiting for a fuzz worker: \(String(cString: strerror(errno)))")
         }
+        let index = FuzzProgressFile.read(path: worker.indexPath)
+        let now = ContinuousClock.now
+        if index != worker.last {
+            worker.last = index
+            worker.lastChange = now
+        }
+        let started = index >= worker.start
+        let crash: Crash
+        if reaped == worker.pid {
+            worker.pid = 0
+            switch Self.ending(status, worker: worker) {
+            case .success(var report):
+                report.add(worker.earlier)
+                worker.report = report
+                return .finished(report)
+            case .failure(let how):
+                crash = Crash(index: index, hung: false, how: how, log: Self.read(worker.errPath))
+            }
+        } else if now - worker.lastChange > .milliseconds(Int((started ? timeout : max(timeout, Self.setupTimeout)) * 1000)) {
+            Self.stop(worker.pid)
+            worker.pid = 0
+            crash = Crash(index: index, hung: true, how: "hung", log: Self.read(worker.errPath))
+        } else {
+            return .running
+        }
+        guard started else {
+            throw FuzzSetupFailure(message: "a fuzz worker \(crash.how) before running any input:\n" + FuzzReproducers.tail(crash.log))
+        }
+        guard crash.index < worker.inputs.upperBound else {
+            throw FuzzSetupFailure(message: "a fuzz worker \(crash.how) after its last input:\n" + FuzzReproducers.tail(crash.log))
+        }
+        return .crashed(crash)
+    }
+
+    /// The counts every worker reported so far (its earlier processes' for one still running), and the crashes.
+    private func outcome(_ workers: [Worker], _ crashes: [Crash], complete: Bool) -> Outcome {
         var total = FuzzWorker.Report(seed: seed)
-        for worker in workers { total.add(worker.report!) }
-        return Outcome(report: total, crashes: crashes, complete: true)
+        for worker in workers { total.add(worker.report ?? worker.earlier) }
+        return Outcome(report: total, crashes: crashes, complete: complete)
     }
 
     /// Starts a process for the worker from `worker.start`.
@@ -197,7 +220,7 @@ struct FuzzSupervisor {
         if keepGoing { arguments.append("--keep-going") }
         var environment = ProcessInfo.processInfo.environment
         if !backtrace { environment["SWIFT_BACKTRACE"] = "enable=no" }
-        worker.pid = try spawn(ChildProcess.executablePath(), arguments, environment: environment,
+        worker.pid = try spawn(executable, arguments, environment: environment,
                                stdout: worker.outPath, stderr: worker.errPath)
     }
 
@@ -253,7 +276,7 @@ struct FuzzSupervisor {
         var pid = pid_t()
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard spawned == 0 else {
-            throw ChildProcess.Failure(description: "could not start \(executable): \(String(cString: strerror(spawned)))")
+            throw FuzzSetupFailure(message: "could not start \(executable): \(String(cString: strerror(spawned)))")
         }
         return pid
     }

@@ -8,11 +8,13 @@ import Foundation
 /// A tiny changeset imported the same way gives the process's baseline.
 ///
 /// ```swift
-/// let probe = try ImportProbeRunner(directory: scratch)
+/// let probe = try ImportProbeRunner(executable: "/usr/local/bin/concord", directory: scratch)
 ///     .run(changeset: "changes.concord", rows: 1_000_000, baseline: "recent.concord")
 /// probe.peakBytes   // e.g. 61_000_000
 /// ```
 struct ImportProbeRunner {
+    /// The `concord` executable whose `import` subcommand is measured.
+    let executable: String
     /// Where the fresh replicas and the child's output files go.
     let directory: URL
 
@@ -33,7 +35,7 @@ struct ImportProbeRunner {
     private func importInChild(_ file: String, into name: String) throws -> ChildProcess {
         let database = directory.appendingPathComponent(name).path
         do { _ = try BenchmarkDatabases.openReplica(database) }
-        let child = try ChildProcess.runSelf(["import", database, file], scratch: directory)
+        let child = try ChildProcess.run(executable, ["import", database, file], scratch: directory)
         guard child.exitStatus == 0 else {
             throw ChildProcess.Failure(description: "concord import \(file) exited with \(child.exitStatus): "
                 + child.standardError.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -1,3 +1,4 @@
+import ConcordBenchmark
 import Foundation
 
 extension BenchmarkReport {

@@ -1,4 +1,4 @@
-/// The phases `concord bench` compares, in the order every report lists them.
+/// The phases the benchmark compares, in the order every report lists them.
 ///
 /// Each phase names what its Concord figure is set against, so a ratio is
 /// never read against the wrong baseline: the fold is compared with the plain
@@ -9,7 +9,7 @@
 /// BenchmarkPhaseKind.insert.target        // 2.0
 /// BenchmarkPhaseKind.foldInserts.baseline // "plain insert"
 /// ```
-enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
+public enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     case insert
     case foldInserts = "fold inserts"
     case insertWithFold = "insert + fold"
@@ -24,7 +24,7 @@ enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     case pointReads = "point reads"
 
     /// The ratio to plain SQLite this phase is held to (issue 6), if any.
-    var target: Double? {
+    public var target: Double? {
         switch self {
         case .insert, .update: 2.0
         case .apply: 3.0
@@ -35,10 +35,10 @@ enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     }
 
     /// Whether the figures are bytes on disk rather than seconds.
-    var isSize: Bool { self == .size || self == .sizeAfterUpdate || self == .sizeApplied }
+    public var isSize: Bool { self == .size || self == .sizeAfterUpdate || self == .sizeApplied }
 
     /// What the plain column holds for this phase.
-    var baseline: String {
+    public var baseline: String {
         switch self {
         case .insert, .foldInserts, .insertWithFold, .export, .apply: "plain insert"
         case .update, .foldUpdates, .updateWithFold: "plain update"
@@ -49,7 +49,7 @@ enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     }
 
     /// What the Concord column measures, in a few words.
-    var measures: String {
+    public var measures: String {
         switch self {
         case .insert: "N inserts in one transaction, trigger capture only (what the app waits for)"
         case .foldInserts: "foldLocalWrites() after the insert: stamp the log, write registers"
@@ -64,53 +64,5 @@ enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
         case .sizeApplied: "the replica that applied the changeset, after a checkpoint"
         case .pointReads: "SELECT by key, 2 passes of min(N, 100,000) reads in scattered order, ABBA, after a warm-up"
         }
-    }
-}
-
-/// One compared phase: medians over the runs, and how many rows it touched.
-///
-/// Times are seconds, sizes bytes. `operations` is what a per-row cost
-/// divides by (rows written or exported, or reads made), so costs at
-/// different sizes can be set side by side.
-///
-/// ```swift
-/// let phase = BenchmarkPhase(kind: .insert, plain: 0.64, concord: 1.2, operations: 100_000)
-/// phase.ratio          // 1.875
-/// phase.withinTarget   // true
-/// ```
-struct BenchmarkPhase: Encodable, Equatable, Sendable {
-    var kind: BenchmarkPhaseKind
-    var plain: Double
-    var concord: Double
-    var operations: Int
-
-    var name: String { kind.rawValue }
-    var target: Double? { kind.target }
-    var ratio: Double { plain > 0 ? concord / plain : 0 }
-    var withinTarget: Bool { target.map { ratio <= $0 } ?? true }
-    /// Plain and Concord cost per operation: microseconds for times, bytes for sizes.
-    var perOperation: (plain: Double, concord: Double) {
-        let scale = kind.isSize ? 1.0 : 1e6, count = Double(max(operations, 1))
-        return (plain * scale / count, concord * scale / count)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, unit, plain, concord, ratio, target, withinTarget, baseline, operations
-        case plainPerOperation, concordPerOperation
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(kind.isSize ? "bytes" : "seconds", forKey: .unit)
-        try container.encode(plain, forKey: .plain)
-        try container.encode(concord, forKey: .concord)
-        try container.encode(ratio, forKey: .ratio)
-        try container.encodeIfPresent(target, forKey: .target)
-        try container.encode(withinTarget, forKey: .withinTarget)
-        try container.encode(kind.baseline, forKey: .baseline)
-        try container.encode(operations, forKey: .operations)
-        try container.encode(perOperation.plain, forKey: .plainPerOperation)
-        try container.encode(perOperation.concord, forKey: .concordPerOperation)
     }
 }

@@ -16,15 +16,15 @@ import Foundation
 /// right next to it.
 ///
 /// ```swift
-/// let outcome = try BenchmarkTrial(workload: workload, recentWrites: 100, probeImport: true).run { print($0) }
+/// let outcome = try BenchmarkTrial(workload: workload, recentWrites: 100, importProbeExecutable: nil).run { print($0) }
 /// outcome.samples[.insert]   // (plain: 0.64, concord: 1.2)
 /// ```
 struct BenchmarkTrial {
     let workload: BenchmarkWorkload
     /// Writes made after the bulk phases, for the export since a recent version.
     let recentWrites: Int
-    /// Whether to import the full changeset in a child process and read its peak memory.
-    let probeImport: Bool
+    /// The `concord` executable to import the full changeset with in a child process, reading its peak memory.
+    let importProbeExecutable: String?
     /// Whether plain SQLite goes first in each timed pair (runs alternate).
     var plainFirst = true
 
@@ -45,81 +45,102 @@ struct BenchmarkTrial {
         var description: String
     }
 
+    /// The trial's files, all in one temporary directory.
+    private struct Files {
+        let directory: URL
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        var plain: String { path("plain.sqlite") }
+        var concord: String { path("concord.sqlite") }
+        var changes: String { path("changes.concord") }
+    }
+
+    /// Runs every phase in order: insert, point reads, update, export, apply, recent export, import probe.
     func run(progress: (String) -> Void) throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("concord-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = { (name: String) in directory.appendingPathComponent(name).path }
-        let rows = workload.rows.count
+        let files = Files(directory: directory)
         var outcome = Outcome()
+        let plain = try BenchmarkDatabases.openPlain(files.plain)
+        let replica = try BenchmarkDatabases.openReplica(files.concord)
 
-        let plain = try BenchmarkDatabases.openPlain(path("plain.sqlite"))
-        let replica = try BenchmarkDatabases.openReplica(path("concord.sqlite"))
-        /// Times a write phase on both sides, then the fold it leaves; records the write, the fold and their sum.
-        func writeThenFold(_ write: BenchmarkPhaseKind, _ fold: BenchmarkPhaseKind, _ both: BenchmarkPhaseKind,
-                           plain: () throws -> Void, concord: () throws -> Void) throws -> Sample {
-            progress(write.rawValue)
-            let timed = try pair(plain, concord)
-            progress(fold.rawValue)
-            let folding = try timeFold(replica, expecting: rows)
-            outcome.samples[write] = timed
-            outcome.samples[fold] = Sample(plain: timed.plain, concord: folding)
-            outcome.samples[both] = Sample(plain: timed.plain, concord: timed.concord + folding)
-            return timed
-        }
-
-        let plainInsert = try writeThenFold(.insert, .foldInserts, .insertWithFold,
+        let plainInsert = try writeThenFold(.insert, .foldInserts, .insertWithFold, replica, &outcome, progress,
                                             plain: { try workload.insert(into: plain) },
                                             concord: { try workload.insert(into: replica.database) }).plain
-        let plainSize = try BenchmarkDatabases.checkpointedSize(plain, path("plain.sqlite"))
+        let plainSize = try BenchmarkDatabases.checkpointedSize(plain, files.plain)
         outcome.samples[.size] = Sample(
-            plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(replica.database, path("concord.sqlite")))
-
+            plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(replica.database, files.concord))
         progress("point reads")
         outcome.samples[.pointReads] = try pointReads(plain, replica.database)
-
-        _ = try writeThenFold(.update, .foldUpdates, .updateWithFold,
+        _ = try writeThenFold(.update, .foldUpdates, .updateWithFold, replica, &outcome, progress,
                               plain: { try workload.updateEveryRow(in: plain) },
                               concord: { try workload.updateEveryRow(in: replica.database) })
         outcome.samples[.sizeAfterUpdate] = Sample(
-            plain: try BenchmarkDatabases.checkpointedSize(plain, path("plain.sqlite")),
-            concord: try BenchmarkDatabases.checkpointedSize(replica.database, path("concord.sqlite")))
-
+            plain: try BenchmarkDatabases.checkpointedSize(plain, files.plain),
+            concord: try BenchmarkDatabases.checkpointedSize(replica.database, files.concord))
         progress("export")
-        let changesPath = path("changes.concord")
+        outcome.samples[.export] = Sample(plain: plainInsert, concord: try timeExport(replica, to: files.changes))
+        progress("apply")
+        try measureApply(files, plainSize: plainSize, &outcome)
+        progress("export since a recent version")
+        let recent = try recentExport(replica)
+        (outcome.recentSeconds, outcome.recentChanges, outcome.recentBytes) = (recent.seconds, recent.changes, recent.bytes.count)
+        if let executable = importProbeExecutable {
+            progress("streamed import in a child process")
+            outcome.probe = try probeImport(with: executable, files, recent: recent.bytes)
+        }
+        return outcome
+    }
+
+    /// Times a write phase on both sides, then the fold it leaves; records the write, the fold and their sum.
+    private func writeThenFold(
+        _ write: BenchmarkPhaseKind, _ fold: BenchmarkPhaseKind, _ both: BenchmarkPhaseKind, _ replica: Replica,
+        _ outcome: inout Outcome, _ progress: (String) -> Void,
+        plain: () throws -> Void, concord: () throws -> Void
+    ) throws -> Sample {
+        progress(write.rawValue)
+        let timed = try pair(plain, concord)
+        progress(fold.rawValue)
+        let folding = try timeFold(replica, expecting: workload.rows.count)
+        outcome.samples[write] = timed
+        outcome.samples[fold] = Sample(plain: timed.plain, concord: folding)
+        outcome.samples[both] = Sample(plain: timed.plain, concord: timed.concord + folding)
+        return timed
+    }
+
+    /// Times a streamed export of every change to `path`, on a flushed file system.
+    private func timeExport(_ replica: Replica, to path: String) throws -> Double {
         settle()
-        let export = try Stopwatch.time {
-            let sink = try FileByteSink(path: changesPath)
+        return try Stopwatch.time {
+            let sink = try FileByteSink(path: path)
             try replica.exportChanges(since: 0, to: sink)
             try sink.close()
         }
-        outcome.samples[.export] = Sample(plain: plainInsert, concord: export)
+    }
 
-        progress("apply")
-        let target = try BenchmarkDatabases.openReplica(path("applied.sqlite"))
-        let plainTarget = try BenchmarkDatabases.openPlain(path("plain-applied.sqlite"))
+    /// Applies the exported changeset to a fresh replica, timed against a plain insert into a fresh table.
+    private func measureApply(_ files: Files, plainSize: Double, _ outcome: inout Outcome) throws {
+        let rows = workload.rows.count
+        let target = try BenchmarkDatabases.openReplica(files.path("applied.sqlite"))
+        let plainTarget = try BenchmarkDatabases.openPlain(files.path("plain-applied.sqlite"))
         var report = ApplyReport()
         outcome.samples[.apply] = try pair({ try workload.insert(into: plainTarget) },
-                                           { report = try target.applyChangeset(atPath: changesPath) })
+                                           { report = try target.applyChangeset(atPath: files.changes) })
         guard report.applied == rows else {
             throw Mismatch(description: "apply merged \(report.applied) of \(rows) rows (\(report))")
         }
         outcome.samples[.sizeApplied] = Sample(
-            plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(target.database, path("applied.sqlite")))
+            plain: plainSize,
+            concord: try BenchmarkDatabases.checkpointedSize(target.database, files.path("applied.sqlite")))
+    }
 
-        progress("export since a recent version")
-        let recent = try recentExport(replica)
-        (outcome.recentSeconds, outcome.recentChanges, outcome.recentBytes) = (recent.seconds, recent.changes, recent.bytes.count)
-
-        if probeImport {
-            progress("streamed import in a child process")
-            let recentPath = path("recent.concord")
-            try Data(recent.bytes).write(to: URL(fileURLWithPath: recentPath))
-            outcome.probe = try ImportProbeRunner(directory: directory)
-                .run(changeset: changesPath, rows: rows, baseline: recentPath)
-        }
-        return outcome
+    /// Imports the full changeset with `executable` in a child process, after the recent one for a baseline.
+    private func probeImport(with executable: String, _ files: Files, recent: [UInt8]) throws -> ImportProbe {
+        let recentPath = files.path("recent.concord")
+        try Data(recent).write(to: URL(fileURLWithPath: recentPath))
+        return try ImportProbeRunner(executable: executable, directory: files.directory)
+            .run(changeset: files.changes, rows: workload.rows.count, baseline: recentPath)
     }
 
     /// Times the plain and the Concord side of one phase, each on a flushed file system, in this run's order.

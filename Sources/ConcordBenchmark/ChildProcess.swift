@@ -7,7 +7,7 @@ import Darwin
 #endif
 import Foundation
 
-/// Runs this `concord` executable as a child process and reports its peak memory.
+/// Runs an executable as a child process and reports its peak memory.
 ///
 /// The streamed-import check needs the import's own peak resident set, not
 /// the benchmark's (which holds the whole workload). Linux carries the
@@ -18,7 +18,7 @@ import Foundation
 /// before exit can escape it.
 ///
 /// ```swift
-/// let result = try ChildProcess.runSelf(["import", "fresh.sqlite", "changes.bin"], scratch: directory)
+/// let result = try ChildProcess.run("/usr/local/bin/concord", ["import", "fresh.sqlite", "changes.bin"], scratch: directory)
 /// result.peakBytes   // the child's own peak resident set, in bytes
 /// ```
 struct ChildProcess {
@@ -35,19 +35,6 @@ struct ChildProcess {
         var description: String
     }
 
-    /// Runs the running executable with `arguments`; its output goes through files in `scratch`.
-    static func runSelf(_ arguments: [String], scratch: URL) throws -> ChildProcess {
-        try run(executablePath(), arguments, scratch: scratch)
-    }
-
-    /// The path of the running executable (Linux: `/proc/self/exe`).
-    static func executablePath() -> String {
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return resolved
-        }
-        return Bundle.main.executablePath ?? CommandLine.arguments[0]
-    }
-
     /// Bytes per unit of `ru_maxrss`: kibibytes on Linux, bytes on Darwin.
     #if canImport(Darwin)
     static let maxRSSUnit = 1
@@ -55,6 +42,7 @@ struct ChildProcess {
     static let maxRSSUnit = 1024
     #endif
 
+    /// Runs `executable` with `arguments` and waits for it; its output goes through files in `scratch`.
     static func run(_ executable: String, _ arguments: [String], scratch: URL) throws -> ChildProcess {
         let outPath = scratch.appendingPathComponent("child-\(UUID().uuidString).out").path
         let errPath = scratch.appendingPathComponent("child-\(UUID().uuidString).err").path

@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+/// Runs many simulations on several threads and returns their results in the order given.
+///
+/// Every simulation is deterministic and independent of the others, so a
+/// batch over many seeds can use every core and still give the same results
+/// as running them one after the other. Threads take the next run from a
+/// shared counter, so a long run does not hold up a whole share of others.
+///
+/// ```swift
+/// let batch = SimulationBatch(scenarios: [.default], seeds: 1...20, jobs: 2)
+/// let results = try batch.run { done in print("\(done)/\(batch.runs.count) runs") }
+/// results.allSatisfy(\.passed)   // true when every seed converged with every check passing
+/// ```
+public struct SimulationBatch: Sendable {
+    /// The simulations, in the order their results come back.
+    public let runs: [Simulation]
+    /// Threads running simulations at once (at least 1).
+    public let jobs: Int
+
+    /// A batch of the given simulations.
+    public init(runs: [Simulation], jobs: Int) {
+        self.runs = runs
+        self.jobs = max(1, jobs)
+    }
+
+    /// Every scenario over `seeds`, or over its own ``Scenario/seedRange`` when `seeds` is `nil`.
+    public init(scenarios: [Scenario], seeds: ClosedRange<UInt64>? = nil, jobs: Int) throws {
+        let runs = try scenarios.flatMap { scenario in
+            try (seeds ?? scenario.seedRange).map { Simulation(scenario: scenario, seed: $0) }
+        }
+        self.init(runs: runs, jobs: jobs)
+    }
+
+    /// Runs every simulation; the first error any of them throws is rethrown once all have finished.
+    ///
+    /// `progress` is called on the calling thread with the number of runs
+    /// finished, at most five times a second and once at the end.
+    public func run(progress: (Int) -> Void = { _ in }) throws -> [SimulationResult] {
+        let slots = Mutex<[Result<SimulationResult, any Error>?]>(Array(repeating: nil, count: runs.count))
+        let next = Mutex(0)
+        let done = Mutex(0)
+        let runs = self.runs
+        let group = DispatchGroup()
+        for _ in 0..<min(jobs, runs.count) {
+            DispatchQueue.global().async(group: group) {
+                while true {
+                    let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                    guard index < runs.count else { return }
+                    let outcome = Result { try runs[index].run() }
+                    slots.withLock { $0[index] = outcome }
+                    done.withLock { $0 += 1 }
+                }
+            }
+        }
+        var reported = 0
+        while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            let finished = done.withLock { $0 }
+            if finished != reported { reported = finished; progress(finished) }
+        }
+        progress(runs.count)
+        return try slots.withLock { $0 }.map { try $0!.get() }
+    }
+}
