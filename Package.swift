@@ -24,11 +24,14 @@ let package = Package(
         .target(name: "ConcordTesting", dependencies: ["ConcordCore"]),
         .target(name: "ConcordSimulator", dependencies: ["Concord", "ConcordTesting"]),
         .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting"], path: "Sources/concord"),
+        // The tags every test target uses, alone so the pure ConcordCoreTests can have them without SQLite.
+        .target(name: "ConcordTestTags", path: "Tests/ConcordTestTags"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
-        .target(name: "ConcordTestSupport", dependencies: ["Concord"], path: "Tests/ConcordTestSupport"),
-        // Fixtures (earlier layouts, fuzz reproducers) are read from the source tree by path.
+        // Re-exports ConcordTestTags.
+        .target(name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTags"], path: "Tests/ConcordTestSupport"),
+        // Fixtures (earlier layouts, fuzz reproducers, snapshots) are read from the source tree by path.
         // The semantics alone: builds and runs without SQLite.
-        .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting"]),
+        .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting", "ConcordTestTags"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordSimulator", "ConcordTestSupport"],
                     exclude: ["Fixtures"]),
         // Black-box tests of the `concord` executable (built because this target depends on it).

@@ -161,15 +161,6 @@ public enum HarnessSettings {
     }
 }
 
-extension Tag {
-    /// Tests that `kill -9` real `concord` processes and check what they leave.
-    @Tag public static var crash: Self
-    /// Tests that run several processes on one database file at once.
-    @Tag public static var concurrency: Self
-    /// Tests that take seconds rather than milliseconds.
-    @Tag public static var slow: Self
-}
-
 /// Runs a test's blocking work — waiting for processes, sleeping until a kill — on a thread of
 /// its own instead of Swift concurrency's shared pool, which has only as many threads as cores.
 ///
