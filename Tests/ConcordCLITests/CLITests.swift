@@ -42,9 +42,9 @@ struct CLITests {
     @Test(arguments: [["a.db", "b.db"], ["b.db", "a.db"]])
     func theLaterWriteOfOneColumnWinsWhicheverSideSyncsFirst(order: [String]) throws {
         let directory = try twoReplicas()
-        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'earlier' WHERE id = 'r1';")
-        Thread.sleep(forTimeInterval: 0.01)
-        try sqlite3Shell(directory.path("a.db"), "UPDATE reminders SET title = 'later' WHERE id = 'r1';")
+        let now = unixMillisecondsNow()
+        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'earlier' WHERE id = 'r1';", writtenAt: now + 1000)
+        try sqlite3Shell(directory.path("a.db"), "UPDATE reminders SET title = 'later' WHERE id = 'r1';", writtenAt: now + 2000)
         let changes = try concordOK("export", order[0], in: directory).output
         try concordOK("import", order[1], input: changes, in: directory)
         try concordOK("sync", "a.db", "b.db", in: directory)
@@ -53,9 +53,9 @@ struct CLITests {
 
     @Test func aDeleteBeatsAConcurrentUpdateAndAReinsertComesBack() throws {
         let directory = try twoReplicas()
-        try sqlite3Shell(directory.path("a.db"), "DELETE FROM reminders WHERE id = 'r1';")
-        Thread.sleep(forTimeInterval: 0.01)
-        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'edited after' WHERE id = 'r1';")
+        let now = unixMillisecondsNow()
+        try sqlite3Shell(directory.path("a.db"), "DELETE FROM reminders WHERE id = 'r1';", writtenAt: now + 1000)
+        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'edited after' WHERE id = 'r1';", writtenAt: now + 2000)
         try concordOK("sync", "a.db", "b.db", in: directory)
         try expectBoth(directory, "")
         try sqlite3Shell(directory.path("b.db"), "INSERT INTO reminders VALUES ('r1', 'again', 0);")
