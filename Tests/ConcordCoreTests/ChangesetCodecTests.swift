@@ -249,6 +249,27 @@ private func malformedReason(_ bytes: [UInt8], sourceLocation: SourceLocation = 
     return (offset, reason)
 }
 
+/// For each byte of `bytes`, a valid binary changeset, the offset where the field holding it starts.
+///
+/// Cut short before byte `n`, the decoder says which field it was reading when the bytes ran out:
+/// the field that holds byte `n`. A field's bytes are the run of positions that name it. (So fields
+/// of one name next to each other read as one, which only makes the bound this gives looser.)
+private func fieldStarts(_ bytes: [UInt8]) -> [Int] {
+    var starts: [Int] = []
+    var previous: String?
+    for n in bytes.indices {
+        var field: String = switch changesetError({ try Changeset(decoding: Array(bytes.prefix(n))) }) {
+        case .truncated(_, let field)?: field
+        case let other: "unexpected \(String(describing: other))"
+        }
+        // The decoder checks the version range as one field, "since and upTo", at since's offset.
+        if field == "upTo" { field = "since" }
+        starts.append(field == previous ? starts[n - 1] : n)
+        previous = field
+    }
+    return starts
+}
+
 // MARK: - Random changesets
 
 /// The seeds a randomized test runs: `CONCORD_SEED` alone when set (to replay a failure), else `count` fixed ones.
@@ -532,17 +553,70 @@ struct ChangesetCodecTests {
         }
     }
 
+    /// Each flip is refused with the kind of error its place calls for, at an offset no earlier than
+    /// the field holding the flipped byte: the decoder cannot notice a flip before it reads it. It may
+    /// notice later — a flipped length or count misreads what follows, found where that runs into
+    /// trouble, or at the end — so the offset is a lower bound, not the flip's own position.
     @Test func everySingleBitFlipIsRefused() throws {
+        var kinds: [String: Int] = [:]
         // Every bit of the small ones; every 7th bit (so each bit position in turn) of the large one.
-        for (changes, step) in [(tiny, 1), (counters, 1), (everyKind, 7)] {
+        for (name, changes, step) in [("tiny", tiny, 1), ("counters", counters, 1), ("everyKind", everyKind, 7)] {
             let bytes = try changes.encoded()
+            let checksumOffset = bytes.count - 4
+            let storedChecksum = bytes[checksumOffset...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let fieldStart = fieldStarts(bytes)
             for bit in stride(from: 0, to: bytes.count * 8, by: step) {
                 var damaged = bytes
-                damaged[bit / 8] ^= 1 << UInt8(bit % 8)
-                _ = changesetError { try Changeset(decoding: damaged) }
-                _ = changesetError { try decodeStreaming(damaged, chunks: [3]) }
+                let flipped = bit / 8
+                damaged[flipped] ^= 1 << UInt8(bit % 8)
+                for streaming in [false, true] {
+                    let context = "\(name), bit \(bit % 8) of byte \(flipped)\(streaming ? ", streaming" : "")"
+                    let refusal = changesetError {
+                        streaming ? try decodeStreaming(damaged, chunks: [3]) : try Changeset(decoding: damaged)
+                    }
+                    guard let error = refusal else { continue }
+                    switch error {
+                    case .notAChangeset(let prefix):
+                        kinds["notAChangeset", default: 0] += 1
+                        #expect(flipped < 4 && prefix == Array(damaged.prefix(prefix.count)), "\(context): \(error)")
+                    case .unsupportedVersion(let found, _):
+                        kinds["unsupportedVersion", default: 0] += 1
+                        #expect((4...5).contains(flipped) && found == UInt64(damaged[4]) | UInt64(damaged[5]) << 8,
+                                "\(context): \(error)")
+                    case .truncated(let offset, _):
+                        // A flipped length or count claimed more bytes than there are: they run out at the end.
+                        kinds["truncated", default: 0] += 1
+                        #expect(offset == bytes.count && flipped < checksumOffset, "\(context): \(error)")
+                    case .checksumMismatch(let stored, let computed, let offset) where offset == checksumOffset:
+                        // Bytes that still parse are caught by the checksum, at its offset.
+                        kinds["checksumMismatch", default: 0] += 1
+                        if flipped >= checksumOffset {
+                            #expect(stored != storedChecksum && computed == storedChecksum, "\(context): \(error)")
+                        } else {
+                            #expect(stored == storedChecksum && computed != storedChecksum, "\(context): \(error)")
+                        }
+                    case .checksumMismatch(_, _, let offset):
+                        // A flip that ended the rows early (a record tag, a length): the checksum is read where
+                        // the decoder took the end to be, after the flip.
+                        kinds["checksumMismatch early", default: 0] += 1
+                        #expect(offset > flipped && offset < checksumOffset, "\(context): \(error)")
+                    case .malformed(let offset, _, _):
+                        kinds["malformed", default: 0] += 1
+                        #expect(offset >= fieldStart[flipped],
+                                "\(context): the field holding the flip starts at \(fieldStart[flipped]); \(error)")
+                    case .trailingBytes(let offset):
+                        kinds["trailingBytes", default: 0] += 1
+                        #expect(offset >= fieldStart[flipped], "\(context): \(error)")
+                    case .unencodable, .io:
+                        Issue.record("\(context): a decoding error was expected, got \(error)")
+                    }
+                }
             }
         }
+        // Every way a flip is caught comes up (trailing bytes would need a flip that parses to an earlier,
+        // matching checksum: none here).
+        #expect(Set(kinds.keys) == ["notAChangeset", "unsupportedVersion", "truncated", "checksumMismatch",
+                                    "checksumMismatch early", "malformed"], "\(kinds)")
     }
 
     @Test func checksumMismatchNamesBothValues() throws {
