@@ -24,14 +24,14 @@ let package = Package(
         .target(name: "ConcordTesting", dependencies: ["ConcordCore"]),
         .target(name: "ConcordSimulator", dependencies: ["Concord", "ConcordTesting"]),
         .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting"], path: "Sources/concord"),
-        // The tags every test target uses, alone so the pure ConcordCoreTests can have them without SQLite.
-        .target(name: "ConcordTestTags", path: "Tests/ConcordTestTags"),
+        // The tags and time limits every test target uses, alone so the pure ConcordCoreTests can have them without SQLite.
+        .target(name: "ConcordTestTraits", path: "Tests/ConcordTestTraits"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
-        // Re-exports ConcordTestTags.
-        .target(name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTags"], path: "Tests/ConcordTestSupport"),
+        // Re-exports ConcordTestTraits.
+        .target(name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTraits"], path: "Tests/ConcordTestSupport"),
         // Fixtures (earlier layouts, fuzz reproducers, snapshots) are read from the source tree by path.
         // The semantics alone: builds and runs without SQLite.
-        .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting", "ConcordTestTags"]),
+        .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting", "ConcordTestTraits"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordSimulator", "ConcordTestSupport"],
                     exclude: ["Fixtures"]),
         // Black-box tests of the `concord` executable (built because this target depends on it).

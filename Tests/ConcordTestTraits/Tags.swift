@@ -1,6 +1,6 @@
 import Testing
 
-/// The tags of Concord's tests: the one definition every test target uses.
+/// The tags of Concord's tests: the one definition every test target uses (time limits: TimeLimits.swift).
 ///
 /// Every suite carries the tag of the part it exercises (one of the first five) and any of the
 /// others that apply. They are their own small target, with no dependency, so the pure
@@ -17,7 +17,7 @@ extension Tag {
     @Tag public static var core: Self
     /// The `Concord` library on real SQLite databases: capture, registers, merge, apply.
     @Tag public static var replica: Self
-    /// The `concord` executable (or the `sqlite3` shell) run as a child process.
+    /// The `concord` command-line tool: its argument parsing, and black-box runs of the executable.
     @Tag public static var cli: Self
     /// The `ConcordTesting` library: choice sequences, generators, shrinking, properties, merge laws, mutators.
     @Tag public static var concordTesting: Self
