@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Black-box tests of the `concord` tool, with the real `sqlite3` shell as the only writer.
-@Suite("concord command line")
+@Suite("concord command line", .tags(.cli), .timeLimit(.hangGuard))
 struct CLITests {
     /// Two replicas `a.db` and `b.db` of one reminders table, synced, both holding r1.
     private func twoReplicas() throws -> TemporaryDirectory {

@@ -7,7 +7,7 @@ import Testing
 /// Found by the crash harness's app model (``AppWriter`` keeps its data clear of both cases, so
 /// the harness measures crash safety rather than these): a cascade must delete the children the
 /// delete reached when the app made it, stamped when the app made it.
-@Suite("The fold's cascade of an app's delete")
+@Suite("The fold's cascade of an app's delete", .tags(.cli), .timeLimit(.hangGuard))
 struct CascadeFoldTests {
     /// A replica `c.db` holding item `p` with note `n1`, written at `time` (by default the shell's clock), and folded.
     private func replica(writtenAt time: Int64? = nil) throws -> TemporaryDirectory {

@@ -23,7 +23,7 @@ import Testing
 /// CONCORD_WRITERS (at least 4), CONCORD_WRITER_TRANSACTIONS and CONCORD_WRITER_TIMEOUT_MS size
 /// a longer local run, CONCORD_CONCURRENCY_SEED picks the scripts; every failure names the seed
 /// and journal mode.
-@Suite("App writers and concord commands on one file", .tags(.concurrency, .slow))
+@Suite("App writers and concord commands on one file", .tags(.cli, .concurrency, .slow))
 struct ConcurrentWriterTests {
     static let seed = HarnessSettings.seed("CONCORD_CONCURRENCY_SEED", default: 20_260_202)
     static let writers = max(4, HarnessSettings.integer("CONCORD_WRITERS", default: 4))

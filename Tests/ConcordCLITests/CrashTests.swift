@@ -29,7 +29,7 @@ import Testing
 /// them per kind), CONCORD_CRASH_SEED the seed, CONCORD_CRASH_LANES how many trials run at once
 /// (default 3), CONCORD_HARNESS_KEEP a folder that receives the files of a failed trial. Every
 /// failure names the seed, kind, template and trial.
-@Suite("kill -9 of concord at random moments", .tags(.crash, .slow))
+@Suite("kill -9 of concord at random moments", .tags(.cli, .crash, .slow))
 struct CrashTests {
     static let seed = HarnessSettings.seed("CONCORD_CRASH_SEED", default: 20_260_101)
     static let trials = HarnessSettings.integer("CONCORD_CRASH_TRIALS", default: 102)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The merge policies through the command line, with the `sqlite3` shell as the writer.
-@Suite("Merge policies on the command line")
+@Suite("Merge policies on the command line", .tags(.cli), .timeLimit(.hangGuard))
 struct MergePolicyCLITests {
     private func replicas(_ schema: String, _ enable: [String]) throws -> TemporaryDirectory {
         let directory = TemporaryDirectory()

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Foreign keys through the command line: a child imported before its parent waits, visibly.
-@Suite("Parked rows on the command line")
+@Suite("Parked rows on the command line", .tags(.cli), .timeLimit(.hangGuard))
 struct ParkedRowsCLITests {
     @Test func statusListsAParkedChildAndImportingTheParentShowsIt() throws {
         let directory = TemporaryDirectory()

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The simulation commands: `concord simulate` (with options or scenario files) and `concord replay`.
-@Suite("concord simulate")
+@Suite("concord simulate", .tags(.cli, .simulation), .timeLimit(.hangGuard))
 struct SimulateCLITests {
     @Test func aSmallSweepConvergesAndReportsJSON() throws {
         let run = try concordOK("simulate", "--seeds", "1..3", "--steps", "60", "--json", in: TemporaryDirectory())
@@ -24,7 +24,7 @@ struct SimulateCLITests {
     }
 }
 
-@Suite("concord replay")
+@Suite("concord replay", .tags(.cli, .simulation), .timeLimit(.hangGuard))
 struct ReplayCLITests {
     static let regression = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Simulations/regressions/local-delete-kept-counter-value.json").path
@@ -53,7 +53,7 @@ struct ReplayCLITests {
     }
 }
 
-@Suite("concord simulate with scenario files")
+@Suite("concord simulate with scenario files", .tags(.cli, .simulation), .timeLimit(.hangGuard))
 struct ScenarioCLITests {
     @Test func aScenarioFileRunsItsSeedsAndOptionsOverrideIt() throws {
         let directory = TemporaryDirectory()

@@ -1,3 +1,4 @@
+import ConcordTestTraits
 import Foundation
 import Testing
 
@@ -401,7 +402,7 @@ private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
 
 // MARK: - Tests
 
-@Suite("Changeset codec")
+@Suite("Changeset codec", .tags(.core), .timeLimit(.hangGuard))
 struct ChangesetCodecTests {
     @Test func crc32MatchesZlib() {
         #expect(CRC32.checksum([UInt8]()) == 0)
@@ -600,7 +601,7 @@ struct ChangesetCodecTests {
     /// the field holding the flipped byte: the decoder cannot notice a flip before it reads it. It may
     /// notice later — a flipped length or count misreads what follows, found where that runs into
     /// trouble, or at the end — so the offset is a lower bound, not the flip's own position.
-    @Test func everySingleBitFlipIsRefused() throws {
+    @Test(.tags(.fuzz)) func everySingleBitFlipIsRefused() throws {
         var kinds: [String: Int] = [:]
         // Every bit of the small ones; every 7th bit (so each bit position in turn) of the large one.
         for (name, changes, step) in [("tiny", tiny, 1), ("counters", counters, 1), ("everyKind", everyKind, 7)] {
@@ -1348,7 +1349,7 @@ struct ChangesetCodecTests {
         }
     }
 
-    @Test func randomDamageIsRefusedOrHarmless() throws {
+    @Test(.tags(.fuzz)) func randomDamageIsRefusedOrHarmless() throws {
         for seed in seeds(300, salt: 2) {
             var rng = SeededGenerator(seed: seed)
             let changes = randomChangeset(&rng)

@@ -7,7 +7,7 @@ import Testing
 /// The oracle computes the expected state from the ledger of writes alone:
 /// it must agree with replicas that merged those writes, and disagree when a
 /// write is missing from what it is told.
-@Suite("Reference model")
+@Suite("Reference model", .tags(.simulation), .timeLimit(.hangGuard))
 struct ReferenceModelTests {
     final class Device {
         let replica: Replica

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 @testable import ConcordSimulator
 
-@Suite("Multi-device simulation")
+@Suite("Multi-device simulation", .tags(.simulation, .slow), .timeLimit(.hangGuard))
 struct SimulationTests {
     /// Sweeps of seeds over both topologies: every invariant at every step, then convergence, the oracle and no loss.
     @Test(arguments: Scenario.Topology.allCases)
