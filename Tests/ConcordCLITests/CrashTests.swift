@@ -36,8 +36,8 @@ struct CrashTests {
     /// Trials running at once over all kinds: each mostly waits for its processes, but more than
     /// this on two cores only makes every process slower.
     static let slots = DispatchSemaphore(value: HarnessSettings.integer("CONCORD_CRASH_LANES", default: 3))
-    /// A hang guard that grows with a longer local run.
-    static let minutes = max(4, trials / 40)
+    /// A hang guard that grows with a longer local run (never under the shared one: see `hangGuard`).
+    static let minutes = max(TimeLimitTrait.Duration.hangGuardMinutes, trials / 40)
 
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case fold, `import`, sync

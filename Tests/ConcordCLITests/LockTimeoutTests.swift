@@ -8,7 +8,7 @@ import Testing
 @Suite("A lock held past the busy timeout", .tags(.cli, .concurrency, .slow))
 struct LockTimeoutTests {
     @Test("commands fail with 'database is locked' after the timeout and leave every file byte-identical",
-          .timeLimit(.minutes(1)), arguments: ["wal", "delete"])
+          .timeLimit(.hangGuard), arguments: ["wal", "delete"])
     func commandsFailClearlyAndChangeNothing(journal: String) async throws {
         try await offThePool { try run(journal: journal) }
     }

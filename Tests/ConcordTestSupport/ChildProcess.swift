@@ -165,11 +165,13 @@ public enum HarnessSettings {
 /// its own instead of Swift concurrency's shared pool, which has only as many threads as cores.
 ///
 /// A test that blocks a pool thread for many seconds holds up every other test, and the time
-/// limit of a test waiting for a free thread may run out before its body starts. The body stays
-/// in the test's task, so `#expect` and `Issue.record` are attributed to the test as usual.
+/// limit of a test waiting for a free thread may run out before its body starts. (It still
+/// resumes on the pool when the body ends, so its limit should be no shorter than `hangGuard`.)
+/// The body stays in the test's task, so `#expect` and `Issue.record` are attributed to the test
+/// as usual.
 ///
 /// ```swift
-/// @Test(.timeLimit(.minutes(1))) func slow() async throws {
+/// @Test(.timeLimit(.hangGuard)) func slow() async throws {
 ///     try await offThePool { try runManyProcesses() }
 /// }
 /// ```
