@@ -29,11 +29,14 @@ let package = Package(
         // The command-line tool: options, dispatch and output over the libraries.
         .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting", "ConcordBenchmark"],
                           path: "Sources/concord"),
+        // The tags and time limits every test target uses, alone so the pure ConcordCoreTests can have them without SQLite.
+        .target(name: "ConcordTestTraits", path: "Tests/ConcordTestTraits"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
-        .target(name: "ConcordTestSupport", dependencies: ["Concord"], path: "Tests/ConcordTestSupport"),
-        // Fixtures (earlier layouts, fuzz reproducers) are read from the source tree by path.
+        // Re-exports ConcordTestTraits.
+        .target(name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTraits"], path: "Tests/ConcordTestSupport"),
+        // Fixtures (earlier layouts, fuzz reproducers, snapshots) are read from the source tree by path.
         // The semantics alone: builds and runs without SQLite.
-        .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting"]),
+        .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting", "ConcordTestTraits"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordSimulator", "ConcordTestSupport"],
                     exclude: ["Fixtures"]),
         // Black-box tests of the `concord` executable (built because this target depends on it).

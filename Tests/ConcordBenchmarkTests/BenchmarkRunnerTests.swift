@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConcordBenchmark
 
-@Suite("Benchmark runner")
+@Suite("Benchmark runner", .tags(.benchmark), .timeLimit(.hangGuard))
 struct BenchmarkRunnerTests {
     @Test func aSmallRunReportsEveryPhaseInOrder() throws {
         var steps: [String] = []

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConcordCLI
 
-@Suite("Argument parsing")
+@Suite("Argument parsing", .tags(.cli))
 struct ArgumentParserTests {
     static let export = CommandSpec(
         name: "export",
@@ -302,7 +302,7 @@ extension CommandSpec {
 
 // MARK: - Dispatcher
 
-@Suite("Command dispatch")
+@Suite("Command dispatch", .tags(.cli))
 struct CommandDispatchTests {
     struct Broken: Error, CustomStringConvertible {
         var description: String { "the database is locked" }

@@ -7,13 +7,19 @@ import Testing
 /// Found by the crash harness's app model (``AppWriter`` keeps its data clear of both cases, so
 /// the harness measures crash safety rather than these): a cascade must delete the children the
 /// delete reached when the app made it, stamped when the app made it.
-@Suite("The fold's cascade of an app's delete")
+@Suite("The fold's cascade of an app's delete", .tags(.cli), .timeLimit(.hangGuard))
 struct CascadeFoldTests {
-    private func replica() throws -> TemporaryDirectory {
+    /// A replica `c.db` holding item `p` with note `n1`, written at `time` (by default the shell's clock), and folded.
+    private func replica(writtenAt time: Int64? = nil) throws -> TemporaryDirectory {
         let directory = TemporaryDirectory()
         try sqlite3Shell(directory.path("c.db"), AppSchema.createSQL)
         try concordOK(["enable", "c.db"] + AppSchema.enableArguments, in: directory)
-        try sqlite3Shell(directory.path("c.db"), "INSERT INTO items (id, n) VALUES ('p', 1); INSERT INTO notes VALUES ('n1', 'p', 'old');")
+        let insert = "INSERT INTO items (id, n) VALUES ('p', 1); INSERT INTO notes VALUES ('n1', 'p', 'old');"
+        if let time {
+            try sqlite3Shell(directory.path("c.db"), insert, writtenAt: time)
+        } else {
+            try sqlite3Shell(directory.path("c.db"), insert)
+        }
         try concordOK("status", "c.db", in: directory)
         return directory
     }
@@ -39,15 +45,17 @@ struct CascadeFoldTests {
     /// Those deletes belong to the app's delete of `p`: stamped in write order, before a write
     /// the app made afterwards, not when Concord next looked — or the same log folded twice
     /// (a re-run after a crash, a copy of the file) gives different stamps.
+    ///
+    /// Every write is given a time two minutes before the fold that stamps it (the shell's
+    /// clock plays no part), so the fold's own time is always later than all of them.
     @Test("a cascaded delete is stamped in write order, not when the fold runs")
     func cascadedDeleteIsStampedWhenTheAppDeleted() throws {
-        let directory = try replica()
-        try sqlite3Shell(directory.path("c.db"), "INSERT INTO items (id, n) VALUES ('q', 1);")
+        let start = unixMillisecondsNow() - 120_000
+        let directory = try replica(writtenAt: start)
+        try sqlite3Shell(directory.path("c.db"), "INSERT INTO items (id, n) VALUES ('q', 1);", writtenAt: start + 1000)
         try concordOK("status", "c.db", in: directory)
-        try sqlite3Shell(directory.path("c.db"), "DELETE FROM items WHERE id = 'p';")
-        Thread.sleep(forTimeInterval: 0.05)
-        try sqlite3Shell(directory.path("c.db"), "UPDATE items SET n = 2 WHERE id = 'q';")
-        Thread.sleep(forTimeInterval: 0.05)
+        try sqlite3Shell(directory.path("c.db"), "DELETE FROM items WHERE id = 'p';", writtenAt: start + 2000)
+        try sqlite3Shell(directory.path("c.db"), "UPDATE items SET n = 2 WHERE id = 'q';", writtenAt: start + 3000)
         let json = try concordOK("export", "c.db", "--format", "json", in: directory).output
         let rows = try #require((try JSONSerialization.jsonObject(with: json) as? [String: Any])?["rows"] as? [[String: Any]])
         func row(_ table: String, _ key: String) -> [String: Any]? {
@@ -60,5 +68,6 @@ struct CascadeFoldTests {
         let stamps = "p deleted at \(parentDelete >> 16) ms, its note's cascaded delete stamped at \(childDelete >> 16) ms, "
             + "q updated afterwards at \(laterUpdate >> 16) ms"
         #expect(parentDelete < childDelete && childDelete < laterUpdate, "\(stamps)")
+        #expect(childDelete >> 16 == parentDelete >> 16, "the cascade carries the time of the delete it belongs to: \(stamps)")
     }
 }

@@ -23,12 +23,13 @@ import Testing
 /// CONCORD_WRITERS (at least 4), CONCORD_WRITER_TRANSACTIONS and CONCORD_WRITER_TIMEOUT_MS size
 /// a longer local run, CONCORD_CONCURRENCY_SEED picks the scripts; every failure names the seed
 /// and journal mode.
-@Suite("App writers and concord commands on one file", .tags(.concurrency, .slow))
+@Suite("App writers and concord commands on one file", .tags(.cli, .concurrency, .slow))
 struct ConcurrentWriterTests {
     static let seed = HarnessSettings.seed("CONCORD_CONCURRENCY_SEED", default: 20_260_202)
     static let writers = max(4, HarnessSettings.integer("CONCORD_WRITERS", default: 4))
     static let transactions = HarnessSettings.integer("CONCORD_WRITER_TRANSACTIONS", default: 80)
-    static let minutes = max(2, writers * transactions / 400)
+    /// A hang guard that grows with a longer local run (never under the shared one: see `hangGuard`).
+    static let minutes = max(TimeLimitTrait.Duration.hangGuardMinutes, writers * transactions / 400)
     /// How long a writer waits for the lock, in milliseconds (`.timeout`), like Concord's 5 s by default.
     ///
     /// In rollback-journal mode SQLite's locks are not fair: with eight writers and a reader

@@ -4,7 +4,7 @@ import Testing
 
 /// A replica copied by any of the ways people copy SQLite files goes on as a device of its own:
 /// written on both sides and synced in every order with a third replica, every write reaches everyone.
-@Suite("Copied and restored replicas")
+@Suite("Copied and restored replicas", .tags(.cli), .timeLimit(.hangGuard))
 struct CopiedReplicaTests {
     /// The ways a file gets copied, each as the shell would do it.
     enum Copy: String, CaseIterable, Sendable {

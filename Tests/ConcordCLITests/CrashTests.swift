@@ -29,15 +29,15 @@ import Testing
 /// them per kind), CONCORD_CRASH_SEED the seed, CONCORD_CRASH_LANES how many trials run at once
 /// (default 3), CONCORD_HARNESS_KEEP a folder that receives the files of a failed trial. Every
 /// failure names the seed, kind, template and trial.
-@Suite("kill -9 of concord at random moments", .tags(.crash, .slow))
+@Suite("kill -9 of concord at random moments", .tags(.cli, .crash, .slow))
 struct CrashTests {
     static let seed = HarnessSettings.seed("CONCORD_CRASH_SEED", default: 20_260_101)
     static let trials = HarnessSettings.integer("CONCORD_CRASH_TRIALS", default: 102)
     /// Trials running at once over all kinds: each mostly waits for its processes, but more than
     /// this on two cores only makes every process slower.
     static let slots = DispatchSemaphore(value: HarnessSettings.integer("CONCORD_CRASH_LANES", default: 3))
-    /// A hang guard that grows with a longer local run.
-    static let minutes = max(4, trials / 40)
+    /// A hang guard that grows with a longer local run (never under the shared one: see `hangGuard`).
+    static let minutes = max(TimeLimitTrait.Duration.hangGuardMinutes, trials / 40)
 
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case fold, `import`, sync

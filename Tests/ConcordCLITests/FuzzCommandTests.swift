@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `concord fuzz`: counts as JSON, and a supervisor that catches a worker that traps or hangs.
-@Suite("concord fuzz")
+@Suite("concord fuzz", .tags(.cli, .fuzz, .slow), .timeLimit(.hangGuard))
 struct FuzzCommandTests {
     private func json(_ run: ToolRun) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: run.output) as? [String: Any], "\(run.text)")

@@ -5,10 +5,10 @@ import Testing
 /// Another process holds the database longer than Concord's busy timeout (5 s): every `concord`
 /// command on it waits that long, then fails with a clear busy error and writes nothing: not to
 /// the database files, and not to the file an export was asked to write.
-@Suite("A lock held past the busy timeout", .tags(.concurrency, .slow))
+@Suite("A lock held past the busy timeout", .tags(.cli, .concurrency, .slow))
 struct LockTimeoutTests {
     @Test("commands fail with 'database is locked' after the timeout and leave every file byte-identical",
-          .timeLimit(.minutes(1)), arguments: ["wal", "delete"])
+          .timeLimit(.hangGuard), arguments: ["wal", "delete"])
     func commandsFailClearlyAndChangeNothing(journal: String) async throws {
         try await offThePool { try run(journal: journal) }
     }

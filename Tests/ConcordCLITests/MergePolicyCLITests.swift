@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The merge policies through the command line, with the `sqlite3` shell as the writer.
-@Suite("Merge policies on the command line")
+@Suite("Merge policies on the command line", .tags(.cli), .timeLimit(.hangGuard))
 struct MergePolicyCLITests {
     private func replicas(_ schema: String, _ enable: [String]) throws -> TemporaryDirectory {
         let directory = TemporaryDirectory()
@@ -44,9 +44,10 @@ struct MergePolicyCLITests {
                                      ["--table", "counters"])
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO counters VALUES ('c', 0);")
         try concordOK("sync", "a.db", "b.db", in: directory)
-        try sqlite3Shell(directory.path("a.db"), String(repeating: "UPDATE counters SET count = count + 1;\n", count: 3))
-        Thread.sleep(forTimeInterval: 0.01)
-        try sqlite3Shell(directory.path("b.db"), "UPDATE counters SET count = count + 2;")
+        let now = unixMillisecondsNow()
+        try sqlite3Shell(directory.path("a.db"), String(repeating: "UPDATE counters SET count = count + 1;\n", count: 3),
+                         writtenAt: now + 1000)
+        try sqlite3Shell(directory.path("b.db"), "UPDATE counters SET count = count + 2;", writtenAt: now + 2000)
         try concordOK("sync", "a.db", "b.db", in: directory)
         for name in ["a.db", "b.db"] {
             #expect(try read(directory, name, "SELECT count FROM counters;") == "2\n", "the later write wins on \(name)")
@@ -58,9 +59,9 @@ struct MergePolicyCLITests {
                                      ["--table", "settings:row"])
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO settings VALUES ('s', 'light', 12);")
         try concordOK("sync", "a.db", "b.db", in: directory)
-        try sqlite3Shell(directory.path("a.db"), "UPDATE settings SET theme = 'dark';")
-        Thread.sleep(forTimeInterval: 0.01)
-        try sqlite3Shell(directory.path("b.db"), "UPDATE settings SET size = 14;")
+        let now = unixMillisecondsNow()
+        try sqlite3Shell(directory.path("a.db"), "UPDATE settings SET theme = 'dark';", writtenAt: now + 1000)
+        try sqlite3Shell(directory.path("b.db"), "UPDATE settings SET size = 14;", writtenAt: now + 2000)
         try concordOK("sync", "a.db", "b.db", in: directory)
         for name in ["a.db", "b.db"] {
             #expect(try read(directory, name, "SELECT theme, size FROM settings;") == "light|14\n", "\(name)")

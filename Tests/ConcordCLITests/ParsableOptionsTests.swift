@@ -1,5 +1,6 @@
 import Concord
 import ConcordSimulator
+import ConcordTestSupport
 import Testing
 
 @testable import ConcordCLI
@@ -30,7 +31,7 @@ struct SampleOptions: ParsableOptions {
     }
 }
 
-@Suite("Typed options")
+@Suite("Typed options", .tags(.cli))
 struct ParsableOptionsTests {
     static let sample = CommandSpec(name: "sample", abstract: "A sample.", arguments: SampleOptions.arguments)
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The probe's reproductions, run as it ran them: the `sqlite3` shell is the app, `concord` the tool.
 /// Each failed on the build the probe tried (set `CONCORD_EXECUTABLE` to run them against another build).
-@Suite("Silent-loss regressions on the command line")
+@Suite("Silent-loss regressions on the command line", .tags(.cli), .timeLimit(.hangGuard))
 struct ProbeRegressionCLITests {
     /// `a.db` and `b.db` holding `schema`, with `tables` enabled on both.
     private func replicas(_ schema: String, tables: [String], names: [String] = ["a.db", "b.db"]) throws -> TemporaryDirectory {

@@ -1,3 +1,4 @@
+import ConcordTestTraits
 import Foundation
 import Testing
 
@@ -178,7 +179,12 @@ private func decodeStreaming(_ bytes: [UInt8], chunks: [Int] = [1]) throws -> Ch
 /// Assembles binary changesets by hand, to produce exactly one defect at a time.
 private struct Raw {
     var bytes: [UInt8] = []
+    /// Where ``header(version:since:upTo:tables:merges:)`` put each field, by the decoder's name for it
+    /// (`since`, `tables[1].name`, `tables[0].columns[0]`, `tables[0].merges[0]`, `tables[0].policy`, ...).
+    var offsets: [String: Int] = [:]
 
+    /// Notes that the field `name` starts here.
+    mutating func mark(_ name: String) { offsets[name] = bytes.count }
     mutating func u8(_ v: UInt8) { bytes.append(v) }
     mutating func varint(_ v: UInt64) { ChangesetFormat.appendVarint(v, to: &bytes) }
     mutating func zigzag(_ v: Int64) { varint(ChangesetFormat.zigzag(v)) }
@@ -199,17 +205,23 @@ private struct Raw {
         r.u8(UInt8(version & 0xFF))
         r.u8(UInt8(version >> 8))
         r.raw(sourceNode.bytes)
+        r.mark("since")
         r.zigzag(since)
         r.zigzag(upTo)
         r.varint(UInt64(tables.count))
         for (t, (name, key, columns, policy)) in tables.enumerated() {
+            r.mark("tables[\(t)].name")
             r.string(name)
+            r.mark("tables[\(t)].key")
             r.string(key)
             r.varint(UInt64(columns.count))
             for (c, column) in columns.enumerated() {
+                r.mark("tables[\(t)].columns[\(c)]")
                 r.string(column)
+                r.mark("tables[\(t)].merges[\(c)]")
                 r.string(merges?[t][c] ?? "lww")
             }
+            r.mark("tables[\(t)].policy")
             r.u8(policy)
         }
         return r
@@ -239,14 +251,62 @@ private struct Raw {
     }
 }
 
-private func malformedReason(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> (Int, ChangesetError.Reason)? {
-    guard let error = changesetError({ try Changeset(decoding: bytes) }, sourceLocation: sourceLocation) else { return nil }
-    guard case .malformed(let offset, _, let reason) = error else {
-        Issue.record("expected .malformed, got \(error)", sourceLocation: sourceLocation)
-        return nil
+/// Expects decoding `bytes` to be refused as malformed for `reason` at byte `offset`, which the message names.
+private func expectMalformed(_ bytes: [UInt8], at offset: Int, _ reason: ChangesetError.Reason,
+                             sourceLocation: SourceLocation = #_sourceLocation) {
+    guard let error = changesetError({ try Changeset(decoding: bytes) }, sourceLocation: sourceLocation) else { return }
+    guard case .malformed(let found, _, let foundReason) = error else {
+        Issue.record("expected .malformed(\(reason)) at byte \(offset), got \(error)", sourceLocation: sourceLocation)
+        return
     }
-    #expect(error.description.contains("byte \(offset)"), sourceLocation: sourceLocation)
-    return (offset, reason)
+    #expect(foundReason == reason, "at byte \(found)", sourceLocation: sourceLocation)
+    #expect(found == offset, "\(foundReason)", sourceLocation: sourceLocation)
+    #expect(error.description.contains("byte \(found)"), sourceLocation: sourceLocation)
+}
+
+/// Expects the JSON `text` to be refused as malformed for `reason` at byte `offset`, which the message names.
+private func expectRefused(_ text: String, at offset: Int, _ reason: ChangesetError.Reason,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+    guard let error = changesetError({ try Changeset(json: Array(text.utf8)) }, sourceLocation: sourceLocation) else { return }
+    guard case .malformed(let found, _, let foundReason) = error else {
+        Issue.record("expected .malformed(\(reason)) at byte \(offset), got \(error)", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(foundReason == reason, "at byte \(found)", sourceLocation: sourceLocation)
+    #expect(found == offset, "\(foundReason)", sourceLocation: sourceLocation)
+    #expect(error.description.contains("byte \(found)"), sourceLocation: sourceLocation)
+}
+
+/// Expects the JSON `text` to be refused for `reason` where `marker` starts, the first time it follows `prefix`.
+private func expectRefused(_ text: String, at marker: String, after prefix: String = "", _ reason: ChangesetError.Reason,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+    let bytes = Array(text.utf8)
+    guard let range = bytes.firstRange(of: Array((prefix + marker).utf8)) else {
+        Issue.record("the JSON text lacks \((prefix + marker).debugDescription)", sourceLocation: sourceLocation)
+        return
+    }
+    expectRefused(text, at: range.lowerBound + prefix.utf8.count, reason, sourceLocation: sourceLocation)
+}
+
+/// For each byte of `bytes`, a valid binary changeset, the offset where the field holding it starts.
+///
+/// Cut short before byte `n`, the decoder says which field it was reading when the bytes ran out:
+/// the field that holds byte `n`. A field's bytes are the run of positions that name it. (So fields
+/// of one name next to each other read as one, which only makes the bound this gives looser.)
+private func fieldStarts(_ bytes: [UInt8]) -> [Int] {
+    var starts: [Int] = []
+    var previous: String?
+    for n in bytes.indices {
+        var field: String = switch changesetError({ try Changeset(decoding: Array(bytes.prefix(n))) }) {
+        case .truncated(_, let field)?: field
+        case let other: "unexpected \(String(describing: other))"
+        }
+        // The decoder checks the version range as one field, "since and upTo", at since's offset.
+        if field == "upTo" { field = "since" }
+        starts.append(field == previous ? starts[n - 1] : n)
+        previous = field
+    }
+    return starts
 }
 
 // MARK: - Random changesets
@@ -342,7 +402,7 @@ private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
 
 // MARK: - Tests
 
-@Suite("Changeset codec")
+@Suite("Changeset codec", .tags(.core), .timeLimit(.hangGuard))
 struct ChangesetCodecTests {
     @Test func crc32MatchesZlib() {
         #expect(CRC32.checksum([UInt8]()) == 0)
@@ -506,6 +566,11 @@ struct ChangesetCodecTests {
 
     @Test func missingFileSaysWhichPath() {
         let error = changesetError { try FileByteSource(path: "/nonexistent/changes.cncd") }
+        guard case .io("open", "/nonexistent/changes.cncd", let reason)? = error else {
+            Issue.record("expected .io opening the path, got \(String(describing: error))")
+            return
+        }
+        #expect(!reason.isEmpty)
         #expect(error?.description.contains("'/nonexistent/changes.cncd'") == true)
     }
 
@@ -532,17 +597,70 @@ struct ChangesetCodecTests {
         }
     }
 
-    @Test func everySingleBitFlipIsRefused() throws {
+    /// Each flip is refused with the kind of error its place calls for, at an offset no earlier than
+    /// the field holding the flipped byte: the decoder cannot notice a flip before it reads it. It may
+    /// notice later — a flipped length or count misreads what follows, found where that runs into
+    /// trouble, or at the end — so the offset is a lower bound, not the flip's own position.
+    @Test(.tags(.fuzz)) func everySingleBitFlipIsRefused() throws {
+        var kinds: [String: Int] = [:]
         // Every bit of the small ones; every 7th bit (so each bit position in turn) of the large one.
-        for (changes, step) in [(tiny, 1), (counters, 1), (everyKind, 7)] {
+        for (name, changes, step) in [("tiny", tiny, 1), ("counters", counters, 1), ("everyKind", everyKind, 7)] {
             let bytes = try changes.encoded()
+            let checksumOffset = bytes.count - 4
+            let storedChecksum = bytes[checksumOffset...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let fieldStart = fieldStarts(bytes)
             for bit in stride(from: 0, to: bytes.count * 8, by: step) {
                 var damaged = bytes
-                damaged[bit / 8] ^= 1 << UInt8(bit % 8)
-                _ = changesetError { try Changeset(decoding: damaged) }
-                _ = changesetError { try decodeStreaming(damaged, chunks: [3]) }
+                let flipped = bit / 8
+                damaged[flipped] ^= 1 << UInt8(bit % 8)
+                for streaming in [false, true] {
+                    let context = "\(name), bit \(bit % 8) of byte \(flipped)\(streaming ? ", streaming" : "")"
+                    let refusal = changesetError {
+                        streaming ? try decodeStreaming(damaged, chunks: [3]) : try Changeset(decoding: damaged)
+                    }
+                    guard let error = refusal else { continue }
+                    switch error {
+                    case .notAChangeset(let prefix):
+                        kinds["notAChangeset", default: 0] += 1
+                        #expect(flipped < 4 && prefix == Array(damaged.prefix(prefix.count)), "\(context): \(error)")
+                    case .unsupportedVersion(let found, _):
+                        kinds["unsupportedVersion", default: 0] += 1
+                        #expect((4...5).contains(flipped) && found == UInt64(damaged[4]) | UInt64(damaged[5]) << 8,
+                                "\(context): \(error)")
+                    case .truncated(let offset, _):
+                        // A flipped length or count claimed more bytes than there are: they run out at the end.
+                        kinds["truncated", default: 0] += 1
+                        #expect(offset == bytes.count && flipped < checksumOffset, "\(context): \(error)")
+                    case .checksumMismatch(let stored, let computed, let offset) where offset == checksumOffset:
+                        // Bytes that still parse are caught by the checksum, at its offset.
+                        kinds["checksumMismatch", default: 0] += 1
+                        if flipped >= checksumOffset {
+                            #expect(stored != storedChecksum && computed == storedChecksum, "\(context): \(error)")
+                        } else {
+                            #expect(stored == storedChecksum && computed != storedChecksum, "\(context): \(error)")
+                        }
+                    case .checksumMismatch(_, _, let offset):
+                        // A flip that ended the rows early (a record tag, a length): the checksum is read where
+                        // the decoder took the end to be, after the flip.
+                        kinds["checksumMismatch early", default: 0] += 1
+                        #expect(offset > flipped && offset < checksumOffset, "\(context): \(error)")
+                    case .malformed(let offset, _, _):
+                        kinds["malformed", default: 0] += 1
+                        #expect(offset >= fieldStart[flipped],
+                                "\(context): the field holding the flip starts at \(fieldStart[flipped]); \(error)")
+                    case .trailingBytes(let offset):
+                        kinds["trailingBytes", default: 0] += 1
+                        #expect(offset >= fieldStart[flipped], "\(context): \(error)")
+                    case .unencodable, .io:
+                        Issue.record("\(context): a decoding error was expected, got \(error)")
+                    }
+                }
             }
         }
+        // Every way a flip is caught comes up (trailing bytes would need a flip that parses to an earlier,
+        // matching checksum: none here).
+        #expect(Set(kinds.keys) == ["notAChangeset", "unsupportedVersion", "truncated", "checksumMismatch",
+                                    "checksumMismatch early", "malformed"], "\(kinds)")
     }
 
     @Test func checksumMismatchNamesBothValues() throws {
@@ -558,7 +676,8 @@ struct ChangesetCodecTests {
         var text = try tiny.encoded()
         let position = text.firstIndex(of: UInt8(ascii: "B"))!
         text[position] = UInt8(ascii: "C")
-        #expect({ if case .checksumMismatch? = changesetError({ try Changeset(decoding: text) }) { true } else { false } }())
+        #expect(changesetError { try Changeset(decoding: text) }
+            == .checksumMismatch(stored: 0xB0A1_662F, computed: CRC32.checksum(text.dropLast(4)), offset: text.count - 4))
     }
 
     @Test func badMagicUnknownVersionAndTrailingBytesAreRefused() throws {
@@ -584,53 +703,60 @@ struct ChangesetCodecTests {
     }
 
     @Test func malformedHeadersAreRefusedWithReasonAndOffset() throws {
-        // since > upTo
-        #expect(malformedReason(Raw.header(since: 6, upTo: 5).sealed(rows: 0))?.1 == .invalidVersionRange(since: 6, upTo: 5))
-        #expect(malformedReason(Raw.header(since: -1, upTo: 5).sealed(rows: 0))?.1 == .invalidVersionRange(since: -1, upTo: 5))
+        /// Expects `header` to be refused for `reason` at the start of its field `field`.
+        func expectRefused(_ header: Raw, at field: String, _ reason: ChangesetError.Reason,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+            expectMalformed(header.sealed(rows: 0), at: header.offsets[field]!, reason, sourceLocation: sourceLocation)
+        }
+        // since > upTo, or negative: the pair is checked at since.
+        expectRefused(Raw.header(since: 6, upTo: 5), at: "since", .invalidVersionRange(since: 6, upTo: 5))
+        expectRefused(Raw.header(since: -1, upTo: 5), at: "since", .invalidVersionRange(since: -1, upTo: 5))
         // Names: empty, NUL, duplicates (ASCII case-insensitive), key repeated as a column.
-        #expect(malformedReason(Raw.header(tables: [("", "id", [], 0)]).sealed(rows: 0))?.1 == .emptyIdentifier)
-        #expect(malformedReason(Raw.header(tables: [("t", "i\u{0}d", [], 0)]).sealed(rows: 0))?.1 == .identifierContainsNUL)
-        #expect(malformedReason(Raw.header(tables: [("t", "id", [""], 0)]).sealed(rows: 0))?.1 == .emptyIdentifier)
-        #expect(malformedReason(Raw.header(tables: [("t", "id", [], 0), ("T", "id", [], 0)]).sealed(rows: 0))?.1
-            == .duplicateTable("T"))
-        #expect(malformedReason(Raw.header(tables: [("t", "id", ["a", "A"], 0)]).sealed(rows: 0))?.1 == .duplicateColumn("A"))
-        #expect(malformedReason(Raw.header(tables: [("t", "id", ["ID"], 0)]).sealed(rows: 0))?.1 == .duplicateColumn("ID"))
-        #expect(malformedReason(Raw.header(tables: [("t", "id", [], 2)]).sealed(rows: 0))?.1 == .unknownPolicy("byte 2"))
+        expectRefused(Raw.header(tables: [("", "id", [], 0)]), at: "tables[0].name", .emptyIdentifier)
+        expectRefused(Raw.header(tables: [("t", "i\u{0}d", [], 0)]), at: "tables[0].key", .identifierContainsNUL)
+        expectRefused(Raw.header(tables: [("t", "id", [""], 0)]), at: "tables[0].columns[0]", .emptyIdentifier)
+        expectRefused(Raw.header(tables: [("t", "id", [], 0), ("T", "id", [], 0)]), at: "tables[1].name", .duplicateTable("T"))
+        expectRefused(Raw.header(tables: [("t", "id", ["a", "A"], 0)]), at: "tables[0].columns[1]", .duplicateColumn("A"))
+        expectRefused(Raw.header(tables: [("t", "id", ["ID"], 0)]), at: "tables[0].columns[0]", .duplicateColumn("ID"))
+        expectRefused(Raw.header(tables: [("t", "id", [], 2)]), at: "tables[0].policy", .unknownPolicy("byte 2"))
         // Invalid UTF-8 in a name, at the name's offset.
         var utf8 = Raw.header(tables: [])
         utf8.bytes.removeLast()
         utf8.varint(1)
         let nameOffset = utf8.bytes.count
         utf8.raw([2, 0xC3, 0x28, 2, 0x69, 0x64, 0, 0])
-        let invalid = malformedReason(utf8.sealed(rows: 0))
-        #expect(invalid?.0 == nameOffset)
-        #expect(invalid?.1 == .invalidUTF8)
-        // Too many columns for SQLite.
+        expectMalformed(utf8.sealed(rows: 0), at: nameOffset, .invalidUTF8)
+        // Too many columns for SQLite, at the column count.
         var wide = Raw.header(tables: [])
         wide.bytes.removeLast()
-        wide.varint(1); wide.string("t"); wide.string("id"); wide.varint(40_000)
-        #expect(malformedReason(wide.sealed(rows: 0))?.1 == .countTooLarge(declared: 40_000, limit: 32_767))
+        wide.varint(1); wide.string("t"); wide.string("id")
+        let countOffset = wide.bytes.count
+        wide.varint(40_000)
+        expectMalformed(wide.sealed(rows: 0), at: countOffset, .countTooLarge(declared: 40_000, limit: 32_767))
     }
 
     @Test func malformedVarintsAndLengthsAreRefused() throws {
+        // Each defect is in the first row, after its record tag: in the table index, or the key's length.
+        let rowStart = Raw.header().bytes.count
         var long = Raw.header()
         long.u8(1)
         long.raw(Array(repeating: 0x80, count: 10) + [0])
-        #expect(malformedReason(long.sealed(rows: 0))?.1 == .varintTooLong)
+        expectMalformed(long.sealed(rows: 0), at: rowStart + 1, .varintTooLong)
 
         var overflow = Raw.header()
         overflow.u8(1)
         overflow.raw(Array(repeating: 0xFF, count: 9) + [0x02])
-        #expect(malformedReason(overflow.sealed(rows: 0))?.1 == .varintTooLong)
+        expectMalformed(overflow.sealed(rows: 0), at: rowStart + 1, .varintTooLong)
 
         var padded = Raw.header()
         padded.u8(1)
         padded.raw([0x80, 0x00])
-        #expect(malformedReason(padded.sealed(rows: 0))?.1 == .nonMinimalVarint)
+        expectMalformed(padded.sealed(rows: 0), at: rowStart + 1, .nonMinimalVarint)
 
+        // Record tag, table index, value tag (blob), then the length.
         var huge = Raw.header()
         huge.u8(1); huge.varint(0); huge.u8(4); huge.varint(2_000_000_000)
-        #expect(malformedReason(huge.sealed(rows: 0))?.1 == .lengthTooLarge(declared: 2_000_000_000, limit: 1_000_000_000))
+        expectMalformed(huge.sealed(rows: 0), at: rowStart + 3, .lengthTooLarge(declared: 2_000_000_000, limit: 1_000_000_000))
 
         // A length SQLite allows but the data does not hold: refused before allocating, as a truncation.
         var long2 = Raw.header()
@@ -649,29 +775,30 @@ struct ChangesetCodecTests {
         }
         let rowStart = Raw.header().bytes.count
 
-        #expect(malformedReason(row { $0.u8(9) })! == (rowStart, .unknownRecordTag(9)))
-        #expect(malformedReason(row { $0.u8(1); $0.varint(1) })! == (rowStart + 1, .tableIndexOutOfRange(index: 1, tableCount: 1)))
-        #expect(malformedReason(row { $0.u8(1); $0.varint(0); $0.u8(7) })! == (rowStart + 2, .unknownValueTag(7)))
-        #expect(malformedReason(row { $0.u8(1); $0.varint(0); $0.u8(0) })! == (rowStart + 2, .nullKey))
-        #expect(malformedReason(row { $0.u8(1); $0.varint(0); $0.u8(2); $0.u64(Double.nan.bitPattern) })!
-            == (rowStart + 2, .notANumber))
+        expectMalformed(row { $0.u8(9) }, at: rowStart, .unknownRecordTag(9))
+        expectMalformed(row { $0.u8(1); $0.varint(1) }, at: rowStart + 1, .tableIndexOutOfRange(index: 1, tableCount: 1))
+        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(7) }, at: rowStart + 2, .unknownValueTag(7))
+        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(0) }, at: rowStart + 2, .nullKey)
+        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(2); $0.u64(Double.nan.bitPattern) }, at: rowStart + 2, .notANumber)
         // Text is bytes, as in SQLite: a key that is not UTF-8 is a key like any other (the row is cut short after it).
-        #expect(malformedReason(row { $0.u8(1); $0.varint(0); $0.u8(3); $0.raw([1, 0xFF]) })! .1 != .invalidUTF8)
-        #expect(malformedReason(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(2) })!
-            == (rowStart + 4, .columnCountMismatch(expected: 1, found: 2)))
-        #expect(malformedReason(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(3); $0.varint(0) })!
-            == (rowStart + 6, .liveWithoutStamp(causalLength: 3)))
+        // The row then reads the end tag (2) as its column count.
+        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(3); $0.raw([1, 0xFF]) }, at: rowStart + 5,
+                        .columnCountMismatch(expected: 1, found: 2))
+        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(2) },
+                        at: rowStart + 4, .columnCountMismatch(expected: 1, found: 2))
+        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(3); $0.varint(0) },
+                        at: rowStart + 6, .liveWithoutStamp(causalLength: 3))
         // Node references: 1 is the source, 2 would introduce a new node, 3 is out of range.
-        #expect(malformedReason(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(1); $0.varint(3) })!
-            == (rowStart + 6, .nodeIndexOutOfRange(index: 3, nodeCount: 1)))
-        #expect(malformedReason(row {
+        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(1); $0.varint(3) },
+                        at: rowStart + 6, .nodeIndexOutOfRange(index: 3, nodeCount: 1))
+        expectMalformed(row {
             $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(1); $0.varint(2); $0.raw(sourceNode.bytes)
-        })! == (rowStart + 7, .duplicateNode(sourceNode)))
+        }, at: rowStart + 7, .duplicateNode(sourceNode))
         // The end record must count the rows.
         var miscounted = Raw.header()
         miscounted.row()
         let countOffset = miscounted.bytes.count + 1
-        #expect(malformedReason(miscounted.sealed(rows: 2))! == (countOffset, .rowCountMismatch(stored: 2, counted: 1)))
+        expectMalformed(miscounted.sealed(rows: 2), at: countOffset, .rowCountMismatch(stored: 2, counted: 1))
         // A length-0 row without a stamp is fine, as is a new node introduced once.
         var fine = Raw.header()
         fine.u8(1); fine.varint(0); fine.u8(1); fine.zigzag(1); fine.varint(1); fine.varint(0); fine.varint(0)
@@ -688,129 +815,135 @@ struct ChangesetCodecTests {
         let decoder = try ChangesetDecoder(bytes: bytes)
         #expect(try decoder.next() == tiny.rows[0])
         let first = changesetError { try decoder.next() }
+        #expect(first == .checksumMismatch(stored: 0xB1A1_662F, computed: 0xB0A1_662F, offset: bytes.count - 4))
         #expect(changesetError { try decoder.next() } == first)
     }
 
     @Test func encoderRefusesWhatDecodersWouldRefuse() throws {
-        func refusal(_ changes: Changeset) -> ChangesetError.Reason? {
-            guard case .unencodable(_, let reason)? = changesetError({ try changes.encoded() }) else { return nil }
-            return reason
-        }
+        // The encoder has no offsets: it names the field, as the decoder would.
+        func refusal(_ changes: Changeset) -> ChangesetError? { changesetError { try changes.encoded() } }
         var c = tiny
         c.since = 4
-        #expect(refusal(c) == .invalidVersionRange(since: 4, upTo: 3))
+        #expect(refusal(c) == .unencodable(field: "the header's since and upTo", reason: .invalidVersionRange(since: 4, upTo: 3)))
         c = tiny
         c.rows[0].table = "Reminders"
-        #expect(refusal(c) == .unknownTable("Reminders"))
+        #expect(refusal(c) == .unencodable(field: "rows[0].table", reason: .unknownTable("Reminders")))
         c = tiny
         c.rows[0].key = .null
-        #expect(refusal(c) == .nullKey)
+        #expect(refusal(c) == .unencodable(field: "rows[0].key (table 'reminders')", reason: .nullKey))
         c = tiny
         c.rows[0].registers.columns[0]!.value = .real(.nan)
-        #expect(refusal(c) == .notANumber)
+        #expect(refusal(c) == .unencodable(field: "rows[0].columns[0].value (table 'reminders', column 'title')", reason: .notANumber))
         c = tiny
         c.rows[0].registers.columns.append(nil)
-        #expect(refusal(c) == .columnCountMismatch(expected: 2, found: 3))
+        #expect(refusal(c) == .unencodable(field: "rows[0].columns (table 'reminders')",
+                                           reason: .columnCountMismatch(expected: 2, found: 3)))
         c = tiny
         c.rows[0].registers.liveness.stamp = nil
-        #expect(refusal(c) == .liveWithoutStamp(causalLength: 1))
+        #expect(refusal(c) == .unencodable(field: "rows[0].liveness (table 'reminders')", reason: .liveWithoutStamp(causalLength: 1)))
         c = tiny
         c.tables.append(TableSchema(name: "REMINDERS", key: "id", columns: [], policy: .row))
-        #expect(refusal(c) == .duplicateTable("REMINDERS"))
+        #expect(refusal(c) == .unencodable(field: "tables[1].name", reason: .duplicateTable("REMINDERS")))
         c = tiny
         c.tables[0].columns = ["title", "Title"]
-        #expect(refusal(c) == .duplicateColumn("Title"))
+        #expect(refusal(c) == .unencodable(field: "tables[0].columns[1]", reason: .duplicateColumn("Title")))
         c = tiny
         c.tables[0].key = ""
-        #expect(refusal(c) == .emptyIdentifier)
+        #expect(refusal(c) == .unencodable(field: "tables[0].key", reason: .emptyIdentifier))
         c = tiny
         c.tables[0].merges = [.lww]
-        #expect(refusal(c) == .mergeCountMismatch(columns: 2, merges: 1))
+        #expect(refusal(c) == .unencodable(field: "tables[0].merges", reason: .mergeCountMismatch(columns: 2, merges: 1)))
         c = tiny
         c.tables[0].merges[1] = .custom("")
-        #expect(refusal(c) == .emptyIdentifier)
+        #expect(refusal(c) == .unencodable(field: "tables[0].merges[1]", reason: .emptyIdentifier))
         c = tiny
         c.tables[0].merges[1] = .custom("sum\u{0}")
-        #expect(refusal(c) == .identifierContainsNUL)
+        #expect(refusal(c) == .unencodable(field: "tables[0].merges[1]", reason: .identifierContainsNUL))
         c = tiny
         c.tables[0].merges[1] = .custom("max")
-        #expect(refusal(c) == .customMergeShadowsBuiltIn("max"))
-        #expect(changesetError { try c.encoded() }?.description.contains("tables[0].merges[1]") == true)
+        #expect(refusal(c) == .unencodable(field: "tables[0].merges[1]", reason: .customMergeShadowsBuiltIn("max")))
+        #expect(refusal(c)?.description.contains("tables[0].merges[1]") == true)
 
+        /// Expects `body` to be refused as a call to `call` out of order, saying `why`.
+        func expectOutOfOrder(_ call: String, _ why: String, sourceLocation: SourceLocation = #_sourceLocation,
+                              _ body: () throws -> Void) {
+            let error = changesetError(body, sourceLocation: sourceLocation)
+            guard case .unencodable(call, .encoderState(let detail))? = error, detail.contains(why) else {
+                Issue.record("expected \(call) to be refused as \(why.debugDescription), got \(String(describing: error))",
+                             sourceLocation: sourceLocation)
+                return
+            }
+        }
         // A refused row writes nothing; the encoder carries on.
         let sink = MemoryByteSink()
         let encoder = ChangesetEncoder(sink: sink)
-        #expect(changesetError { try encoder.write(tiny.rows[0]) }.map { if case .unencodable = $0 { true } else { false } } == true)
+        expectOutOfOrder("write(_:)", "called before begin(header:)") { try encoder.write(tiny.rows[0]) }
         try encoder.begin(header: tiny.header)
-        #expect(changesetError { try encoder.begin(header: tiny.header) } != nil)
+        expectOutOfOrder("begin(header:)", "may be called only once") { try encoder.begin(header: tiny.header) }
         var bad = tiny.rows[0]
         bad.key = .null
-        #expect(changesetError { try encoder.write(bad) } != nil)
+        #expect(changesetError { try encoder.write(bad) } == .unencodable(field: "rows[0].key (table 'reminders')", reason: .nullKey))
         try encoder.write(tiny.rows[0])
         try encoder.finish()
         #expect(sink.bytes == (try tiny.encoded()))
-        #expect(changesetError { try encoder.write(tiny.rows[0]) }?.description.contains("after finish()") == true)
-        #expect(changesetError { try encoder.finish() } != nil)
+        expectOutOfOrder("write(_:)", "called after finish()") { try encoder.write(tiny.rows[0]) }
+        expectOutOfOrder("finish()", "called after finish()") { try encoder.finish() }
     }
 
     @Test func jsonIsValidatedStrictly() throws {
         let good = String(decoding: tiny.jsonData(), as: UTF8.self)
-        func reason(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> ChangesetError.Reason? {
-            guard let error = changesetError({ try Changeset(json: Array(text.utf8)) }, sourceLocation: sourceLocation) else { return nil }
-            guard case .malformed(let offset, _, let reason) = error else {
-                Issue.record("expected .malformed, got \(error)", sourceLocation: sourceLocation)
-                return nil
-            }
-            #expect(error.description.contains("byte \(offset)"), sourceLocation: sourceLocation)
-            return reason
-        }
         func edit(_ old: String, _ new: String) -> String {
             #expect(good.contains(old), "fixture lacks \(old)")
             return good.replacingOccurrences(of: old, with: new)
         }
 
-        #expect(reason(edit(#""upTo": 3"#, #""upTo": 3, "extra": 1"#)) == .unexpectedKey("extra"))
-        #expect(reason(edit(#""upTo": 3"#, #""upTo": 3, "since": 0"#)) == .duplicateKey("since"))
-        #expect(reason(edit(#""since": 0,"#, "")) == .missingKey("since"))
-        #expect(reason(edit(#""since": 0"#, #""since": "0""#)) == .wrongType(expected: "an integer", found: "a string"))
-        #expect(reason(edit(#""since": 0"#, #""since": 0.0"#)) == .numberOutOfRange("0.0"))
-        #expect(reason(edit(#""upTo": 3"#, #""upTo": 9223372036854775808"#)) == .numberOutOfRange("9223372036854775808"))
-        #expect(reason(edit(#""since": 0"#, #""since": 4"#)) == .invalidVersionRange(since: 4, upTo: 3))
-        #expect(reason(edit(#""policy": "column""#, #""policy": "Column""#)) == .unknownPolicy("\"Column\""))
-        #expect(reason(edit(#""done""#, #""Title""#)) == .duplicateColumn("Title"))
-        #expect(reason(edit(#""name": "reminders""#, #""name": """#)) == .emptyIdentifier)
-        #expect(reason(edit(#""table": "reminders""#, #""table": "lists""#)) == .unknownTable("lists"))
-        #expect(reason(edit(#""integer": 1"#, #""integer": 1, "text": "x""#))
-            == .wrongType(expected: "null or an object with one key: integer, real, text, textHex or blob", found: "an object with 2 keys"))
-        #expect(reason(edit(#""integer": 1"#, #""float": 1"#)) == .unexpectedKey("float"))
-        #expect(reason(edit(#""integer": 1"#, #""real": "NaN""#)) == .notANumber)
-        #expect(reason(edit(#""integer": 1"#, #""real": 1e999"#)) == .numberOutOfRange("1e999"))
-        #expect(reason(edit(#""integer": 1"#, #""blob": "abc""#)) == .invalidHex)
-        #expect(reason(edit(#""integer": 1"#, #""blob": "zz""#)) == .invalidHex)
-        #expect(reason(edit(#""key": {"#, #""key": null, "was": {"#)) == .unexpectedKey("was"))
-        #expect(reason(edit(#""source": "000102030405060708090a0b0c0d0e0f""#, #""source": "0001""#)) == .invalidNodeID("0001"))
-        #expect(reason(edit(#""causalLength": 1"#, #""causalLength": -1"#)) == .numberOutOfRange("-1"))
-        #expect(reason(edit("        null\n", "        null,\n        null\n")) == .columnCountMismatch(expected: 2, found: 3))
-        #expect(reason(edit(#""Buy milk""#, #""Buy \ud83d milk""#)) == .invalidJSON("a high surrogate escape must be followed by a low one"))
-        #expect(reason(edit(#""Buy milk""#, "\"Buy\tmilk\"")) == .invalidJSON("a control character must be escaped inside a string"))
-        #expect(reason(edit(#""since": 0"#, #""since": 01"#)) == .invalidJSON("a number cannot start with 0"))
-        #expect(reason(edit(#""since": 0,"#, #""since": 0,,"#)) == .invalidJSON("expected a string key"))
-        #expect(reason(String(repeating: "[", count: 100)) == .nestingTooDeep(limit: 32))
-
-        // The offset points at the offending key.
-        let extra = edit(#""upTo": 3"#, #""upTo": 3, "extra": 1"#)
-        let error = changesetError { try Changeset(json: Array(extra.utf8)) }
-        let keyOffset = Array(extra.utf8).firstRange(of: Array(#""extra""#.utf8))!.lowerBound
-        #expect(error.map { if case .malformed(let offset, _, _) = $0 { offset == keyOffset } else { false } } == true)
+        // The offset is the offending key, value or character: each case names it (after a prefix
+        // where it is not the first of its kind).
+        expectRefused(edit(#""upTo": 3"#, #""upTo": 3, "extra": 1"#), at: #""extra""#, .unexpectedKey("extra"))
+        expectRefused(edit(#""upTo": 3"#, #""upTo": 3, "since": 0"#), at: #""since""#, after: "3, ", .duplicateKey("since"))
+        expectRefused(edit(#""since": 0,"#, ""), at: 0, .missingKey("since"))  // the object that lacks it
+        expectRefused(edit(#""since": 0"#, #""since": "0""#), at: #""0""#, after: #""since": "#,
+                      .wrongType(expected: "an integer", found: "a string"))
+        expectRefused(edit(#""since": 0"#, #""since": 0.0"#), at: "0.0", .numberOutOfRange("0.0"))
+        expectRefused(edit(#""upTo": 3"#, #""upTo": 9223372036854775808"#), at: "9223372036854775808",
+                      .numberOutOfRange("9223372036854775808"))
+        expectRefused(edit(#""since": 0"#, #""since": 4"#), at: "4", after: #""since": "#,
+                      .invalidVersionRange(since: 4, upTo: 3))  // the pair, at since
+        expectRefused(edit(#""policy": "column""#, #""policy": "Column""#), at: #""Column""#, .unknownPolicy("\"Column\""))
+        expectRefused(edit(#""done""#, #""Title""#), at: #""Title""#, .duplicateColumn("Title"))
+        expectRefused(edit(#""name": "reminders""#, #""name": """#), at: #""""#, after: #""name": "#, .emptyIdentifier)
+        expectRefused(edit(#""table": "reminders""#, #""table": "lists""#), at: #""lists""#, .unknownTable("lists"))
+        expectRefused(edit(#""integer": 1"#, #""integer": 1, "text": "x""#), at: "{", after: #""key": "#,
+                      .wrongType(expected: "null or an object with one key: integer, real, text, textHex or blob",
+                                 found: "an object with 2 keys"))
+        expectRefused(edit(#""integer": 1"#, #""float": 1"#), at: #""float""#, .unexpectedKey("float"))
+        expectRefused(edit(#""integer": 1"#, #""real": "NaN""#), at: #""NaN""#, .notANumber)
+        expectRefused(edit(#""integer": 1"#, #""real": 1e999"#), at: "1e999", .numberOutOfRange("1e999"))
+        expectRefused(edit(#""integer": 1"#, #""blob": "abc""#), at: #""abc""#, .invalidHex)
+        expectRefused(edit(#""integer": 1"#, #""blob": "zz""#), at: #""zz""#, .invalidHex)
+        expectRefused(edit(#""key": {"#, #""key": null, "was": {"#), at: #""was""#, .unexpectedKey("was"))
+        expectRefused(edit(#""source": "000102030405060708090a0b0c0d0e0f""#, #""source": "0001""#), at: #""0001""#,
+                      .invalidNodeID("0001"))
+        expectRefused(edit(#""causalLength": 1"#, #""causalLength": -1"#), at: "-1", .numberOutOfRange("-1"))
+        expectRefused(edit("        null\n", "        null,\n        null\n"), at: "[", after: #""columns": "#,
+                      .columnCountMismatch(expected: 2, found: 3))  // the row's list of columns
+        expectRefused(edit(#""Buy milk""#, #""Buy \ud83d milk""#), at: #"\ud83d"#,
+                      .invalidJSON("a high surrogate escape must be followed by a low one"))
+        expectRefused(edit(#""Buy milk""#, "\"Buy\tmilk\""), at: "\t",
+                      .invalidJSON("a control character must be escaped inside a string"))
+        expectRefused(edit(#""since": 0"#, #""since": 01"#), at: "01", after: #""since": "#,
+                      .invalidJSON("a number cannot start with 0"))
+        expectRefused(edit(#""since": 0,"#, #""since": 0,,"#), at: ",", after: #""since": 0,"#, .invalidJSON("expected a string key"))
+        expectRefused(String(repeating: "[", count: 100), at: 32, .nestingTooDeep(limit: 32))  // the 33rd bracket
 
         // Escapes decode; invalid UTF-8, truncation, trailing text, other versions are refused.
         let escaped = try Changeset(json: Array(edit(#""Buy milk""#, #""\u00e9\ud83c\udf0d\/\n""#).utf8))
         #expect(escaped.rows[0].registers.columns[0]?.value == .text("é🌍/\n"))
         var invalidUTF8 = Array(good.utf8)
-        invalidUTF8[invalidUTF8.firstRange(of: Array("Buy".utf8))!.lowerBound] = 0xFF
-        #expect(changesetError { try Changeset(json: invalidUTF8) }.map {
-            if case .malformed(_, _, .invalidUTF8) = $0 { true } else { false }
-        } == true)
+        let buy = invalidUTF8.firstRange(of: Array("Buy".utf8))!.lowerBound
+        invalidUTF8[buy] = 0xFF
+        #expect(changesetError { try Changeset(json: invalidUTF8) }  // at the string that holds it
+            == .malformed(offset: buy - 1, field: "the JSON text", reason: .invalidUTF8))
         let cut = Array(good.utf8.prefix(100))
         #expect(changesetError { try Changeset(json: cut) } == .truncated(offset: 100, field: "the JSON text"))
         #expect(changesetError { try Changeset(json: Array((good + "x").utf8)) } == .trailingBytes(offset: good.utf8.count))
@@ -1025,15 +1158,15 @@ struct ChangesetCodecTests {
     @Test func malformedMergeNamesAreRefusedWithOffsets() throws {
         // The merge string is the last thing before the policy byte.
         let empty = Raw.header(merges: [[""]])
-        #expect(malformedReason(empty.sealed(rows: 0))! == (empty.bytes.count - 2, .emptyIdentifier))
+        expectMalformed(empty.sealed(rows: 0), at: empty.bytes.count - 2, .emptyIdentifier)
         let nul = Raw.header(merges: [["su\u{0}m"]])
-        #expect(malformedReason(nul.sealed(rows: 0))! == (nul.bytes.count - 6, .identifierContainsNUL))
+        expectMalformed(nul.sealed(rows: 0), at: nul.bytes.count - 6, .identifierContainsNUL)
         var utf8 = Raw.header(tables: [("t", "id", [], 0)])
         utf8.bytes.removeLast(2)  // column count 0, policy
         utf8.varint(1); utf8.string("a")
         let mergeOffset = utf8.bytes.count
         utf8.raw([2, 0xC3, 0x28, 0])
-        #expect(malformedReason(utf8.sealed(rows: 0))! == (mergeOffset, .invalidUTF8))
+        expectMalformed(utf8.sealed(rows: 0), at: mergeOffset, .invalidUTF8)
         let error = changesetError { try Changeset(decoding: empty.sealed(rows: 0)) }
         #expect(error?.description.contains("tables[0].merges[0] (table 't', column 'a')") == true)
     }
@@ -1060,8 +1193,8 @@ struct ChangesetCodecTests {
             $0.varint(1); $0.zigzag(5); $0.varint(2); $0.raw(otherNode.bytes); $0.u64(7)
             $0.varint(1); $0.zigzag(-2); $0.stamp(1, 8)
         }
-        #expect(malformedReason(unsorted.bytes)!
-            == (unsorted.listStart + entry + newNodeStampSize + entry, .contributionsOutOfOrder(previous: otherNode, found: sourceNode)))
+        expectMalformed(unsorted.bytes, at: unsorted.listStart + entry + newNodeStampSize + entry,
+                        .contributionsOutOfOrder(previous: otherNode, found: sourceNode))
         let message = changesetError { try Changeset(decoding: unsorted.bytes) }?.description ?? ""
         #expect(message.contains("rows[0].columns[0].contributions[1].stamp (table 't', column 'n')"))
         #expect(message.contains("strictly increasing node-id order"))
@@ -1071,14 +1204,13 @@ struct ChangesetCodecTests {
             $0.varint(1); $0.zigzag(5); $0.stamp(1, 7)
             $0.varint(3); $0.zigzag(1); $0.stamp(1, 8)
         }
-        #expect(malformedReason(duplicate.bytes)! == (duplicate.listStart + entry + stampSize + entry, .duplicateContribution(sourceNode)))
+        expectMalformed(duplicate.bytes, at: duplicate.listStart + entry + stampSize + entry, .duplicateContribution(sourceNode))
 
         // A contribution without a stamp, and a count beyond the limit.
         let unstamped = row(1) { $0.varint(1); $0.zigzag(5); $0.varint(0) }
-        #expect(malformedReason(unstamped.bytes)! == (unstamped.listStart + entry, .contributionWithoutStamp))
+        expectMalformed(unstamped.bytes, at: unstamped.listStart + entry, .contributionWithoutStamp)
         let tooMany = row(3_000_000_000) { _ in }
-        #expect(malformedReason(tooMany.bytes)!
-            == (tooMany.listStart - 5, .countTooLarge(declared: 3_000_000_000, limit: 2_147_483_647)))
+        expectMalformed(tooMany.bytes, at: tooMany.listStart - 5, .countTooLarge(declared: 3_000_000_000, limit: 2_147_483_647))
 
         // The same entries sorted decode, the new node introduced inside a contribution.
         let sorted = row(2) {
@@ -1106,7 +1238,9 @@ struct ChangesetCodecTests {
         let sink = MemoryByteSink()
         let encoder = ChangesetEncoder(sink: sink)
         try encoder.begin(header: counters.header)
-        #expect(changesetError { try encoder.write(swapped.rows[0]) } != nil)
+        #expect(changesetError { try encoder.write(swapped.rows[0]) } == .unencodable(
+            field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
+            reason: .contributionsOutOfOrder(previous: thirdNode, found: sourceNode)))
         for row in counters.rows { try encoder.write(row) }
         try encoder.finish()
         #expect(sink.bytes == hexBytes(countersHex))
@@ -1150,11 +1284,13 @@ struct ChangesetCodecTests {
         }
         // ... and a counter column's register must have the key, even when empty.
         let good = String(decoding: counters.jsonData(), as: UTF8.self)
-        let missing = good.replacingOccurrences(of: "\"contributions\": [],\n", with: "")
-        #expect(missing != good)
-        #expect(changesetError { try Changeset(json: Array(missing.utf8)) }.map {
-            if case .malformed(_, "rows[1].columns[0]", .missingKey("contributions")) = $0 { true } else { false }
-        } == true)
+        let missing = Array(good.replacingOccurrences(of: "\"contributions\": [],\n", with: "").utf8)
+        #expect(missing != Array(good.utf8))
+        // At the register that lacks it: the first object in the second row's columns.
+        let secondRow = missing.ranges(of: Array(#""columns": ["#.utf8))[1].upperBound
+        let register = try #require(missing[secondRow...].firstIndex(of: UInt8(ascii: "{")))
+        #expect(changesetError { try Changeset(json: missing) }
+            == .malformed(offset: register, field: "rows[1].columns[0]", reason: .missingKey("contributions")))
 
         // Binary: an lww register has no place for contributions, so bytes that try to add one
         // are read as the next record (tag 1 = a row, whose table index is then out of range).
@@ -1165,23 +1301,23 @@ struct ChangesetCodecTests {
         r.varint(1)
         let misread = r.bytes.count
         r.varint(1); r.zigzag(1); r.stamp(1, 7)
-        #expect(malformedReason(r.sealed(rows: 1))! == (misread, .tableIndexOutOfRange(index: 1, tableCount: 1)))
+        expectMalformed(r.sealed(rows: 1), at: misread, .tableIndexOutOfRange(index: 1, tableCount: 1))
     }
 
     @Test func jsonMergesAreValidatedStrictly() throws {
         let good = String(decoding: tiny.jsonData(), as: UTF8.self)
-        func error(_ old: String, _ new: String) -> ChangesetError? {
+        /// `good` with every `old` replaced by `new` (both of the table's merges, for "lww").
+        func edit(_ old: String, _ new: String) -> String {
             #expect(good.contains(old), "fixture lacks \(old)")
-            return changesetError { try Changeset(json: Array(good.replacingOccurrences(of: old, with: new).utf8)) }
+            return good.replacingOccurrences(of: old, with: new)
         }
-        func reason(_ old: String, _ new: String) -> ChangesetError.Reason? {
-            if case .malformed(_, _, let reason)? = error(old, new) { reason } else { nil }
-        }
-        #expect(reason(#""merges": ["#, #""merges": ["max", "#) == .mergeCountMismatch(columns: 2, merges: 3))
-        #expect(reason(#""merges": ["#, #""was": ["#) == .unexpectedKey("was"))
-        #expect(reason(#""lww""#, #""""#) == .emptyIdentifier)
-        #expect(reason(#""lww""#, #""a\u0000""#) == .identifierContainsNUL)
-        #expect(reason(#""lww""#, "7") == .wrongType(expected: "a string", found: "a number"))
+        let firstMerge = "\"merges\": [\n        "
+        expectRefused(edit(#""merges": ["#, #""merges": ["max", "#), at: "[", after: #""merges": "#,
+                      .mergeCountMismatch(columns: 2, merges: 3))  // the list
+        expectRefused(edit(#""merges": ["#, #""was": ["#), at: #""was""#, .unexpectedKey("was"))
+        expectRefused(edit(#""lww""#, #""""#), at: #""""#, after: firstMerge, .emptyIdentifier)
+        expectRefused(edit(#""lww""#, #""a\u0000""#), at: #""a\u0000""#, after: firstMerge, .identifierContainsNUL)
+        expectRefused(edit(#""lww""#, "7"), at: "7", after: firstMerge, .wrongType(expected: "a string", found: "a number"))
         // Names compare exactly, so "lww " is a custom merge, not an error.
         let spaced = good.replacingOccurrences(of: #""lww""#, with: #""lww ""#)
         #expect(try Changeset(json: Array(spaced.utf8)).tables[0].merges == [.custom("lww "), .custom("lww ")])
@@ -1213,7 +1349,7 @@ struct ChangesetCodecTests {
         }
     }
 
-    @Test func randomDamageIsRefusedOrHarmless() throws {
+    @Test(.tags(.fuzz)) func randomDamageIsRefusedOrHarmless() throws {
         for seed in seeds(300, salt: 2) {
             var rng = SeededGenerator(seed: seed)
             let changes = randomChangeset(&rng)
@@ -1234,13 +1370,24 @@ struct ChangesetCodecTests {
                 }
             }
             // Never a crash; any other error type, or accepting a changeset that would not re-encode, is a bug.
+            // A refusal is a decoding error whose offset lies in the data: truncation at its end, a
+            // checksum before its last four bytes, anything else before its end.
             for data in [bytes, json] {
+                let context = "seed \(seed) (replay with CONCORD_SEED=\(seed))"
                 do {
                     let decoded = try Changeset.decode(anyFormat: data)
-                    #expect(throws: Never.self, "seed \(seed) (replay with CONCORD_SEED=\(seed))") { try decoded.encoded() }
-                } catch is ChangesetError {
+                    #expect(throws: Never.self, "\(context)") { try decoded.encoded() }
+                } catch let error as ChangesetError {
+                    switch error {
+                    case .notAChangeset, .unsupportedVersion: break
+                    case .truncated(let offset, _): #expect(offset == data.count, "\(context): \(error)")
+                    case .checksumMismatch(_, _, let offset): #expect(offset >= 0 && offset <= data.count - 4, "\(context): \(error)")
+                    case .malformed(let offset, _, _), .trailingBytes(let offset):
+                        #expect(offset >= 0 && offset < data.count, "\(context): \(error)")
+                    case .unencodable, .io: Issue.record("\(context): a decoding error was expected, got \(error)")
+                    }
                 } catch {
-                    Issue.record("seed \(seed) (replay with CONCORD_SEED=\(seed)): unexpected error \(error)")
+                    Issue.record("\(context): unexpected error \(error)")
                 }
             }
         }

@@ -1,7 +1,8 @@
+import ConcordTestTraits
 import Testing
 @testable import ConcordCore
 
-@Suite("Hybrid logical clock")
+@Suite("Hybrid logical clock", .tags(.core))
 struct HybridLogicalClockTests {
     @Test func packedEncodingOrdersLikeMillisecondsThenCounter() {
         var rng = SeededGenerator(seed: 11)

@@ -1,9 +1,10 @@
 @testable import ConcordCore
+import ConcordTestTraits
 import ConcordTesting
 import Testing
 
 /// Every built-in merge is a join: commutative, associative, idempotent.
-@Suite("Merge laws of the built-in merges")
+@Suite("Merge laws of the built-in merges", .tags(.core))
 struct MergeLawTests {
     @Test(arguments: [ColumnMerge.lww, .max, .min])
     func scalarMergesAreJoins(merge: ColumnMerge) {

@@ -1,11 +1,12 @@
 import ConcordCore
+import ConcordTestTraits
 import ConcordTesting
 import Testing
 
 /// The core's merge, fold arithmetic and visibility against the independent reference model, with no
 /// SQLite: three devices write and sync at random, and once they have exchanged everything each must
 /// hold exactly the registers the model derives from the ledger of writes, and show what it says.
-@Suite("Core and reference model agree")
+@Suite("Core and reference model agree", .tags(.core, .property), .timeLimit(.hangGuard))
 struct ModelAgreementTests {
     static let lists = TableSchema(name: "lists", key: "id", columns: ["name", "rank"], policy: .column, merges: [.lww, .max])
     static let items = TableSchema(name: "items", key: "id", columns: ["list", "title", "low", "tags", "count"],
@@ -67,7 +68,7 @@ struct ModelAgreementTests {
 
     /// 10,000 histories in all (20 batches of 500, run in parallel); a failure prints its seed and shrinks.
     @Test(arguments: 0..<20 as Range<UInt64>)
-    func tenThousandHistoriesAgree(batch: UInt64) throws {
+    func propertyTenThousandHistoriesAgree(batch: UInt64) throws {
         try Property.check(seed: 0xA6_0000 + batch, iterations: 500) { source in
             let (devices, ledger, foreignKeys) = try Self.history(&source)
             let model = ReferenceModel(tables: [Self.lists, Self.items, Self.notes], foreignKeys: foreignKeys, ledger: ledger)

@@ -1,3 +1,4 @@
+import ConcordTestTraits
 import ConcordTesting
 import Foundation
 import Testing
@@ -5,6 +6,7 @@ import Testing
 @testable import ConcordCore
 
 /// Changeset text is accepted exactly when it is valid UTF-8; node ids order and compare as their bytes.
+@Suite(.tags(.core))
 struct TextAndNodeIDTests {
     private func validUTF8(_ bytes: [UInt8]) -> String? {
         bytes.withUnsafeBufferPointer { String(validUTF8: $0) }

@@ -5,7 +5,8 @@ import ConcordTesting
 import Testing
 
 /// The fuzzer in-process: hostile inputs refused cleanly or merged consistently, the same counts from the same seed.
-@Suite struct ChangesetFuzzerTests {
+@Suite(.tags(.simulation, .fuzz), .timeLimit(.hangGuard))
+struct ChangesetFuzzerTests {
     @Test func aFewHundredHostileInputsAreRefusedCleanlyOrMergedConsistently() throws {
         let directory = TemporaryDirectory()
         let fuzzer = try ChangesetFuzzer(seed: 1, directory: directory.path("fuzz"))

@@ -1,4 +1,5 @@
 import ConcordSimulator
+import ConcordTestSupport
 import Foundation
 import Testing
 
@@ -37,10 +38,10 @@ let notesScenarioFile = #"""
 }
 """#
 
-@Suite("Documentation: Simulating Your App")
+@Suite("Documentation: Simulating Your App", .tags(.simulation), .timeLimit(.hangGuard))
 struct SimulatingYourAppExamples {
     @Test func theScenarioFileRunsFromSwift() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryDirectory()
         let scenarioPath = folder.url.appendingPathComponent("notes.json").path
         try Data(notesScenarioFile.utf8).write(to: URL(fileURLWithPath: scenarioPath))
 

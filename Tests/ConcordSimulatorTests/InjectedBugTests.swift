@@ -1,11 +1,12 @@
 @_spi(Testing) import Concord
 @_spi(Testing) import ConcordSimulator
+import ConcordTestSupport
 import Testing
 
 /// The checker is only worth its passes if it fails on real mistakes: each
 /// known sync bug, injected through the engine's test seam, must be caught
 /// within a bounded number of seeds and shrink to a handful of steps.
-@Suite("Injected bugs are caught and shrunk")
+@Suite("Injected bugs are caught and shrunk", .tags(.simulation, .slow), .timeLimit(.hangGuard))
 struct InjectedBugTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let bug: InjectedBugs

@@ -1,8 +1,9 @@
 import Concord
+import ConcordTestSupport
 import Testing
 @testable import ConcordSimulator
 
-@Suite("Record server")
+@Suite("Record server", .tags(.simulation))
 struct RecordServerTests {
     static let node = NodeID(bytes: Array(repeating: 1, count: 16))!
     static let schema = TableSchema(name: "notes", key: "id", columns: ["body"], policy: .column)

@@ -1,4 +1,5 @@
 import Concord
+import ConcordTestSupport
 import Foundation
 import Testing
 @testable import ConcordSimulator
@@ -6,7 +7,7 @@ import Testing
 /// The oracle computes the expected state from the ledger of writes alone:
 /// it must agree with replicas that merged those writes, and disagree when a
 /// write is missing from what it is told.
-@Suite("Reference model")
+@Suite("Reference model", .tags(.simulation), .timeLimit(.hangGuard))
 struct ReferenceModelTests {
     final class Device {
         let replica: Replica
@@ -14,7 +15,7 @@ struct ReferenceModelTests {
         var newest: Stamp?
         var version: Int64 = 0
 
-        init(_ folder: TemporaryFolder, _ index: Int, clock: ManualClock) throws {
+        init(_ folder: TemporaryDirectory, _ index: Int, clock: ManualClock) throws {
             node = NodeID(bytes: Array(repeating: UInt8(index + 1), count: 16))!
             let id = node
             replica = try Replica(path: folder.url.appendingPathComponent("d\(index).sqlite").path,
@@ -34,8 +35,8 @@ struct ReferenceModelTests {
     }
 
     /// Three devices write, conflict, delete, revive and sync; every write goes into the ledger.
-    static func history() throws -> (devices: [Device], ledger: WriteLedger, folder: TemporaryFolder) {
-        let folder = TemporaryFolder()
+    static func history() throws -> (devices: [Device], ledger: WriteLedger, folder: TemporaryDirectory) {
+        let folder = TemporaryDirectory()
         let clock = ManualClock(unixMilliseconds: Simulation.start)
         let devices = try (0..<3).map { try Device(folder, $0, clock: clock) }
         var ledger = WriteLedger()

@@ -1,10 +1,11 @@
+import ConcordTestSupport
 import Foundation
 import Testing
 @testable import ConcordSimulator
 
 /// The scenario files in `Simulations/` run in CI over a bounded seed range,
 /// and every reproducer in `Simulations/regressions/` must pass.
-@Suite("Scenario files and regressions")
+@Suite("Scenario files and regressions", .tags(.simulation, .slow), .timeLimit(.hangGuard))
 struct ScenarioFileTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Simulations")

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import ConcordSimulator
 
-@Suite("Simulation batches")
+@Suite("Simulation batches", .tags(.simulation), .timeLimit(.hangGuard))
 struct SimulationBatchTests {
     static let scenario = Scenario(name: "batch", devices: 2, steps: 40)
 

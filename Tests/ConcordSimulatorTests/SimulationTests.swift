@@ -1,10 +1,11 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Foundation
 import Testing
 @testable import ConcordSimulator
 
-@Suite("Multi-device simulation")
+@Suite("Multi-device simulation", .tags(.simulation, .slow), .timeLimit(.hangGuard))
 struct SimulationTests {
     /// Sweeps of seeds over both topologies: every invariant at every step, then convergence, the oracle and no loss.
     @Test(arguments: Scenario.Topology.allCases)
@@ -25,7 +26,7 @@ struct SimulationTests {
     @Test(arguments: Scenario.Topology.allCases)
     func theSameSeedGivesTheSameTraceAndTheSameBytes(topology: Scenario.Topology) throws {
         let scenario = Scenario(name: "determinism", topology: topology, steps: 100)
-        let first = TemporaryFolder(), second = TemporaryFolder()
+        let first = TemporaryDirectory(), second = TemporaryDirectory()
         let simulation = Simulation(scenario: scenario, seed: 42)
         let a = try simulation.run(simulation.plan().plan, in: first.url)
         let b = try simulation.run(simulation.plan().plan, in: second.url)
@@ -56,11 +57,4 @@ struct SimulationTests {
         #expect(Set(rates.map(\.loss)).count > 5)
         #expect(rates.allSatisfy { (0...30).contains($0.loss) && (0...5).contains($0.crash) })
     }
-}
-
-/// A fresh folder, removed when released.
-final class TemporaryFolder {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("concord-sim-test-\(UUID().uuidString)")
-    init() { try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-    deinit { try? FileManager.default.removeItem(at: url) }
 }

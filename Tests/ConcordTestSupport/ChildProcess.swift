@@ -161,24 +161,17 @@ public enum HarnessSettings {
     }
 }
 
-extension Tag {
-    /// Tests that `kill -9` real `concord` processes and check what they leave.
-    @Tag public static var crash: Self
-    /// Tests that run several processes on one database file at once.
-    @Tag public static var concurrency: Self
-    /// Tests that take seconds rather than milliseconds.
-    @Tag public static var slow: Self
-}
-
 /// Runs a test's blocking work — waiting for processes, sleeping until a kill — on a thread of
 /// its own instead of Swift concurrency's shared pool, which has only as many threads as cores.
 ///
 /// A test that blocks a pool thread for many seconds holds up every other test, and the time
-/// limit of a test waiting for a free thread may run out before its body starts. The body stays
-/// in the test's task, so `#expect` and `Issue.record` are attributed to the test as usual.
+/// limit of a test waiting for a free thread may run out before its body starts. (It still
+/// resumes on the pool when the body ends, so its limit should be no shorter than `hangGuard`.)
+/// The body stays in the test's task, so `#expect` and `Issue.record` are attributed to the test
+/// as usual.
 ///
 /// ```swift
-/// @Test(.timeLimit(.minutes(1))) func slow() async throws {
+/// @Test(.timeLimit(.hangGuard)) func slow() async throws {
 ///     try await offThePool { try runManyProcesses() }
 /// }
 /// ```

@@ -63,6 +63,35 @@ public func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
     return String(decoding: out, as: UTF8.self)
 }
 
+/// Runs `sql` with the `sqlite3` shell on `database` as a write made at `unixMilliseconds`: every
+/// row Concord's capture triggers log for it records that time instead of the shell's clock.
+///
+/// Black-box tests order writes this way rather than by sleeping between them. A write's stamp
+/// takes the time its log row records (the replica's clock moves only forward, so a time behind
+/// it gives the next tick instead), so writes given times past everything a replica has stamped,
+/// a second apart, are ordered the same way on every run however fast or loaded the machine is:
+///
+/// ```swift
+/// let now = unixMillisecondsNow()   // after the set-up: later than every stamp so far
+/// try sqlite3Shell(b, "UPDATE t SET x = 'earlier';", writtenAt: now + 1000)
+/// try sqlite3Shell(a, "UPDATE t SET x = 'later';", writtenAt: now + 2000)
+/// ```
+///
+/// Keep such times within a minute of now: a peer refuses stamps more than 5 minutes ahead of its clock.
+@discardableResult
+public func sqlite3Shell(_ database: String, _ sql: String, writtenAt unixMilliseconds: Int64) throws -> String {
+    // A julian day as SQLite's 'now' gives it: whole milliseconds divided by 86,400,000.
+    try sqlite3Shell(database, """
+        CREATE TEMP TABLE concord_tests_before AS SELECT coalesce(max(seq), 0) AS seq FROM _concord_log;
+        \(sql)
+        UPDATE _concord_log SET at = (\(unixMilliseconds) + 210866760000000) / 86400000.0
+            WHERE seq > (SELECT seq FROM temp.concord_tests_before);
+        """)
+}
+
+/// This machine's clock, in milliseconds since the Unix epoch.
+public func unixMillisecondsNow() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
 public struct ShellError: Error, CustomStringConvertible {
     public let message: String
     public let status: Int32

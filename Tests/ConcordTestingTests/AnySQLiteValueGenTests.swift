@@ -1,9 +1,11 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
 /// `Gen.anySQLiteValue` and its parts cover SQLite's whole value space, replay exactly, and shrink to simple values.
-@Suite struct AnySQLiteValueGenTests {
+@Suite(.tags(.concordTesting))
+struct AnySQLiteValueGenTests {
     static let samples = (0..<4_000 as Range<UInt64>).map { Gen.anySQLiteValue(largeLengths: nil).sample(seed: $0) }
 
     static func bytes(_ value: SQLiteValue) -> [UInt8]? {

@@ -1,9 +1,11 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
 /// The mutator is a pure function of its seeds and its choices, and reaches every kind of edit.
-@Suite struct ChangesetMutatorTests {
+@Suite(.tags(.concordTesting, .fuzz))
+struct ChangesetMutatorTests {
     /// Two peers' changes to a table with every kind of column the edits care about:
     /// text, a counter (contributions), a union, and a real `max` column (real bits).
     static func seeds() throws -> [Changeset] {

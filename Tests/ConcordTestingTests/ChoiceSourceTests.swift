@@ -1,7 +1,9 @@
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
-@Suite struct ChoiceSourceTests {
+@Suite(.tags(.concordTesting))
+struct ChoiceSourceTests {
     @Test func sameSeedDrawsSameChoices() {
         var first = ChoiceSource(seed: 99)
         var second = ChoiceSource(seed: 99)

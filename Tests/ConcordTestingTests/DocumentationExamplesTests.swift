@@ -1,4 +1,5 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
@@ -28,7 +29,7 @@ func sumIsSmall(_ source: inout ChoiceSource) throws {
     try Property.require(xs.reduce(0, +) <= 100, "the sum is over 100")
 }
 
-@Suite("Documentation: Testing Your Merges")
+@Suite("Documentation: Testing Your Merges", .tags(.concordTesting))
 struct TestingYourMergesExamples {
     @Test func generators() {
         // Testing Your Merges, "Generate values"

@@ -1,8 +1,10 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
-@Suite struct GenTests {
+@Suite(.tags(.concordTesting))
+struct GenTests {
     static let nested = Gen.zip(
         Gen.string(alphabet: "xyz", length: 0...4),
         Gen.sqliteValue.array(length: 0...6),

@@ -1,8 +1,10 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
-@Suite struct MergeLawsTests {
+@Suite(.tags(.concordTesting), .timeLimit(.hangGuard))
+struct MergeLawsTests {
     static let ints = Gen.int(in: -100...100)
 
     /// The larger value in SQLite's order, breaking its ties (0 vs 0.0) by

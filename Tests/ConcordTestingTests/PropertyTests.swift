@@ -1,10 +1,12 @@
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
 struct TooBig: Error { let value: Int }
 struct TooSmall: Error { let value: Int }
 
-@Suite struct PropertyTests {
+@Suite(.tags(.concordTesting), .timeLimit(.hangGuard))
+struct PropertyTests {
     static func sumAtMost100(_ source: inout ChoiceSource) throws {
         let xs = source.draw(Gen.int(in: 0...1_000).array(), label: "xs")
         if xs.reduce(0, +) > 100 { throw TooBig(value: xs.reduce(0, +)) }

@@ -1,9 +1,11 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
 /// `Gen.sqliteIdentifier`, `Gen.sqliteIdentifiers(count:)` and `Gen.concordReservedIdentifier`.
-@Suite struct SQLiteIdentifierGenTests {
+@Suite(.tags(.concordTesting))
+struct SQLiteIdentifierGenTests {
     static let names = (0..<3_000 as Range<UInt64>).map { Gen.sqliteIdentifier.sample(seed: $0) }
 
     /// SQLite's comparison of names: ASCII letters folded, nothing else.

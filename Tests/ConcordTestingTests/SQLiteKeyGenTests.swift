@@ -1,10 +1,12 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Foundation
 import Testing
 
 /// `Gen.sqliteKey`, `Gen.sqliteKeys(count:)` and `Gen.sqliteLookalike(of:)`.
-@Suite struct SQLiteKeyGenTests {
+@Suite(.tags(.concordTesting))
+struct SQLiteKeyGenTests {
     static func bytes(_ value: SQLiteValue) -> [UInt8] {
         switch value {
         case .text(let text): text.bytes

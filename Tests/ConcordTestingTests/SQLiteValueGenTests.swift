@@ -1,8 +1,10 @@
 import Concord
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
-@Suite struct SQLiteValueGenTests {
+@Suite(.tags(.concordTesting))
+struct SQLiteValueGenTests {
     static let samples = (0..<600 as Range<UInt64>).map { Gen.sqliteValue.sample(seed: $0) }
 
     @Test func everyStorageClassAppears() {

@@ -1,7 +1,9 @@
+import ConcordTestSupport
 import ConcordTesting
 import Testing
 
-@Suite struct ShrinkerTests {
+@Suite(.tags(.concordTesting), .timeLimit(.hangGuard))
+struct ShrinkerTests {
     /// The choices of the first seed whose value satisfies `fails`.
     static func failingChoices<Value>(_ gen: Gen<Value>, _ fails: (Value) -> Bool) -> [UInt64] {
         for seed: UInt64 in 0..<10_000 {

@@ -6,7 +6,7 @@ import Concord
 /// An UPDATE that changes only a stored value's bytes or type — a change SQL's `=` does not see —
 /// is captured as a write and reaches the other replicas through both changeset forms, and an
 /// UPDATE that leaves the stored value as it was is not a write.
-@Suite("Updates that change only bytes or type")
+@Suite("Updates that change only bytes or type", .tags(.replica), .timeLimit(.hangGuard))
 struct ByteOnlyUpdateTests {
     /// One update of column `c0` from `before` to `after`, in a table whose `c0` is declared `type`.
     struct Case: Sendable, CustomStringConvertible {

@@ -10,7 +10,7 @@ private func stampedKeys(_ replica: Replica) throws -> [(String, Int64)] {
     }
 }
 
-@Suite("Capturing writes")
+@Suite("Capturing writes", .tags(.replica), .timeLimit(.hangGuard))
 struct CaptureTests {
     @Test func writesFromAnotherConnectionAreCapturedInWriteOrder() throws {
         let directory = TemporaryDirectory()

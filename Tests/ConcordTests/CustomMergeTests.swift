@@ -10,7 +10,7 @@ private let longest = MergeFunction(name: "longest") { a, b in
     return a < b ? b : a
 }
 
-@Suite("User-defined merges")
+@Suite("User-defined merges", .tags(.replica), .timeLimit(.hangGuard))
 struct CustomMergeTests {
     private func replica(_ directory: TemporaryDirectory, _ name: String, node id: UInt8, clock: ManualClock,
                          merges: [MergeFunction] = [longest]) throws -> Replica {

@@ -10,7 +10,7 @@ import Concord
 
 // MARK: - Getting Started
 
-@Suite("Documentation: Getting Started")
+@Suite("Documentation: Getting Started", .tags(.replica))
 struct GettingStartedExamples {
     @Test func theWholeArticleRunsInOrder() throws {
         let databasePath = ":memory:"
@@ -131,7 +131,7 @@ private func twoDevices() throws -> (ManualClock, Replica, Replica) {
     return (clock, phone, laptop)
 }
 
-@Suite("Documentation: Merge Policies")
+@Suite("Documentation: Merge Policies", .tags(.replica))
 struct MergePoliciesExamples {
     @Test func columnPolicy() throws {
         let (clock, phone, laptop) = try twoDevices()
@@ -317,7 +317,7 @@ struct MergePoliciesExamples {
 
 // MARK: - Foreign Keys Across Devices
 
-@Suite("Documentation: Foreign Keys Across Devices")
+@Suite("Documentation: Foreign Keys Across Devices", .tags(.replica))
 struct ForeignKeysExamples {
     /// The article's schema with one choice of ON DELETE action for reminders → lists.
     private static func devices(_ onDelete: String) throws -> (ManualClock, Replica, Replica) {

@@ -1,3 +1,4 @@
+import ConcordTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// articles and requires every ```swift and ```json block to appear in one of those files as
 /// consecutive lines (compared without their indentation), so an article cannot show code that no
 /// longer compiles or no longer does what the article says. Shell and text blocks are not checked.
-@Suite("Documentation snippets")
+@Suite("Documentation snippets", .tags(.replica))
 struct DocumentationSnippetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()

@@ -2,7 +2,7 @@ import ConcordTestSupport
 import Testing
 @testable import Concord
 
-@Suite("Enabling sync")
+@Suite("Enabling sync", .tags(.replica))
 struct EnableSyncTests {
     private func refusal(_ schema: String, table: String = "t") throws -> ReplicaError? {
         let replica = try Replica.inMemory()

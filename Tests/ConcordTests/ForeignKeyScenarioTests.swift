@@ -95,7 +95,7 @@ private func permutations(_ items: [Int]) -> [[Int]] {
 
 private func shown(_ replica: Replica, _ sql: String) throws -> [[SQLiteValue]] { try replica.database.query(sql) }
 
-@Suite("Foreign keys across devices")
+@Suite("Foreign keys across devices", .tags(.replica, .slow), .timeLimit(.hangGuard))
 struct ForeignKeyScenarioTests {
     @Test func aChildThatArrivesBeforeItsParentWaitsAcrossARestart() throws {
         let d = try Devices(1)
@@ -287,7 +287,7 @@ struct ForeignKeyScenarioTests {
     }
 }
 
-@Suite("Local writes to related tables")
+@Suite("Local writes to related tables", .tags(.replica))
 struct LocalRelatedWriteTests {
     @Test func aListReinsertedAfterItsDeleteShowsWhatWasWrittenNow() throws {
         let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))

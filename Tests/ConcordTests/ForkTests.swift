@@ -2,7 +2,7 @@ import ConcordTestSupport
 import Testing
 @testable import Concord
 
-@Suite("Forking a replica")
+@Suite("Forking a replica", .tags(.replica), .timeLimit(.hangGuard))
 struct ForkTests {
     @Test func aForkWritesUnderItsOwnNodeAndConvergesWithTheOriginal() throws {
         let directory = TemporaryDirectory()

@@ -9,7 +9,7 @@ import Testing
 ///
 /// Each reproducer goes through every route the fuzzer uses, in both forms, against the fuzzer's base
 /// replica, and must be refused with the file untouched or merged into a consistent replica.
-@Suite("Fuzz reproducers")
+@Suite("Fuzz reproducers", .tags(.replica, .fuzz), .timeLimit(.hangGuard))
 struct FuzzReproducerTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/Fuzz")
 

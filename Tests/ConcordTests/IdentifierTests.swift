@@ -8,7 +8,7 @@ import Testing
 /// normalization), SQL keywords, names that extend one another, names of Concord's own metadata
 /// columns, in ordinary and WITHOUT ROWID tables, with foreign keys between them. Names in
 /// Concord's reserved `_concord_` namespace are refused with an error that says so.
-@Suite("Identifiers")
+@Suite("Identifiers", .tags(.replica), .timeLimit(.hangGuard))
 struct IdentifierTests {
     /// One generated table: names, layout, policy, merges, and the table its foreign key references.
     struct TableSpec: Sendable, CustomStringConvertible {

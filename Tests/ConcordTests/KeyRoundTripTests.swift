@@ -7,7 +7,7 @@ import Testing
 /// bytes that are not UTF-8, keys one byte or one Unicode normalization apart — is its own row on
 /// every replica, through inserts, updates, deletes and re-inserts made on two replicas and carried
 /// by both changeset forms.
-@Suite("Keys are their own rows everywhere")
+@Suite("Keys are their own rows everywhere", .tags(.replica), .timeLimit(.hangGuard))
 struct KeyRoundTripTests {
     struct Shape: Sendable, CustomStringConvertible {
         var keyType: String

@@ -6,7 +6,7 @@ import Testing
 
 /// Random histories of concurrent writes on three replicas, delivered in random
 /// orders with duplicates, must converge to what ``MergeModel`` computes.
-@Suite("Convergence of every policy and merge to the reference model")
+@Suite("Convergence of every policy and merge to the reference model", .tags(.replica, .slow), .timeLimit(.hangGuard))
 struct MergeConvergenceTests {
     static let schema = """
         CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, l, hi, lo, n INTEGER NOT NULL DEFAULT 0, tags TEXT);

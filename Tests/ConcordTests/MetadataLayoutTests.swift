@@ -5,7 +5,7 @@ import Testing
 
 /// Replicas written by every earlier metadata layout open in this build, keep everything they held,
 /// and go on syncing; a layout no Concord wrote is refused untouched.
-@Suite("Metadata layouts")
+@Suite("Metadata layouts", .tags(.replica, .snapshot))
 struct MetadataLayoutTests {
     /// The fixtures: real files written by the builds that wrote each earlier layout (see their README).
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

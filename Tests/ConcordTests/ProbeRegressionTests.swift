@@ -5,7 +5,7 @@ import Testing
 
 /// The silent losses a black-box probe found, one named test each: every one of these failed
 /// on the build the probe tried (the command-line ones are in `ProbeRegressionCLITests`).
-@Suite("Silent-loss regressions")
+@Suite("Silent-loss regressions", .tags(.replica), .timeLimit(.hangGuard))
 struct ProbeRegressionTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
 

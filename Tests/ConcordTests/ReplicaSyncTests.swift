@@ -33,7 +33,7 @@ private struct Pair {
     }
 }
 
-@Suite("Syncing two replicas")
+@Suite("Syncing two replicas", .tags(.replica), .timeLimit(.hangGuard))
 struct ReplicaSyncTests {
     @Test func concurrentEditsOfDifferentColumnsBothSurvive() throws {
         let pair = try Pair()

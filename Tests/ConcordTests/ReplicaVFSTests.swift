@@ -5,6 +5,7 @@ import Testing
 @testable import Concord
 
 /// The VFS replicas open their files through: spilled statement journals, and its lifetime.
+@Suite(.tags(.replica))
 struct ReplicaVFSTests {
     @Test func aStatementThatFailsAfterItsJournalLeftMemoryIsUndoneWhole() throws {
         let directory = TemporaryDirectory()

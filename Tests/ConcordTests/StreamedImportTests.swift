@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Concord
 
-@Suite("Importing changeset files")
+@Suite("Importing changeset files", .tags(.replica), .timeLimit(.hangGuard))
 struct StreamedImportTests {
     /// Both paths: decoded in memory, and streamed twice from the file.
     @Test(arguments: [0, Replica.decodedInMemoryLimit])

@@ -12,7 +12,7 @@ import Testing
 /// part-way through. Then A, B and C must store the same values (`quote`, `typeof`, `hex`, and the
 /// value read bit for bit), equal to what the model of the merge computes (see
 /// ``ValueRoundTripRun``), hold the same registers, and pass `check()`.
-@Suite("Values round-trip byte for byte and type for type")
+@Suite("Values round-trip byte for byte and type for type", .tags(.replica), .timeLimit(.hangGuard))
 struct ValueRoundTripTests {
     @Test("Column policy: lww, max and min columns of every type", .tags(.property))
     func propertyColumnPolicy() throws {

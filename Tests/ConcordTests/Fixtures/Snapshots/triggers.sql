@@ -1,0 +1,295 @@
+-- The SQL Concord installs for the tables of Tests/ConcordTests/TriggerSnapshotTests.swift,
+-- in name order. Generated: CONCORD_UPDATE_SNAPSHOTS=1 swift test --filter TriggerSnapshotTests
+
+-- _concord_1_delete
+CREATE TRIGGER "_concord_1_delete" AFTER DELETE ON "lists"
+WHEN 1
+BEGIN
+  INSERT OR REPLACE INTO "_concord_1_hidden" (pk, c0) VALUES (OLD."id", OLD."title");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, OLD."id", 3, julianday('now'), NULL);
+END;
+
+-- _concord_1_hidden
+CREATE TABLE "_concord_1_hidden" (pk PRIMARY KEY NOT NULL, c0) WITHOUT ROWID;
+
+-- _concord_1_insert
+CREATE TRIGGER "_concord_1_insert" AFTER INSERT ON "lists"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, NEW."id", 1, julianday('now'), NULL);
+END;
+
+-- _concord_1_key
+CREATE TRIGGER "_concord_1_key" BEFORE UPDATE OF "id" ON "lists"
+WHEN NEW."id" IS NOT OLD."id"
+BEGIN
+  SELECT RAISE(ABORT, 'concord: the primary key of synced table lists cannot change; delete the row and insert it under the new key');
+END;
+
+-- _concord_1_rows
+CREATE TABLE "_concord_1_rows" (
+    ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER
+);
+
+-- _concord_1_rows_kh
+CREATE INDEX "_concord_1_rows_kh" ON "_concord_1_rows"(kh);
+
+-- _concord_1_update
+CREATE TRIGGER "_concord_1_update" AFTER UPDATE ON "lists"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, NEW."id", 2, julianday('now'), ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 0));
+END;
+
+-- _concord_2_check_insert
+CREATE TRIGGER "_concord_2_check_insert" BEFORE INSERT ON "items"
+WHEN 1
+BEGIN
+  SELECT RAISE(ABORT, 'concord: counter column items.likes holds integers') WHERE typeof(NEW."likes") NOT IN ('integer', 'null');
+  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers') WHERE NEW."tags" IS NOT NULL AND CASE WHEN json_valid(NEW."tags") AND json_type(NEW."tags") = 'array' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
+END;
+
+-- _concord_2_check_update
+CREATE TRIGGER "_concord_2_check_update" BEFORE UPDATE ON "items"
+WHEN 1
+BEGIN
+  SELECT RAISE(ABORT, 'concord: counter column items.likes holds integers') WHERE typeof(NEW."likes") NOT IN ('integer', 'null');
+  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers') WHERE NEW."tags" IS NOT NULL AND CASE WHEN json_valid(NEW."tags") AND json_type(NEW."tags") = 'array' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
+END;
+
+-- _concord_2_counters
+CREATE TABLE "_concord_2_counters" (
+    pk NOT NULL, col INTEGER NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
+    amount INTEGER NOT NULL, hlc INTEGER NOT NULL, PRIMARY KEY (pk, col, node)
+) WITHOUT ROWID;
+
+-- _concord_2_delete
+CREATE TRIGGER "_concord_2_delete" AFTER DELETE ON "items"
+WHEN 1
+BEGIN
+  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) VALUES (OLD."id", OLD."list", OLD."title", OLD."done", OLD."likes", OLD."tags");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, OLD."id", 3, julianday('now'), NULL);
+END;
+
+-- _concord_2_fk_c0
+CREATE INDEX "_concord_2_fk_c0" ON "items"("list");
+
+-- _concord_2_hidden
+CREATE TABLE "_concord_2_hidden" (pk PRIMARY KEY NOT NULL, c0, c1, c2, c3, c4) WITHOUT ROWID;
+
+-- _concord_2_hidden_c0
+CREATE INDEX "_concord_2_hidden_c0" ON "_concord_2_hidden"(c0);
+
+-- _concord_2_insert
+CREATE TRIGGER "_concord_2_insert" AFTER INSERT ON "items"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, NEW."id", 1, julianday('now'), NULL);
+  INSERT INTO "_concord_2_logvalues" (seq, v3, v4) VALUES (last_insert_rowid(), NEW."likes", NEW."tags");
+END;
+
+-- _concord_2_key
+CREATE TRIGGER "_concord_2_key" BEFORE UPDATE OF "id" ON "items"
+WHEN NEW."id" IS NOT OLD."id"
+BEGIN
+  SELECT RAISE(ABORT, 'concord: the primary key of synced table items cannot change; delete the row and insert it under the new key');
+END;
+
+-- _concord_2_logvalues
+CREATE TABLE "_concord_2_logvalues" (seq INTEGER PRIMARY KEY, o3, v3, o4, v4);
+
+-- _concord_2_rows
+CREATE TABLE "_concord_2_rows" (
+    ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, h1 INTEGER, n1 INTEGER, h2 INTEGER, n2 INTEGER, h3 INTEGER, n3 INTEGER, h4 INTEGER, n4 INTEGER
+);
+
+-- _concord_2_rows_kh
+CREATE INDEX "_concord_2_rows_kh" ON "_concord_2_rows"(kh);
+
+-- _concord_2_update
+CREATE TRIGGER "_concord_2_update" AFTER UPDATE ON "items"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, NEW."id", 2, julianday('now'), ((NEW."list" IS NOT OLD."list" COLLATE BINARY) << 0) | ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 1) | ((NEW."done" IS NOT OLD."done" COLLATE BINARY OR CASE WHEN NEW."done" = -9223372036854775808 THEN typeof(NEW."done") <> typeof(OLD."done") ELSE 0 END) << 2) | ((NEW."likes" IS NOT OLD."likes" COLLATE BINARY OR CASE WHEN NEW."likes" = -9223372036854775808 THEN typeof(NEW."likes") <> typeof(OLD."likes") ELSE 0 END) << 3) | ((NEW."tags" IS NOT OLD."tags" COLLATE BINARY) << 4));
+  INSERT INTO "_concord_2_logvalues" (seq, o3, v3, o4, v4) VALUES (last_insert_rowid(), OLD."likes", NEW."likes", OLD."tags", NEW."tags");
+END;
+
+-- _concord_3_delete
+CREATE TRIGGER "_concord_3_delete" AFTER DELETE ON "settings"
+WHEN 1
+BEGIN
+  INSERT OR REPLACE INTO "_concord_3_hidden" (pk, c0, c1, c2) VALUES (OLD."id", OLD."theme", OLD."size", OLD."ratio");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, OLD."id", 3, julianday('now'), NULL);
+END;
+
+-- _concord_3_hidden
+CREATE TABLE "_concord_3_hidden" (pk PRIMARY KEY NOT NULL, c0, c1, c2) WITHOUT ROWID;
+
+-- _concord_3_insert
+CREATE TRIGGER "_concord_3_insert" AFTER INSERT ON "settings"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, NEW."id", 1, julianday('now'), NULL);
+END;
+
+-- _concord_3_key
+CREATE TRIGGER "_concord_3_key" BEFORE UPDATE OF "id" ON "settings"
+WHEN NEW."id" IS NOT OLD."id"
+BEGIN
+  SELECT RAISE(ABORT, 'concord: the primary key of synced table settings cannot change; delete the row and insert it under the new key');
+END;
+
+-- _concord_3_rows
+CREATE TABLE "_concord_3_rows" (
+    ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER
+);
+
+-- _concord_3_rows_kh
+CREATE INDEX "_concord_3_rows_kh" ON "_concord_3_rows"(kh);
+
+-- _concord_3_update
+CREATE TRIGGER "_concord_3_update" AFTER UPDATE ON "settings"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, NEW."id", 2, julianday('now'), ((NEW."theme" IS NOT OLD."theme" COLLATE BINARY) << 0) | ((NEW."size" IS NOT OLD."size" COLLATE BINARY OR CASE WHEN NEW."size" = -9223372036854775808 THEN typeof(NEW."size") <> typeof(OLD."size") ELSE 0 END) << 1) | ((NEW."ratio" IS NOT OLD."ratio" COLLATE BINARY) << 2));
+END;
+
+-- _concord_4_delete
+CREATE TRIGGER "_concord_4_delete" AFTER DELETE ON "attachments"
+WHEN 1
+BEGIN
+  INSERT OR REPLACE INTO "_concord_4_hidden" (pk, c0, c1) VALUES (OLD."id", OLD."payload", OLD."size");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (4, OLD."id", 3, julianday('now'), NULL);
+END;
+
+-- _concord_4_hidden
+CREATE TABLE "_concord_4_hidden" (pk PRIMARY KEY NOT NULL, c0, c1) WITHOUT ROWID;
+
+-- _concord_4_insert
+CREATE TRIGGER "_concord_4_insert" AFTER INSERT ON "attachments"
+WHEN 1
+BEGIN
+  SELECT RAISE(ABORT, 'concord: the key column id of synced table attachments takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') WHERE typeof(NEW."id") NOT IN ('text', 'blob');
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (4, NEW."id", 1, julianday('now'), NULL);
+END;
+
+-- _concord_4_key
+CREATE TRIGGER "_concord_4_key" BEFORE UPDATE OF "id" ON "attachments"
+WHEN NEW."id" IS NOT OLD."id"
+BEGIN
+  SELECT RAISE(ABORT, 'concord: the primary key of synced table attachments cannot change; delete the row and insert it under the new key');
+END;
+
+-- _concord_4_rows
+CREATE TABLE "_concord_4_rows" (
+    ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, h1 INTEGER, n1 INTEGER
+);
+
+-- _concord_4_rows_kh
+CREATE INDEX "_concord_4_rows_kh" ON "_concord_4_rows"(kh);
+
+-- _concord_4_update
+CREATE TRIGGER "_concord_4_update" AFTER UPDATE ON "attachments"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (4, NEW."id", 2, julianday('now'), ((NEW."payload" IS NOT OLD."payload" COLLATE BINARY OR typeof(NEW."payload") <> typeof(OLD."payload") OR CASE WHEN NEW."payload" = 0 THEN typeof(NEW."payload") = 'real' ELSE 0 END) << 0) | ((NEW."size" IS NOT OLD."size" COLLATE BINARY OR CASE WHEN NEW."size" = -9223372036854775808 THEN typeof(NEW."size") <> typeof(OLD."size") ELSE 0 END) << 1));
+  INSERT INTO "_concord_4_zeros" (seq, col, old, new) SELECT last_insert_rowid(), 0, OLD."payload", NEW."payload" WHERE typeof(NEW."payload") = 'real' AND NEW."payload" = 0 AND typeof(OLD."payload") = 'real' AND OLD."payload" = 0;
+END;
+
+-- _concord_4_zeros
+CREATE TABLE "_concord_4_zeros" (seq INTEGER NOT NULL, col INTEGER NOT NULL, old, new, PRIMARY KEY (seq, col)) WITHOUT ROWID;
+
+-- _concord_5_delete
+CREATE TRIGGER "_concord_5_delete" AFTER DELETE ON "scores"
+WHEN 1
+BEGIN
+  INSERT OR REPLACE INTO "_concord_5_hidden" (pk, c0) VALUES (OLD."id", OLD."best");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, OLD."id", 3, julianday('now'), NULL);
+END;
+
+-- _concord_5_hidden
+CREATE TABLE "_concord_5_hidden" (pk PRIMARY KEY NOT NULL, c0) WITHOUT ROWID;
+
+-- _concord_5_insert
+CREATE TRIGGER "_concord_5_insert" AFTER INSERT ON "scores"
+WHEN 1
+BEGIN
+  SELECT RAISE(ABORT, 'concord: the key column id of synced table scores takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') WHERE typeof(NEW."id") NOT IN ('text', 'blob');
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, NEW."id", 1, julianday('now'), NULL);
+  INSERT INTO "_concord_5_logvalues" (seq, v0) VALUES (last_insert_rowid(), NEW."best");
+END;
+
+-- _concord_5_key
+CREATE TRIGGER "_concord_5_key" BEFORE UPDATE OF "id" ON "scores"
+WHEN NEW."id" IS NOT OLD."id"
+BEGIN
+  SELECT RAISE(ABORT, 'concord: the primary key of synced table scores cannot change; delete the row and insert it under the new key');
+END;
+
+-- _concord_5_logvalues
+CREATE TABLE "_concord_5_logvalues" (seq INTEGER PRIMARY KEY, o0, v0);
+
+-- _concord_5_rows
+CREATE TABLE "_concord_5_rows" (
+    ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER
+);
+
+-- _concord_5_rows_kh
+CREATE INDEX "_concord_5_rows_kh" ON "_concord_5_rows"(kh);
+
+-- _concord_5_update
+CREATE TRIGGER "_concord_5_update" AFTER UPDATE ON "scores"
+WHEN 1
+BEGIN
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, NEW."id", 2, julianday('now'), ((NEW."best" IS NOT OLD."best" COLLATE BINARY OR CASE WHEN NEW."best" = -9223372036854775808 THEN typeof(NEW."best") <> typeof(OLD."best") ELSE 0 END) << 0));
+  INSERT INTO "_concord_5_logvalues" (seq, o0, v0) VALUES (last_insert_rowid(), OLD."best", NEW."best");
+END;
+
+-- _concord_log
+CREATE TABLE _concord_log (
+    seq INTEGER PRIMARY KEY,
+    tbl INTEGER NOT NULL,
+    pk NOT NULL,
+    op INTEGER NOT NULL,
+    at REAL NOT NULL,
+    mask INTEGER
+);
+
+-- _concord_nodes
+CREATE TABLE _concord_nodes (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
+
+-- _concord_parked
+CREATE TABLE _concord_parked (
+    tbl INTEGER NOT NULL, pk NOT NULL, kind INTEGER NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
+) WITHOUT ROWID;
+
+-- _concord_peers
+CREATE TABLE _concord_peers (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+
+-- _concord_revived
+CREATE TABLE _concord_revived (tbl INTEGER NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
+
+-- _concord_state
+CREATE TABLE _concord_state (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    layout INTEGER NOT NULL,
+    hlc INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    node INTEGER NOT NULL,
+    file TEXT
+);
+
+-- _concord_tables
+CREATE TABLE _concord_tables (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    key TEXT NOT NULL,
+    columns TEXT NOT NULL,
+    policy TEXT NOT NULL,
+    merges TEXT NOT NULL DEFAULT '{}'
+);
