@@ -5,7 +5,9 @@ import Testing
 @testable import Concord
 
 /// Random histories of concurrent writes on three replicas, delivered in random
-/// orders with duplicates, must converge to what ``MergeModel`` computes.
+/// orders with duplicates, must converge to what ConcordTesting's `ReferenceModel` derives from
+/// the ledger of the apps' writes alone (what each device had seen of a row when it wrote, never
+/// the causal lengths or registers the engine stored).
 @Suite("Convergence of every policy and merge to the reference model", .tags(.replica, .slow), .timeLimit(.hangGuard))
 struct MergeConvergenceTests {
     static let schema = """
@@ -21,9 +23,27 @@ struct MergeConvergenceTests {
     final class World {
         let clocks = (0..<3).map { _ in ManualClock(unixMilliseconds: epoch2026) }
         var replicas: [Replica] = []
-        var model = MergeModel(merges: ["items": MergeConvergenceTests.itemMerges, "prefs": [.lww, .lww]],
-                               rowPolicy: ["prefs"])
-        var sent: [(source: Int, changeset: Changeset)] = []
+        var ledger = Ledger()
+        /// Per device, the ledger ids of the writes it has made or received.
+        var known: [Set<Int>] = [[], [], []]
+        /// Every changeset sent, with what its source knew when it exported it.
+        var sent: [(source: Int, changeset: Changeset, known: Set<Int>)] = []
+
+        /// Applying a changeset teaches the receiver everything its source knew of each row in it.
+        func deliver(_ changeset: Changeset, knownAtSource: Set<Int>, to device: Int) throws -> ApplyReport {
+            let report = try replicas[device].apply(changeset)
+            let rows = Set(changeset.rows.map { RowRef(table: $0.table, key: $0.key) })
+            known[device].formUnion(knownAtSource.filter { rows.contains(ledger.operations[$0].row) })
+            return report
+        }
+
+        var model: ReferenceModel {
+            ReferenceModel(tables: [
+                TableSchema(name: "items", key: "id", columns: ["l", "hi", "lo", "n", "tags"], policy: .column,
+                            merges: MergeConvergenceTests.itemMerges),
+                TableSchema(name: "prefs", key: "id", columns: ["a", "b"], policy: .row),
+            ], foreignKeys: [], ledger: ledger)
+        }
 
         init() throws {
             for (index, clock) in clocks.enumerated() {
@@ -58,14 +78,14 @@ struct MergeConvergenceTests {
             // A fresh changeset from one device to another, from a random starting version.
             let from = source.int(in: 0...2)
             let changes = try world.replicas[from].changes(since: source.bool() ? 0 : replica.peerVersion(world.replicas[from].nodeID))
-            world.sent.append((from, changes))
-            let report = try replica.apply(changes)
+            world.sent.append((from, changes, world.known[from]))
+            let report = try world.deliver(changes, knownAtSource: world.known[from], to: device)
             source.note("device \(from) -> \(device): changes since \(changes.since), \(report)")
         default:
             // A changeset sent earlier, delivered again or late.
             guard !world.sent.isEmpty else { return }
             let index = source.int(in: 0...world.sent.count - 1)
-            let report = try replica.apply(world.sent[index].changeset)
+            let report = try world.deliver(world.sent[index].changeset, knownAtSource: world.sent[index].known, to: device)
             source.note("device \(world.sent[index].source) -> \(device): changeset #\(index) again, \(report)")
         }
     }
@@ -87,7 +107,7 @@ struct MergeConvergenceTests {
             }
         }
         var written: [Int: SQLiteValue] = [:]
-        let kind: MergeModel.Kind
+        let kind: Ledger.Kind
         if current == nil {
             kind = .insert
             for column in columns.indices { written[column] = draw(column) }
@@ -122,12 +142,14 @@ struct MergeConvergenceTests {
                 written = [0: row[0], 1: row[1]]
             }
         }
-        let registers = try #require(try replica.registers(of: table, key: .text(key)))
+        _ = try replica.registers(of: table, key: .text(key))
         // Reading the registers folded the write; it was the last reading of the replica's clock.
         let stamp = Stamp(hlc: try replica.clock.last, node: replica.nodeID)
         source.note("device \(device): \(kind) \(table) \(key) \(written.sorted { $0.key < $1.key }.map { "\(columns[$0.key])=\($0.value)" })")
-        world.model.record(.init(table: table, key: key, kind: kind, stamp: stamp,
-                                 causalLength: registers.liveness.causalLength, values: written))
+        let row = RowRef(table: table, key: .text(key))
+        let seen = world.known[device].filter { world.ledger.operations[$0].row == row }
+        let id = world.ledger.record(node: replica.nodeID, stamp: stamp, row: row, kind: kind, values: written, seen: seen)
+        world.known[device].insert(id)
     }
 
     static func compare(_ world: World) throws {
@@ -138,18 +160,21 @@ struct MergeConvergenceTests {
             try Property.require(report.isConsistent, "check failed: \(report)")
         }
         let replica = world.replicas[0]
+        let model = world.model
         for table in ["items", "prefs"] {
             for key in keys {
-                let expected = world.model.expected(table: table, key: key)
-                let registers = try replica.registers(of: table, key: .text(key))
-                let actual = registers.map { MergeModel.Expected(alive: $0.liveness.isAlive, values: $0.columns.map { $0?.value }) }
-                try Property.require(actual == expected, "\(table) \(key): replicas hold \(actual.map(\.description) ?? "nothing"), "
-                    + "the model expects \(expected.map(\.description) ?? "nothing")")
+                let row = RowRef(table: table, key: .text(key))
+                let expected = model.registers[row]
+                let actual = try replica.registers(of: table, key: .text(key))
+                try Property.require(actual == expected, "\(row): replicas hold \(actual.map { "\($0)" } ?? "nothing"), "
+                    + "the model expects \(expected.map { "\($0)" } ?? "nothing")")
                 let shown = try replica.database.query("SELECT * FROM \(table) WHERE id = ?", [.text(key)]).first
-                try Property.require((shown != nil) == (expected?.alive ?? false), "\(table) \(key): shown is \(shown != nil)")
+                let placement = model.placement(of: row)
+                try Property.require((shown != nil) == (placement == .shown(overrides: [:])),
+                                     "\(row): shown is \(shown != nil), the model places it \(placement)")
                 if let shown, let expected {
-                    try Property.require(Array(shown.dropFirst()) == expected.values.map { $0 ?? .null },
-                                         "\(table) \(key): shows \(shown), the model expects \(expected)")
+                    try Property.require(Array(shown.dropFirst()) == expected.columns.map { $0?.value ?? .null },
+                                         "\(row): shows \(shown), the model expects \(expected)")
                 }
             }
         }

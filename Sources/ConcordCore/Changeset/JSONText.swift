@@ -117,6 +117,22 @@ enum JSONText {
 
     // MARK: Parsing
 
+    /// The byte a one-character escape (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`) stands for; `nil` for any other.
+    ///
+    /// The changeset reader and the union column's reader both decode JSON strings; this table is
+    /// the part of it they share (they differ on lone surrogates, which a union keeps as SQLite does).
+    static func unescaped(_ escape: UInt8) -> UInt8? {
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): escape
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
+    }
+
     /// Parses one JSON value filling all of `bytes` (an optional UTF-8 byte-order mark and whitespace aside).
     ///
     /// Errors are ``ChangesetError``s: `.truncated` when the text ends early,
@@ -280,13 +296,11 @@ enum JSONText {
                     index += 1
                     let escape = try peek()
                     index += 1
+                    if let byte = JSONText.unescaped(escape) {
+                        out.append(byte)
+                        continue
+                    }
                     switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
-                    case UInt8(ascii: "b"): out.append(0x08)
-                    case UInt8(ascii: "f"): out.append(0x0C)
-                    case UInt8(ascii: "n"): out.append(0x0A)
-                    case UInt8(ascii: "r"): out.append(0x0D)
-                    case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
                         let escapeOffset = index - 2
                         var scalar = try hex4()
@@ -321,14 +335,7 @@ enum JSONText {
         mutating func hex4() throws -> UInt32 {
             var value: UInt32 = 0
             for _ in 0..<4 {
-                let byte = try peek()
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw fail("expected four hex digits after \\u")
-                }
+                guard let digit = Hex.value(of: try peek()) else { throw fail("expected four hex digits after \\u") }
                 value = value << 4 | UInt32(digit)
                 index += 1
             }

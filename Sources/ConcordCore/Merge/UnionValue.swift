@@ -142,17 +142,12 @@ public enum UnionValue {
                     guard index < bytes.count else { return nil }
                     let escape = bytes[index]
                     index += 1
-                    switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
-                    case UInt8(ascii: "b"): out.append(0x08)
-                    case UInt8(ascii: "f"): out.append(0x0C)
-                    case UInt8(ascii: "n"): out.append(0x0A)
-                    case UInt8(ascii: "r"): out.append(0x0D)
-                    case UInt8(ascii: "t"): out.append(0x09)
-                    case UInt8(ascii: "u"):
-                        guard let point = unicodeEscape() else { return nil }
+                    if let byte = JSONText.unescaped(escape) {
+                        out.append(byte)
+                    } else if escape == UInt8(ascii: "u"), let point = unicodeEscape() {
                         Self.appendUTF8(point, to: &out)
-                    default: return nil
+                    } else {
+                        return nil
                     }
                 default:
                     if byte < 0x20 { return nil }
