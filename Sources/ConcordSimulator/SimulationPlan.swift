@@ -2,9 +2,9 @@ import ConcordTesting
 
 /// The fault rates one seed drew and the steps it will take.
 ///
-/// Drawing from a ``ChoiceSource`` makes the plan a pure function of its
+/// Drawing from a `ChoiceSource` makes the plan a pure function of its
 /// choices: the seed gives fresh choices, a reproducer replays recorded ones,
-/// and the ConcordTesting ``Shrinker`` finds smaller choice sequences, which
+/// and the ConcordTesting `Shrinker` finds smaller choice sequences, which
 /// replay to shorter plans with simpler steps. Rates are drawn first, per
 /// seed (swarm testing): some runs lose most messages, others crash often.
 ///

@@ -3,7 +3,7 @@
 /// The declaration (key, columns, policy, merges) is the ``TableSchema`` that
 /// changesets carry; this type adds the names of the table's metadata and
 /// the SQL fragments the replica builds from them. Built from the live schema when sync is enabled (see
-/// ``TableInspector``) and stored in `_concord_tables`, so every later
+/// `TableInspector`) and stored in `_concord_tables`, so every later
 /// command knows the same declaration.
 ///
 /// ```swift

@@ -16,7 +16,12 @@ import CSQLite
 public final class Database {
     /// How a file is opened.
     public enum Mode: Sendable {
-        case readOnly, readWrite, readWriteCreate
+        /// Reads only; a missing file is an error.
+        case readOnly
+        /// Reads and writes an existing file; a missing file is an error.
+        case readWrite
+        /// Reads and writes, creating the file when it does not exist.
+        case readWriteCreate
 
         var flags: Int32 {
             switch self {
@@ -37,9 +42,13 @@ public final class Database {
 
     /// Opens (or creates) the database at `path`.
     ///
-    /// - Parameter vfs: when given, files are opened through it: SQL's `'now'`
-    ///   (and so every stamp a capture trigger takes) reads its clock, and
-    ///   statement journals stay in memory (see ``ReplicaVFS``).
+    /// - Parameters:
+    ///   - path: the file to open; `:memory:` for an in-memory database, or a `file:` URI.
+    ///   - mode: whether the connection may write, and whether a missing file is created.
+    ///   - vfs: when given, files are opened through it: SQL's `'now'`
+    ///     (and so every stamp a capture trigger takes) reads its clock, and
+    ///     statement journals stay in memory (see ``ReplicaVFS``).
+    /// - Throws: ``DatabaseOpenError`` when SQLite cannot open the file.
     public init(path: String, mode: Mode = .readWriteCreate, vfs: ReplicaVFS? = nil) throws {
         var handle: OpaquePointer?
         let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI

@@ -3,7 +3,7 @@
 /// It must be commutative, associative and idempotent, or replicas that
 /// receive changes in different orders will disagree; check it with
 /// `ConcordTesting`'s `MergeLaws` before using it. Register it under the same
-/// name in every replica's ``Replica/Configuration``.
+/// name in every replica's `Replica.Configuration` (in `Concord`).
 ///
 /// ```swift
 /// let longest = MergeFunction(name: "longest") { a, b in

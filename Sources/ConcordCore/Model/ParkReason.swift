@@ -3,7 +3,7 @@
 /// A parked row keeps its registers and is shown the moment the reason goes
 /// away (its parent arrives, a constraint is relaxed); nothing about it is
 /// lost. The reason is stored with each parked row (`_concord_parked.kind`
-/// holds ``kind``, `reason` the text), so status and check need no
+/// holds its numeric `kind`, `reason` the text), so status and check need no
 /// recomputation and never parse their own messages.
 ///
 /// ```swift

@@ -7,7 +7,7 @@ import Foundation
 /// A peer can send anything, so every changeset a replica is given must end
 /// one of two ways: refused with an error, the database file byte-identical
 /// to before and no journal left behind; or accepted, after which
-/// ``Replica/check()`` finds nothing wrong, applying the same input again
+/// `Replica.check()` finds nothing wrong, applying the same input again
 /// changes no byte (idempotence), and, when it changed something, the app's
 /// own writes on top of it (a counter increment, then a delete of every shown
 /// row; for every ``localWritesEvery``-th input) still leave the replica
@@ -17,10 +17,10 @@ import Foundation
 ///
 /// The fuzzer builds its base replica and its seeds from a fixed clock and
 /// fixed node ids (see `FuzzBase`), and input `i` under seed `s` is the mutant
-/// a ``ChoiceSource`` seeded from `(s, i)` draws, applied through one of three
-/// routes in turn: decoded in memory and passed to ``Replica/apply(_:)``,
-/// written to a file for ``Replica/applyChangeset(atPath:)``, or (binary only)
-/// streamed from the file through a ``ChangesetDecoder`` as imports larger
+/// a `ChoiceSource` seeded from `(s, i)` draws, applied through one of three
+/// routes in turn: decoded in memory and passed to `Replica.apply(_:)`,
+/// written to a file for `Replica.applyChangeset(atPath:)`, or (binary only)
+/// streamed from the file through a `ChangesetDecoder` as imports larger
 /// than memory are. So a run is deterministic and any input can be
 /// regenerated from its index. The replica object is reused after a refusal;
 /// after an acceptance the base file is restored and the replica reopened.
@@ -33,11 +33,11 @@ import Foundation
 public final class ChangesetFuzzer {
     /// How an input reaches the replica.
     public enum Route: String, Sendable, Hashable, CaseIterable, Codable {
-        /// `Changeset(decoding:)` or `Changeset(json:)`, then ``Replica/apply(_:)``.
+        /// `Changeset(decoding:)` or `Changeset(json:)`, then `Replica.apply(_:)`.
         case memory
-        /// Written to a file, then ``Replica/applyChangeset(atPath:)``.
+        /// Written to a file, then `Replica.applyChangeset(atPath:)`.
         case file
-        /// Written to a file, then streamed twice through ``ChangesetDecoder`` (binary only).
+        /// Written to a file, then streamed twice through `ChangesetDecoder` (binary only).
         case stream
     }
 
