@@ -19,6 +19,7 @@ import Foundation
 public final class Replica {
     /// The connection Concord uses; the app may use it too.
     public let database: Database
+    /// The clock, drift limit, merges and node-id source this replica was opened with.
     public let configuration: Configuration
     /// This replica's node id: the one its file holds now (a copy of the file takes a new one; see `checkIdentity()`).
     public internal(set) var nodeID: NodeID
@@ -61,6 +62,10 @@ public final class Replica {
         /// Wraps merge and visibility decisions to plant known bugs in the simulator's tests; none in an app.
         @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
 
+        /// A configuration; the defaults suit an app: the system clock, the default drift limit,
+        /// no custom merges and random node ids.
+        ///
+        /// Merges are keyed by ``MergeFunction/name``; of two with the same name the last wins.
         public init(
             clock: any PhysicalClock = SystemClock(),
             maxDrift: Int64 = HybridLogicalClock.defaultMaxDrift,

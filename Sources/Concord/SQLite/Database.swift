@@ -180,7 +180,10 @@ public final class Database {
 
     /// How a transaction whose body decides its own outcome ends.
     public enum TransactionEnd: Sendable {
-        case commit, rollBack
+        /// Keep what the body wrote.
+        case commit
+        /// Undo what the body wrote, as if it never ran.
+        case rollBack
     }
 
     /// Runs `body` in a transaction (a savepoint when one is open) that ends as `body` says:
@@ -264,9 +267,12 @@ public final class Database {
 
 /// A database file could not be opened.
 public struct DatabaseOpenError: Error, CustomStringConvertible {
+    /// The path the connection was asked to open.
     public let path: String
+    /// What SQLite reported.
     public let underlying: SQLiteError
 
+    /// The path, SQLite's message and code, and what to check.
     public var description: String {
         "cannot open database '\(path)': \(underlying.message) (SQLite error \(underlying.code)); "
             + "check that the path exists and is readable"
