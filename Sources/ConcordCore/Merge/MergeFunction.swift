@@ -14,9 +14,12 @@
 /// try replica.enableSync(on: "notes", merges: ["title": .custom("longest")])
 /// ```
 public struct MergeFunction: Sendable {
+    /// The name columns declare it by (`.custom(name)`), stored in the database and in changesets.
     public let name: String
+    /// The join of two values: what a column holds after merging them.
     public let join: @Sendable (SQLiteValue, SQLiteValue) -> SQLiteValue
 
+    /// A merge called `name` that joins two values with `join`.
     public init(name: String, join: @escaping @Sendable (SQLiteValue, SQLiteValue) -> SQLiteValue) {
         self.name = name
         self.join = join
