@@ -6,7 +6,9 @@ extension Simulation {
     public struct Shrunk: Sendable {
         /// The smallest failing choices found, the plan they give, and how that plan fails.
         public var choices: [UInt64]
+        /// The plan ``choices`` replay to.
         public var plan: SimulationPlan
+        /// How ``plan`` fails: the same kind of invariant as the run shrunk.
         public var result: SimulationResult
         /// Runs the shrinker made.
         public var runs: Int

@@ -45,9 +45,12 @@ public final class ChangesetFuzzer {
     public struct Input: Sendable, Hashable {
         /// Its index under the fuzzer's seed; `nil` for bytes given from outside.
         public var index: Int?
+        /// The bytes, the form they claim, and the edits that made them.
         public var mutant: ChangesetMutator.Mutant
+        /// How the bytes reach the replica.
         public var route: Route
 
+        /// An input; ``ChangesetFuzzer/input(at:)`` makes the ones of a seed, this any other (a replayed file).
         public init(index: Int?, mutant: ChangesetMutator.Mutant, route: Route) {
             self.index = index
             self.mutant = mutant
@@ -59,6 +62,7 @@ public final class ChangesetFuzzer {
     public let seed: UInt64
     /// The scratch directory: the base copy, the working replica, input files.
     public let directory: String
+    /// Makes the inputs, by mutating changesets exported from the base replica.
     public let mutator: ChangesetMutator
     /// The base replica's file, restored after every accepted input.
     public let baseBytes: [UInt8]
