@@ -16,7 +16,9 @@ import Synchronization
 /// ```
 @_spi(Testing)
 public struct InjectedBugs: OptionSet, Hashable, Sendable {
+    /// The set's bits, one per bug.
     public let rawValue: Int
+    /// The bugs whose bits are set in `rawValue`.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Between equal clock readings the register already held wins, instead of the higher node id.

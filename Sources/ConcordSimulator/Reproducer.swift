@@ -15,14 +15,18 @@ import Foundation
 /// let result = try reproducer.replay()
 /// ```
 public struct Reproducer: Codable, Equatable, Sendable {
+    /// The scenario the simulation ran, stored whole so the file needs no other.
     public var scenario: Scenario
+    /// The seed that failed.
     public var seed: UInt64
     /// The failure as it was seen when the file was written.
     public var failure: String
+    /// The plan that failed: what ``replay()`` runs.
     public var plan: SimulationPlan
     /// The choices `plan` was drawn from.
     public var choices: [UInt64]
 
+    /// A reproducer of the plan `choices` draw for `scenario` and `seed`.
     public init(scenario: Scenario, seed: UInt64, choices: [UInt64], failure: String) {
         self.init(scenario: scenario, seed: seed, plan: Simulation(scenario: scenario, seed: seed).plan(replaying: choices),
                   choices: choices, failure: failure)
@@ -47,12 +51,17 @@ public struct Reproducer: Codable, Equatable, Sendable {
         Simulation(scenario: scenario, seed: seed).plan(replaying: choices) == plan
     }
 
+    /// Writes the reproducer to `path` as pretty-printed JSON with sorted keys, so files diff well.
     public func write(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(self).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Reads a reproducer ``write(to:)`` wrote, and validates its scenario.
+    ///
+    /// - Throws: ``ScenarioError`` when the file cannot be read or is not a reproducer, or what
+    ///   ``Scenario/validate()`` throws.
     public static func read(from path: String) throws -> Reproducer {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {

@@ -20,14 +20,21 @@ public struct Scenario: Codable, Equatable, Sendable {
         case mesh
     }
 
+    /// The scenario's name, which reports and reproducer file names use.
     public var name: String
+    /// A sentence saying what the scenario exercises, for people reading the file.
     public var summary: String?
+    /// Whether devices sync through a record server or with each other (mesh by default).
     public var topology: Topology
+    /// How many devices start (at least 2; forks add more while it runs). Three by default.
     public var devices: Int
+    /// How many steps a seed's plan has (200 by default).
     public var steps: Int
     /// The seeds `concord simulate` runs by default, as `"A..B"`.
     public var seeds: String
+    /// The app the devices run: its schema, the tables it syncs and the writes it makes.
     public var workload: Workload
+    /// The ranges each fault's rate is drawn from.
     public var faults: Faults
     /// Percent weights of the step kinds; the rest of 100 is faults.
     public var mix: Mix
@@ -40,6 +47,7 @@ public struct Scenario: Codable, Equatable, Sendable {
         public var duplicate = [0, 30]
         /// A push notification that never arrives (cloud).
         public var pushLoss = [0, 60]
+        /// The app killed and relaunched, keeping only what it committed.
         public var crash = [0, 5]
         /// A link cut one way (mesh) or a device unable to reach the server (cloud).
         public var partition = [0, 5]
@@ -47,6 +55,7 @@ public struct Scenario: Codable, Equatable, Sendable {
         public var offline = [0, 3]
         /// A clock set ahead beyond the drift limit (or back again).
         public var jump = [0, 2]
+        /// A device's database copied to a new device, which must take a node id of its own.
         public var fork = [0, 1]
         /// Partitions and offline periods ending.
         public var heal = [2, 6]
@@ -63,16 +72,21 @@ public struct Scenario: Codable, Equatable, Sendable {
         /// Percent of steps taken in the same millisecond as the one before (so clock readings tie).
         public var sameInstant = [0, 30]
 
+        /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
     }
 
     /// Percent weights of app writes and of sync exchanges per step.
     public struct Mix: Codable, Equatable, Sendable {
+        /// Steps where a device's app writes (45 by default).
         public var write = 45
+        /// Steps where devices exchange changes (35 by default).
         public var sync = 35
+        /// The default weights: 45 writes, 35 syncs, 20 faults.
         public init() {}
     }
 
+    /// A scenario with the default fault ranges and mix; the other defaults are those of a file that gives only `name`.
     public init(name: String, topology: Topology = .mesh, devices: Int = 3, steps: Int = 200, seeds: String = "1..20",
                 workload: Workload = Workload(app: "reminders")) {
         self.name = name
@@ -145,7 +159,7 @@ public struct Scenario: Codable, Equatable, Sendable {
 }
 
 extension Scenario {
-    // Every field but `name` may be left out of a file.
+    /// Reads a scenario in which every field but `name` may be left out, taking its default.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(name: try container.decode(String.self, forKey: .name))
@@ -161,6 +175,7 @@ extension Scenario {
 }
 
 extension Scenario.Faults {
+    /// Reads fault ranges, any of which may be left out, taking its default.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
@@ -176,6 +191,7 @@ extension Scenario.Faults {
 }
 
 extension Scenario.Mix {
+    /// Reads step weights, either of which may be left out, taking its default.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
@@ -185,9 +201,16 @@ extension Scenario.Mix {
 }
 
 /// A scenario that cannot run, saying what is wrong and how to fix it.
+///
+/// ```swift
+/// do { _ = try Scenario.load(path: "typo.json") } catch let error as ScenarioError { print(error.message) }
+/// ```
 public struct ScenarioError: Error, CustomStringConvertible, Equatable {
+    /// What is wrong and how to fix it, naming the file or field.
     public let message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 
     /// A decoding error as a sentence that names the field.

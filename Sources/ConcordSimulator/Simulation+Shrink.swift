@@ -6,7 +6,9 @@ extension Simulation {
     public struct Shrunk: Sendable {
         /// The smallest failing choices found, the plan they give, and how that plan fails.
         public var choices: [UInt64]
+        /// The plan ``choices`` replay to.
         public var plan: SimulationPlan
+        /// How ``plan`` fails: the same kind of invariant as the run shrunk.
         public var result: SimulationResult
         /// Runs the shrinker made.
         public var runs: Int
@@ -17,7 +19,7 @@ extension Simulation {
     /// Two passes take turns until neither helps or `maxRuns` is spent: one
     /// deletes whole steps, last first (a step is a run of choices, so
     /// deleting one cleanly is what a generic shrinker seldom hits); the
-    /// other is the ConcordTesting ``Shrinker``, which simplifies what is
+    /// other is the ConcordTesting `Shrinker`, which simplifies what is
     /// left — fewer devices, shorter delays, plainer writes. A candidate that
     /// fails at step *k* keeps only its choices up to step *k*, so a plan
     /// shrinks to its failing prefix at once.

@@ -17,13 +17,16 @@ import Foundation
 /// print(result.failure ?? "converged in \(result.roundsToConverge) rounds")
 /// ```
 public struct Simulation: Sendable {
+    /// What runs: the app, topology, devices, steps and fault ranges.
     public let scenario: Scenario
+    /// The seed every choice of the run is drawn from.
     public let seed: UInt64
     /// Keep the event trace in the result (for `concord replay`).
     public var keepsTrace = false
     /// Bugs injected into every device's replica, to test the checks themselves.
     @_spi(Testing) public var injectedBugs: InjectedBugs = []
 
+    /// The simulation of `scenario` under `seed`; nothing runs until ``run()``.
     public init(scenario: Scenario = .default, seed: UInt64, keepsTrace: Bool = false) {
         self.scenario = scenario
         self.seed = seed

@@ -2,9 +2,9 @@ import ConcordTesting
 
 /// The fault rates one seed drew and the steps it will take.
 ///
-/// Drawing from a ``ChoiceSource`` makes the plan a pure function of its
+/// Drawing from a `ChoiceSource` makes the plan a pure function of its
 /// choices: the seed gives fresh choices, a reproducer replays recorded ones,
-/// and the ConcordTesting ``Shrinker`` finds smaller choice sequences, which
+/// and the ConcordTesting `Shrinker` finds smaller choice sequences, which
 /// replay to shorter plans with simpler steps. Rates are drawn first, per
 /// seed (swarm testing): some runs lose most messages, others crash often.
 ///
@@ -15,17 +15,49 @@ import ConcordTesting
 public struct SimulationPlan: Codable, Equatable, Sendable {
     /// Percentages (and for skew and delay, milliseconds) drawn from the scenario's ranges.
     public struct Rates: Codable, Equatable, Sendable {
-        public var loss = 0, duplicate = 0, pushLoss = 0, crash = 0, partition = 0, offline = 0
-        public var jump = 0, fork = 0, heal = 0, pages = 1, fetchLimit = RecordServer.batchLimit, skew = 0, drift = 0, delay = 0, sameInstant = 0
+        /// Percent of mesh pulls lost, and of cloud uploads whose answer is lost.
+        public var loss = 0
+        /// Percent of mesh pulls that arrive twice.
+        public var duplicate = 0
+        /// Percent chance, per other device, that an upload's push notification does not reach it.
+        public var pushLoss = 0
+        /// Weight, in percent of steps, of crashes.
+        public var crash = 0
+        /// Weight, in percent of steps, of links cut.
+        public var partition = 0
+        /// Weight, in percent of steps, of devices going offline.
+        public var offline = 0
+        /// Weight, in percent of steps, of clock jumps.
+        public var jump = 0
+        /// Weight, in percent of steps, of forks (at most two per run).
+        public var fork = 0
+        /// Weight, in percent of steps, of heals.
+        public var heal = 0
+        /// Most pages a mesh pull is split into.
+        public var pages = 1
+        /// Most records the server returns per fetch.
+        public var fetchLimit = RecordServer.batchLimit
+        /// Largest clock skew, in milliseconds; each device's is drawn from `-skew...skew`.
+        public var skew = 0
+        /// Largest clock drift, in milliseconds per second; each device's is drawn from `-drift...drift`.
+        public var drift = 0
+        /// Longest delay of a mesh pull, in milliseconds.
+        public var delay = 0
+        /// Percent of steps taken in the same millisecond as the one before.
+        public var sameInstant = 0
     }
 
+    /// The fault rates drawn for this seed.
     public var rates: Rates
     /// Each device's clock skew, in milliseconds, and drift, in milliseconds per second.
     public var skews: [Int64]
+    /// Each starting device's clock drift, in milliseconds gained (or, negative, lost) per second.
     public var drifts: [Int64]
+    /// The steps, in the order they run.
     public var steps: [SimulationStep]
     /// How many choices had been drawn before the first step and after each step (to cut or delete steps).
     public var choicesBeforeSteps = 0
+    /// How many choices had been drawn after each step, lined up with ``steps``.
     public var choicesAfterStep: [Int]
 
     /// Draws a plan for `scenario` from `source`.

@@ -4,6 +4,11 @@
 /// reproducer can list it, `concord replay` can run it, and the shrinker can
 /// delete steps from it. Device numbers past the devices that exist (after a
 /// shrink removed a fork) wrap around.
+///
+/// ```swift
+/// let step = SimulationStep(after: 120, device: 1, action: .write(sql: "DELETE FROM lists WHERE id = 'l1'"))
+/// print(step)   // "+120 ms device 1 writes: DELETE FROM lists WHERE id = 'l1'"
+/// ```
 public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConvertible {
     /// What the device does.
     public enum Action: Codable, Equatable, Sendable {
@@ -34,15 +39,19 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
 
     /// Milliseconds of simulated time before this step.
     public var after: Int64
+    /// The device that acts, by index (wrapping around past the devices that exist).
     public var device: Int
+    /// What it does.
     public var action: Action
 
+    /// A step in which `device` does `action` after `after` milliseconds.
     public init(after: Int64, device: Int, action: Action) {
         self.after = after
         self.device = device
         self.action = action
     }
 
+    /// The step in one line, such as `+120 ms device 1 fetches`.
     public var description: String {
         let what: String = switch action {
         case .write(let sql): "writes: \(sql)"

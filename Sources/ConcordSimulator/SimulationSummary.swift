@@ -16,6 +16,7 @@ public struct SimulationSummary: Encodable, Sendable {
     /// Wall time the batch took.
     public let seconds: Double
 
+    /// The summary of `results`, which took `seconds` of wall time.
     public init(results: [SimulationResult], seconds: Double) {
         self.results = results
         self.seconds = seconds
@@ -49,6 +50,8 @@ public struct SimulationSummary: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey { case results, seconds, operationsPerSecond }
 
+    /// Encodes the results, the seconds and ``operationsPerSecond`` (which a decoder could recompute, but a
+    /// reader of the JSON cannot).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(results, forKey: .results)

@@ -17,12 +17,14 @@ import ConcordTesting
 public struct Workload: Codable, Equatable, Sendable {
     /// How one table is synced.
     public struct Table: Codable, Equatable, Sendable {
+        /// The table's name in the schema.
         public var name: String
         /// `column` (the default) or `row`.
         public var policy: String?
         /// Column name → merge name (`lww`, `max`, `min`, `counter`, `union`).
         public var merges: [String: String]?
 
+        /// A synced table; without `policy` or `merges` it syncs by column, every column last-writer-wins.
         public init(name: String, policy: String? = nil, merges: [String: String]? = nil) {
             self.name = name
             self.policy = policy
@@ -39,6 +41,7 @@ public struct Workload: Codable, Equatable, Sendable {
     /// SQL templates, drawn uniformly (list one twice to draw it twice as often).
     public var operations: [String]?
 
+    /// A workload: either a built-in `app`, or a `schema`, `tables` and `operations` of its own.
     public init(app: String? = nil, schema: String? = nil, tables: [Table]? = nil, operations: [String]? = nil) {
         self.app = app
         self.schema = schema

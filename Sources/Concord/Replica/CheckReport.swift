@@ -8,8 +8,10 @@ public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
     /// Each problem, in a stable order; empty when the replica is consistent.
     public var problems: [Problem]
 
+    /// Whether nothing is wrong: the user tables are exactly what the registers prescribe.
     public var isConsistent: Bool { problems.isEmpty }
 
+    /// `ok`, or one problem a line, each starting with `- `, as `concord check` prints it.
     public var description: String {
         isConsistent ? "ok" : problems.map { "- \($0)" }.joined(separator: "\n")
     }
@@ -47,6 +49,7 @@ public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
         /// Listed as parked, but with no registers.
         case parkedWithoutRegisters(RowRef)
 
+        /// The problem in one line, naming the table and key (or column) it is about.
         public var description: String {
             switch self {
             case .integrity(let line): "integrity check: \(line)"

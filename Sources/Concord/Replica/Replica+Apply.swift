@@ -1,17 +1,25 @@
 @_spi(Testing) import ConcordCore
 
 /// What applying a changeset did.
+///
+/// ```swift
+/// let changes = try laptop.changes(since: phone.peerVersion(laptop.nodeID))
+/// print(try phone.apply(changes))   // "applied 3, ignored 0"
+/// print(try phone.apply(changes))   // "applied 0, ignored 3": nothing new the second time
+/// ```
 public struct ApplyReport: Hashable, Sendable, CustomStringConvertible {
     /// Rows whose registers changed.
     public var applied: Int
     /// Rows that held nothing new (already seen, or superseded here).
     public var ignored: Int
 
+    /// A report with these counts (none of either by default).
     public init(applied: Int = 0, ignored: Int = 0) {
         self.applied = applied
         self.ignored = ignored
     }
 
+    /// `applied N, ignored M`, as `concord import` prints it.
     public var description: String { "applied \(applied), ignored \(ignored)" }
 }
 
@@ -81,13 +89,24 @@ extension Replica {
 }
 
 /// A stream of row changes, as a decoder or an array yields them.
+///
+/// It is what ``Replica/apply(source:since:upTo:tables:rows:)`` reads, so a
+/// changeset larger than memory can be merged straight from a
+/// ``ChangesetDecoder`` without holding its rows.
+///
+/// ```swift
+/// let rows = [RowChange(table: "lists", key: "l1", registers: registers)]
+/// try replica.apply(source: peer, since: 0, upTo: 1, tables: [schema]) { rows.makeIterator() }
+/// ```
 public protocol ChangeIterator {
+    /// The next row, or `nil` once every row was read; throws when the bytes behind it are malformed.
     mutating func next() throws -> RowChange?
     /// A digest of every byte the rows came from, once they are all read (`nil` for rows held in memory).
     var checksum: UInt32? { get }
 }
 
 extension ChangeIterator {
+    /// No digest: rows held in memory came from no bytes.
     public var checksum: UInt32? { nil }
 }
 

@@ -3,7 +3,7 @@ extension Replica {
     /// and that SQLite's own integrity and foreign-key checks pass.
     ///
     /// The projection is recomputed here from the registers alone (see
-    /// ``Reprojection``): a row is shown exactly when it is visible, with
+    /// `Reprojection`): a row is shown exactly when it is visible, with
     /// stand-ins for parents that are not; a row that is alive but not shown is
     /// parked with its reason; a column no write has set reads NULL; a counter
     /// shows the sum of its current contributions and a union its canonical

@@ -1,7 +1,7 @@
 extension Replica {
     /// Starts syncing `table` under `policy`.
     ///
-    /// Validates the table (see ``TableInspector``), creates its metadata and
+    /// Validates the table (see `TableInspector`), creates its metadata and
     /// capture triggers, and records every row already present as this
     /// replica's first writes, in key order. Enabling a table that already
     /// syncs under the same policy does nothing.

@@ -7,7 +7,7 @@ extension Replica {
     /// peers, and writes under a fresh node id (from `configuration`'s
     /// `makeNodeID`) from its first write on. Copying the file any other way
     /// does the same: the copy notices it is not the file its metadata was
-    /// written in when it is first opened (see ``checkIdentity()``).
+    /// written in when it is first opened (see `checkIdentity()`).
     ///
     /// ```swift
     /// let tablet = try phone.fork(to: "tablet.sqlite")

@@ -1,7 +1,20 @@
 /// A summary of a replica, as `concord status` prints it.
+///
+/// It is plain data, `Codable` so a tool can print it as JSON (`concord status --json`), and it is read
+/// after the replica's pending local writes are folded in, so the counts
+/// include them.
+///
+/// ```swift
+/// let status = try replica.status()
+/// for table in status.tables { print(table.name, table.rows, table.tombstones) }
+/// for row in status.parked { print("\(row.table) \(row.key): \(row.reason)") }
+/// ```
 public struct ReplicaStatus: Hashable, Sendable, Codable {
+    /// One synced table and how many rows it shows and keeps as deleted.
     public struct Table: Hashable, Sendable, Codable {
+        /// The table's name.
         public var name: String
+        /// Its ``TablePolicy``'s raw value: `column` or `row`.
         public var policy: String
         /// Rows shown in the table.
         public var rows: Int64
@@ -11,25 +24,35 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
 
     /// An alive row that is not shown, and why.
     public struct Parked: Hashable, Sendable, Codable {
+        /// The table the row belongs to.
         public var table: String
+        /// The row's key: TEXT as is, any other value as its SQL literal (`X'…'` for a BLOB).
         public var key: String
+        /// Why it is not shown, as ``ParkReason``'s description words it.
         public var reason: String
     }
 
+    /// A replica whose changes this one has applied.
     public struct Peer: Hashable, Sendable, Codable {
+        /// The peer's node id, in hex.
         public var node: String
         /// How far this replica has read that peer's changes.
         public var version: Int64
     }
 
+    /// This replica's node id, in hex.
     public var node: String
+    /// The local version: the highest any register change stored here got.
     public var version: Int64
     /// The last clock reading, packed.
     public var clock: UInt64
     /// The last clock reading as `milliseconds.counter`.
     public var clockReading: String
+    /// The synced tables, in name order.
     public var tables: [Table]
+    /// The peers this replica has read changes from, in node-id order.
     public var peers: [Peer]
+    /// The alive rows not shown, table by table in name order, then by key.
     public var parked: [Parked]
 }
 

@@ -1,4 +1,9 @@
 /// What ``Replica/sync(_:)`` did.
+///
+/// ```swift
+/// let report = try Replica.sync([phone, laptop])
+/// print(report.rounds, report.applied)   // the last round moved nothing
+/// ```
 public struct SyncReport: Hashable, Sendable {
     /// Rounds of all-pairs exchange, the last of which moved nothing.
     public var rounds: Int
@@ -10,20 +15,32 @@ public struct SyncReport: Hashable, Sendable {
 
     /// One direction of an exchange that was refused, and why.
     public struct Refusal: Hashable, Sendable, CustomStringConvertible {
-        /// Positions in the list of replicas given to ``Replica/sync(_:)``.
+        /// The replica whose changes were refused, by its position in the list given to ``Replica/sync(_:)``.
         public var source: Int
+        /// The replica that refused them, by its position in the same list.
         public var target: Int
+        /// The refusal's message (a ``ClockDriftError``'s description).
         public var reason: String
 
+        /// Which replica refused which one's changes, and why, in one line.
         public var description: String { "replica \(target) refused the changes of replica \(source): \(reason)" }
     }
 }
 
 /// ``Replica/sync(_:)`` exchanged everything it could, but some directions were refused.
+///
+/// ```swift
+/// do {
+///     try Replica.sync([phone, laptop])
+/// } catch let incomplete as SyncIncomplete {
+///     for refusal in incomplete.report.refusals { print(refusal) }
+/// }
+/// ```
 public struct SyncIncomplete: Error, CustomStringConvertible {
     /// What was done, refusals included.
     public let report: SyncReport
 
+    /// How much the sync merged, then every refusal, separated by semicolons.
     public var description: String {
         "sync finished every exchange it could (\(report.applied) rows merged in \(report.rounds) rounds), but "
             + report.refusals.map(\.description).joined(separator: "; ")

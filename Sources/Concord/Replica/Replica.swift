@@ -19,8 +19,9 @@ import Foundation
 public final class Replica {
     /// The connection Concord uses; the app may use it too.
     public let database: Database
+    /// The clock, drift limit, merges and node-id source this replica was opened with.
     public let configuration: Configuration
-    /// This replica's node id: the one its file holds now (a copy of the file takes a new one; see ``checkIdentity()``).
+    /// This replica's node id: the one its file holds now (a copy of the file takes a new one; see `checkIdentity()`).
     public internal(set) var nodeID: NodeID
     /// Synced tables by name, refreshed when sync is enabled.
     private(set) var syncedTables: [String: SyncedTable] = [:]
@@ -55,12 +56,16 @@ public final class Replica {
         /// User-defined merges, by name, for columns declared `.custom(name)`.
         public var merges: [String: MergeFunction]
         /// What identifies the file a replica lives in, given its path: its device and inode by
-        /// default. A copy of the file must get another identity (see ``Replica/checkIdentity()``);
+        /// default. A copy of the file must get another identity (see `checkIdentity()`);
         /// a simulation gives a deterministic one, so that its files are the same bytes every run.
         public var fileIdentity: @Sendable (_ path: String) -> String? = Database.deviceAndInode(of:)
         /// Wraps merge and visibility decisions to plant known bugs in the simulator's tests; none in an app.
         @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
 
+        /// A configuration; the defaults suit an app: the system clock, the default drift limit,
+        /// no custom merges and random node ids.
+        ///
+        /// Merges are keyed by ``MergeFunction/name``; of two with the same name the last wins.
         public init(
             clock: any PhysicalClock = SystemClock(),
             maxDrift: Int64 = HybridLogicalClock.defaultMaxDrift,
@@ -79,8 +84,15 @@ public final class Replica {
 
     /// Opens the database at `path` as a replica, creating Concord's metadata when it has none.
     ///
-    /// - Parameter create: when `false`, a database without metadata is an
-    ///   error (``ReplicaError/notAReplica(path:)``) and nothing is written.
+    /// The connection is opened through a ``ReplicaVFS``, so statement journals
+    /// stay in memory and, when `configuration` has a clock other than the
+    /// system's, SQL's `'now'` reads that clock.
+    ///
+    /// - Parameters:
+    ///   - path: the database file; `:memory:` for an in-memory replica.
+    ///   - configuration: the clock, drift limit, merges and node ids the replica uses.
+    ///   - create: when `false`, a missing file or a database without metadata is an
+    ///     error (``ReplicaError/notAReplica(path:)`` for the latter) and nothing is written.
     public convenience init(path: String, configuration: Configuration = Configuration(), create: Bool = true) throws {
         let clock = configuration.clock
         let vfs = clock is SystemClock ? ReplicaVFS() : ReplicaVFS(unixMilliseconds: { clock.unixMilliseconds() })
@@ -104,7 +116,7 @@ public final class Replica {
     /// the disk. Apps writing synced tables through their own connections may
     /// want either.
     ///
-    /// Opening upgrades metadata of an earlier layout (``MetadataMigration``),
+    /// Opening upgrades metadata of an earlier layout (`MetadataMigration`),
     /// and a file that is a copy of another replica's (a file copy, a restored
     /// backup, `VACUUM INTO`) takes a node id of its own before anything is stamped.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {

@@ -1,4 +1,15 @@
 /// What can go wrong when using a replica, each case saying what, where and what to do.
+///
+/// The cases carry what an app needs to react; ``description`` is a
+/// sentence for a person, ending with the fix when there is one.
+///
+/// ```swift
+/// do {
+///     try replica.enableSync(on: "reminders")
+/// } catch ReplicaError.tableNotFound(let name) {
+///     print("create \(name) first")
+/// }
+/// ```
 public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     /// The file has no Concord metadata.
     case notAReplica(path: String)
@@ -35,6 +46,7 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     /// A synced table's schema changed in a way Concord does not sync.
     case schemaChanged(table: String, change: String, fix: String)
 
+    /// What went wrong and what to do about it, in a sentence the CLI prints as is.
     public var description: String {
         switch self {
         case .notAReplica(let path):

@@ -3,7 +3,7 @@
 /// The declaration (key, columns, policy, merges) is the ``TableSchema`` that
 /// changesets carry; this type adds the names of the table's metadata and
 /// the SQL fragments the replica builds from them. Built from the live schema when sync is enabled (see
-/// ``TableInspector``) and stored in `_concord_tables`, so every later
+/// `TableInspector`) and stored in `_concord_tables`, so every later
 /// command knows the same declaration.
 ///
 /// ```swift
@@ -16,6 +16,7 @@ public struct SyncedTable: Hashable, Sendable {
     /// The table's id in `_concord_tables`, which names its metadata (0 until sync is enabled).
     let id: Int64
 
+    /// A declaration not yet stored; `merges` defaults to last-writer-wins for every column.
     public init(name: String, key: String, columns: [String], policy: TablePolicy, merges: [ColumnMerge]? = nil) {
         self.init(id: 0, schema: TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges))
     }
@@ -28,11 +29,13 @@ public struct SyncedTable: Hashable, Sendable {
     /// The same declaration under the id `_concord_tables` gave it.
     func withID(_ id: Int64) -> SyncedTable { SyncedTable(id: id, schema: schema) }
 
+    /// The table's name.
     public var name: String { schema.name }
     /// The single primary-key column (TEXT or BLOB).
     public var key: String { schema.key }
     /// Synced columns besides the key, in declaration order (generated columns excluded).
     public var columns: [String] { schema.columns }
+    /// How the table resolves concurrent edits: per column or per row.
     public var policy: TablePolicy { schema.policy }
     /// How each column merges, lined up with ``columns``.
     public var merges: [ColumnMerge] { schema.merges }

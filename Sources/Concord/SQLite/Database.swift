@@ -16,7 +16,12 @@ import CSQLite
 public final class Database {
     /// How a file is opened.
     public enum Mode: Sendable {
-        case readOnly, readWrite, readWriteCreate
+        /// Reads only; a missing file is an error.
+        case readOnly
+        /// Reads and writes an existing file; a missing file is an error.
+        case readWrite
+        /// Reads and writes, creating the file when it does not exist.
+        case readWriteCreate
 
         var flags: Int32 {
             switch self {
@@ -37,9 +42,13 @@ public final class Database {
 
     /// Opens (or creates) the database at `path`.
     ///
-    /// - Parameter vfs: when given, files are opened through it: SQL's `'now'`
-    ///   (and so every stamp a capture trigger takes) reads its clock, and
-    ///   statement journals stay in memory (see ``ReplicaVFS``).
+    /// - Parameters:
+    ///   - path: the file to open; `:memory:` for an in-memory database, or a `file:` URI.
+    ///   - mode: whether the connection may write, and whether a missing file is created.
+    ///   - vfs: when given, files are opened through it: SQL's `'now'`
+    ///     (and so every stamp a capture trigger takes) reads its clock, and
+    ///     statement journals stay in memory (see ``ReplicaVFS``).
+    /// - Throws: ``DatabaseOpenError`` when SQLite cannot open the file.
     public init(path: String, mode: Mode = .readWriteCreate, vfs: ReplicaVFS? = nil) throws {
         var handle: OpaquePointer?
         let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
@@ -171,7 +180,10 @@ public final class Database {
 
     /// How a transaction whose body decides its own outcome ends.
     public enum TransactionEnd: Sendable {
-        case commit, rollBack
+        /// Keep what the body wrote.
+        case commit
+        /// Undo what the body wrote, as if it never ran.
+        case rollBack
     }
 
     /// Runs `body` in a transaction (a savepoint when one is open) that ends as `body` says:
@@ -255,9 +267,12 @@ public final class Database {
 
 /// A database file could not be opened.
 public struct DatabaseOpenError: Error, CustomStringConvertible {
+    /// The path the connection was asked to open.
     public let path: String
+    /// What SQLite reported.
     public let underlying: SQLiteError
 
+    /// The path, SQLite's message and code, and what to check.
     public var description: String {
         "cannot open database '\(path)': \(underlying.message) (SQLite error \(underlying.code)); "
             + "check that the path exists and is readable"

@@ -14,7 +14,7 @@ import CSQLite
 /// which every write costs system calls (100,000 inserts took 1.27 s instead
 /// of 0.89 s). A transaction larger than the page cache makes that likely,
 /// since every page the cache spills mid-statement joins the journal. This
-/// VFS serves that file from memory (``MemoryJournalFile``). The other cure,
+/// VFS serves that file from memory (`MemoryJournalFile`). The other cure,
 /// `PRAGMA temp_store = MEMORY`, keeps every journal in 1 KiB pieces
 /// allocated and freed on every write: about 9,500 more instructions per insert
 /// and 4,500 per update, measured with callgrind.

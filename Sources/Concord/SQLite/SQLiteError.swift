@@ -20,12 +20,15 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// The extended result code, by name (``ResultCode/primary`` gives the primary one).
     public var resultCode: ResultCode { ResultCode(rawValue: extendedCode) }
 
+    /// An error with this extended `code` (a primary one is an extended code too), `message` and `sql`.
     public init(code: Int32, message: String, sql: String? = nil) {
         self.extendedCode = code
         self.message = message
         self.sql = sql
     }
 
+    /// The primary code, the message, the statement shortened to one line, and, for a lock, a read-only
+    /// file, a damaged file or a full disk, what to do.
     public var description: String {
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " - while executing `\(Self.shortened(sql))`" }

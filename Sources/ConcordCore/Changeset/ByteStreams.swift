@@ -18,6 +18,7 @@ public protocol ByteSource: AnyObject {
 }
 
 extension ByteSource {
+    /// Unknown: a source that can count what is left says so itself.
     public var remainingByteCount: Int? { nil }
 }
 
@@ -59,14 +60,17 @@ public final class MemoryByteSource: ByteSource {
     private let bytes: [UInt8]
     private var position = 0
 
+    /// A source that yields `bytes`, from the first.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The next `maxCount` bytes or fewer (none once all were read); never throws.
     public func read(maxCount: Int) -> [UInt8] {
         let end = position + min(max(maxCount, 0), bytes.count - position)
         defer { position = end }
         return Array(bytes[position..<end])
     }
 
+    /// The bytes not read yet, always known.
     public var remainingByteCount: Int? { bytes.count - position }
 }
 
@@ -82,15 +86,19 @@ public final class MemoryByteSink: ByteSink {
     public private(set) var bytes: [UInt8] = []
     private var closed = false
 
+    /// An empty sink.
     public init() {}
 
+    /// Appends `bytes` to ``bytes``; throws ``ChangesetError/io(operation:path:reason:)`` once the sink is closed.
     public func write(_ bytes: [UInt8]) throws {
         guard !closed else { throw ChangesetError.io(operation: "write", path: "memory", reason: "the sink is closed") }
         self.bytes += bytes
     }
 
+    /// Nothing to do: every write is already in ``bytes``.
     public func flush() {}
 
+    /// Refuses later writes; ``bytes`` stays readable.
     public func close() { closed = true }
 }
 
@@ -132,6 +140,8 @@ public final class FileByteSource: ByteSource {
         FileByteSource(descriptor: 0, path: "standard input")
     }
 
+    /// The next `maxCount` bytes or fewer, refilling the buffer from the file when it is empty; none at
+    /// the end of the file. Throws ``ChangesetError/io(operation:path:reason:)`` once closed or when reading fails.
     public func read(maxCount: Int) throws -> [UInt8] {
         guard maxCount > 0 else { return [] }
         if position == buffer.count {
@@ -246,6 +256,7 @@ public final class FileByteSink: ByteSink {
         FileByteSink(descriptor: 1, path: "standard output")
     }
 
+    /// Buffers `bytes`, writing the buffer out once it holds 64 KiB or more.
     public func write(_ bytes: [UInt8]) throws {
         guard descriptor >= 0 else {
             throw ChangesetError.io(operation: "write", path: path, reason: "the sink is closed")
@@ -254,6 +265,7 @@ public final class FileByteSink: ByteSink {
         if buffer.count >= byteStreamChunkSize { try flush() }
     }
 
+    /// Writes the buffer to the file; bytes the system did not take stay buffered when it throws.
     public func flush() throws {
         guard !buffer.isEmpty else { return }
         guard descriptor >= 0 else {
@@ -275,6 +287,8 @@ public final class FileByteSink: ByteSink {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Flushes and closes the file (standard output stays open); writing atomically, syncs the
+    /// temporary file to disk and renames it over the target, or removes it when that fails.
     public func close() throws {
         defer {
             if ownsDescriptor && descriptor >= 0 { _ = systemClose(descriptor) }

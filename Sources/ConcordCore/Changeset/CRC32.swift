@@ -15,6 +15,7 @@ public struct CRC32: Hashable, Sendable {
     /// The running register, pre- and post-inverted as the standard requires.
     private var state: UInt32 = 0xFFFF_FFFF
 
+    /// A CRC over no bytes yet.
     public init() {}
 
     /// The CRC-32 of every byte passed to ``update(_:)`` so far (0 for none).

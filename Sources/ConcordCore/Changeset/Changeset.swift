@@ -20,12 +20,14 @@ public struct Changeset: Hashable, Sendable {
     public var source: NodeID
     /// It holds the source's changes with versions in `since + 1 ... upTo`.
     public var since: Int64
+    /// The source's version when it exported; the receiver asks for changes since this next time.
     public var upTo: Int64
     /// The synced tables it covers, in name order.
     public var tables: [TableSchema]
     /// The changed rows, in the order the source stored them.
     public var rows: [RowChange]
 
+    /// A changeset of `source`'s changes with versions in `since + 1 ... upTo`.
     public init(source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], rows: [RowChange]) {
         self.source = source
         self.since = since
@@ -40,16 +42,24 @@ public struct Changeset: Hashable, Sendable {
 /// The receiver checks it against its own declaration of the table before
 /// applying anything, so a changeset from a replica with another policy or an
 /// unknown column is refused whole.
+///
+/// ```swift
+/// let reminders = TableSchema(name: "reminders", key: "id", columns: ["title", "done", "count"],
+///                             policy: .column, merges: [.lww, .lww, .counter])
+/// ```
 public struct TableSchema: Hashable, Sendable {
+    /// The table's name.
     public var name: String
     /// The primary-key column.
     public var key: String
     /// The synced columns besides the key, in declaration order.
     public var columns: [String]
+    /// Whether columns merge one by one or the row as a whole.
     public var policy: TablePolicy
     /// How each column merges, lined up with ``columns``.
     public var merges: [ColumnMerge]
 
+    /// A declaration; `merges` defaults to last-writer-wins for every column.
     public init(name: String, key: String, columns: [String], policy: TablePolicy, merges: [ColumnMerge]? = nil) {
         self.name = name
         self.key = key
@@ -68,6 +78,7 @@ public struct RowChange: Hashable, Sendable {
     /// Registers; `columns` lines up with the table schema's ``TableSchema/columns``.
     public var registers: RowRegisters
 
+    /// The registers of the row of `table` whose key is `key`.
     public init(table: String, key: SQLiteValue, registers: RowRegisters) {
         self.table = table
         self.key = key

@@ -95,6 +95,7 @@ public final class ChangesetEncoder {
     /// Bytes handed to the sink so far.
     public private(set) var byteCount = 0
 
+    /// An encoder that writes one changeset to `sink`.
     public init(sink: any ByteSink) {
         self.sink = sink
     }

@@ -35,47 +35,88 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// What exactly is wrong with a malformed (or unencodable) field.
     public enum Reason: Hashable, Sendable, CustomStringConvertible {
+        /// Text (a name, a value, or the JSON itself) is not valid UTF-8.
         case invalidUTF8
+        /// A table, key or column name, or a merge name, is empty.
         case emptyIdentifier
+        /// A name contains a NUL byte, which SQLite names cannot hold.
         case identifierContainsNUL
+        /// A table is listed twice; names are compared ignoring ASCII case, as SQLite does.
         case duplicateTable(String)
+        /// A table lists a column twice (or its key as a column); compared ignoring ASCII case.
         case duplicateColumn(String)
+        /// A table's policy is not one of ``TablePolicy``'s.
         case unknownPolicy(String)
+        /// A row names a table the changeset does not declare.
         case unknownTable(String)
+        /// A value's tag byte is not 0–4 (NULL, integer, real, text, blob).
         case unknownValueTag(UInt8)
+        /// A record's tag byte is neither 1 (a row) nor 2 (the end).
         case unknownRecordTag(UInt8)
+        /// A row refers to a table by an index past the declared tables.
         case tableIndexOutOfRange(index: UInt64, tableCount: Int)
+        /// A stamp refers to a node by an index neither known nor the next new one.
         case nodeIndexOutOfRange(index: UInt64, nodeCount: Int)
+        /// A node id is introduced a second time, so two indices would name it.
         case duplicateNode(NodeID)
+        /// A row has another number of column registers than its table has columns.
         case columnCountMismatch(expected: Int, found: UInt64)
+        /// A row's liveness has a causal length above 0 but no stamp; only a row never written may lack one.
         case liveWithoutStamp(causalLength: UInt64)
+        /// A row's primary key is NULL.
         case nullKey
+        /// A real value is NaN, which SQLite cannot store.
         case notANumber
+        /// The header's versions are not `0 <= since <= upTo`.
         case invalidVersionRange(since: Int64, upTo: Int64)
+        /// The end record's row count differs from the rows read before it.
         case rowCountMismatch(stored: UInt64, counted: UInt64)
+        /// A variable-length integer runs past 10 bytes or 64 bits.
         case varintTooLong
+        /// A variable-length integer is not in its shortest form, so the encoding would not be canonical.
         case nonMinimalVarint
+        /// A text, blob or name is longer than the format allows (1,000,000,000 bytes).
         case lengthTooLarge(declared: UInt64, limit: UInt64)
+        /// A count of tables, columns or contributions is above the format's limit.
         case countTooLarge(declared: UInt64, limit: UInt64)
+        /// The JSON form is not valid JSON; the detail says where it breaks.
         case invalidJSON(String)
+        /// A JSON field holds another kind of value than the format expects there.
         case wrongType(expected: String, found: String)
+        /// A JSON object lacks a key the format requires.
         case missingKey(String)
+        /// A JSON object has a key the format does not define.
         case unexpectedKey(String)
+        /// A JSON object has the same key twice.
         case duplicateKey(String)
+        /// A JSON number is not an integer in the field's range, or not a finite real.
         case numberOutOfRange(String)
+        /// A JSON node id is not 32 hex digits.
         case invalidNodeID(String)
+        /// A JSON blob is not an even number of hex digits.
         case invalidHex
+        /// JSON arrays and objects nest deeper than the reader follows.
         case nestingTooDeep(limit: Int)
+        /// An encoder method was called out of order: `begin(header:)` twice, a row before it, anything after the end or a failed write.
         case encoderState(String)
+        /// A table declares another number of merges than it has columns.
         case mergeCountMismatch(columns: Int, merges: Int)
+        /// A custom merge has a built-in merge's name, under which it would read back as the built-in.
         case customMergeShadowsBuiltIn(String)
+        /// A register of a column that is not a counter carries counter contributions.
         case contributionsOnNonCounterColumn(merge: String)
+        /// A counter contribution has no stamp, so it names no node.
         case contributionWithoutStamp
+        /// A register's contributions are not in increasing node-id order.
         case contributionsOutOfOrder(previous: NodeID, found: NodeID)
+        /// A node contributes to one counter register twice.
         case duplicateContribution(NodeID)
+        /// A causal length is above ``Liveness/maxCausalLength``.
         case causalLengthTooLarge(UInt64)
+        /// A stamp's clock reading does not fit the 63 bits a hybrid logical clock uses.
         case clockOutOfRange(UInt64)
 
+        /// What is wrong, in a clause that completes the ``ChangesetError`` message around it.
         public var description: String {
             switch self {
             case .invalidUTF8: "the text is not valid UTF-8"
@@ -138,6 +179,7 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// What failed, where (byte offset and field, or path), and how to get a good changeset.
     public var description: String {
         switch self {
         case .notAChangeset(let prefix):

@@ -14,10 +14,12 @@ public struct ChangesetHeader: Hashable, Sendable {
     public var source: NodeID
     /// The changeset holds the source's changes with versions in `since + 1 ... upTo`.
     public var since: Int64
+    /// The source's version when it exported; the receiver asks for changes since this next time.
     public var upTo: Int64
     /// The synced tables the rows may refer to.
     public var tables: [TableSchema]
 
+    /// The header of a changeset of `source`'s changes with versions in `since + 1 ... upTo`.
     public init(source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema]) {
         self.source = source
         self.since = since

@@ -9,10 +9,13 @@
 /// t.rawValue == 1_700_000_000_000 << 16 | 3
 /// ```
 public struct HLCTimestamp: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The packed reading: `milliseconds << 16 | counter`.
     public let rawValue: UInt64
 
+    /// The reading packed as `rawValue`.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// The reading `milliseconds.counter`; milliseconds beyond 48 bits do not fit and lose their high bits.
     public init(milliseconds: UInt64, counter: UInt16) {
         rawValue = milliseconds << 16 | UInt64(counter)
     }
@@ -28,9 +31,12 @@ public struct HLCTimestamp: RawRepresentable, Hashable, Comparable, Sendable, Cu
     /// The value as SQLite stores it.
     public var sqliteValue: Int64 { Int64(bitPattern: rawValue) }
 
+    /// The reading SQLite stores as `sqliteValue` (the same 64 bits, read as unsigned).
     public init(sqliteValue: Int64) { rawValue = UInt64(bitPattern: sqliteValue) }
 
+    /// Earlier: by milliseconds, then by counter, which is the order of the packed values.
     public static func < (lhs: HLCTimestamp, rhs: HLCTimestamp) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// `milliseconds.counter`, such as `1700000000000.3`.
     public var description: String { "\(milliseconds).\(counter)" }
 }

@@ -25,6 +25,7 @@ public struct HybridLogicalClock: Hashable, Sendable {
     /// Five minutes, the default tolerance for a peer's clock running ahead.
     public static let defaultMaxDrift: Int64 = 5 * 60 * 1000
 
+    /// A clock whose next reading is above `last` (a fresh clock starts from zero).
     public init(last: HLCTimestamp = .zero, maxDrift: Int64 = defaultMaxDrift) {
         self.last = last
         self.maxDrift = maxDrift
@@ -78,6 +79,7 @@ public struct ClockDriftError: Error, Equatable, CustomStringConvertible {
     /// The tolerance in force, in milliseconds.
     public let maxDrift: Int64
 
+    /// The node, how far ahead its stamp was, the tolerance, and what to set right.
     public var description: String {
         "a stamp from node \(node) is \(drift) ms ahead of this replica's clock, "
             + "more than the allowed \(maxDrift) ms; nothing was applied. Either that device's clock runs fast "

@@ -5,6 +5,13 @@ import Synchronization
 ///
 /// Concord never calls `Date()` directly; everything that needs the time
 /// asks the replica's physical clock, so a simulation decides every reading.
+///
+/// ```swift
+/// struct FixedClock: PhysicalClock {
+///     func unixMilliseconds() -> Int64 { 1_700_000_000_000 }
+/// }
+/// let replica = try Replica.inMemory(configuration: .init(clock: FixedClock()))
+/// ```
 public protocol PhysicalClock: Sendable {
     /// Milliseconds since the Unix epoch.
     func unixMilliseconds() -> Int64
@@ -12,7 +19,9 @@ public protocol PhysicalClock: Sendable {
 
 /// The system's wall clock.
 public struct SystemClock: PhysicalClock {
+    /// The system clock; every instance reads the same time.
     public init() {}
+    /// The current time, in whole milliseconds since the Unix epoch (rounded down).
     public func unixMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
 
@@ -25,8 +34,10 @@ public struct SystemClock: PhysicalClock {
 public final class ManualClock: PhysicalClock {
     private let now: Mutex<Int64>
 
+    /// A clock stopped at `unixMilliseconds` until it is advanced or set.
     public init(unixMilliseconds: Int64) { now = Mutex(unixMilliseconds) }
 
+    /// The time it was last set or advanced to.
     public func unixMilliseconds() -> Int64 { now.withLock { $0 } }
 
     /// Moves the clock by `milliseconds` (negative moves it back).

@@ -8,7 +8,7 @@
 ///
 /// ```swift
 /// let entries = LocalJoin.contribute(+2, to: [], life: 1, stamp: stamp)   // this node: +2 in life 1
-/// let register = LocalJoin.join(.integer(3), stamp: stamp, base: held, merge: .max)
+/// let register = LocalJoin.join(.integer(3), stamp: stamp, base: held, merge: .max, functions: [:])
 /// ```
 public enum LocalJoin {
     /// The contributions after this node changed a counter by `delta` in life `life`, in node order.

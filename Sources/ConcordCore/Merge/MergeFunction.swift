@@ -3,7 +3,7 @@
 /// It must be commutative, associative and idempotent, or replicas that
 /// receive changes in different orders will disagree; check it with
 /// `ConcordTesting`'s `MergeLaws` before using it. Register it under the same
-/// name in every replica's ``Replica/Configuration``.
+/// name in every replica's `Replica.Configuration` (in `Concord`).
 ///
 /// ```swift
 /// let longest = MergeFunction(name: "longest") { a, b in
@@ -14,9 +14,12 @@
 /// try replica.enableSync(on: "notes", merges: ["title": .custom("longest")])
 /// ```
 public struct MergeFunction: Sendable {
+    /// The name columns declare it by (`.custom(name)`), stored in the database and in changesets.
     public let name: String
+    /// The join of two values: what a column holds after merging them.
     public let join: @Sendable (SQLiteValue, SQLiteValue) -> SQLiteValue
 
+    /// A merge called `name` that joins two values with `join`.
     public init(name: String, join: @escaping @Sendable (SQLiteValue, SQLiteValue) -> SQLiteValue) {
         self.name = name
         self.join = join

@@ -12,10 +12,14 @@
 public enum RowMerge {
     /// How a table merges: its policy, each column's merge, and the user-defined joins.
     public struct Rules: Sendable {
+        /// Whether columns merge one by one or the row as a whole.
         public var policy: TablePolicy
+        /// Each column's merge, lined up with the registers' columns.
         public var merges: [ColumnMerge]
+        /// The user-defined merges, by name, that `.custom` merges refer to.
         public var functions: [String: MergeFunction]
 
+        /// The rules of a table; `functions` is needed only when a merge is `.custom`.
         public init(policy: TablePolicy, merges: [ColumnMerge], functions: [String: MergeFunction] = [:]) {
             self.policy = policy
             self.merges = merges
@@ -30,6 +34,7 @@ public enum RowMerge {
         /// Whether `merged` differs from the local registers.
         public var changed: Bool
 
+        /// An outcome with these registers and this verdict.
         public init(merged: RowRegisters, changed: Bool) {
             self.merged = merged
             self.changed = changed

@@ -21,6 +21,7 @@ public enum UnionValue {
         /// A string: the bytes it decodes to.
         case text([UInt8])
 
+        /// SQLite's order: integers before strings, integers by value however many digits, strings by their bytes.
         public static func < (lhs: Element, rhs: Element) -> Bool {
             switch (lhs, rhs) {
             case (.integer(let a, let x), .integer(let b, let y)):

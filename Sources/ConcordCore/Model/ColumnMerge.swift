@@ -17,7 +17,17 @@
 /// try replica.enableSync(on: "counters", merges: ["count": .counter])
 /// ```
 public enum ColumnMerge: Hashable, Sendable, CustomStringConvertible {
-    case lww, max, min, counter, union
+    /// Last writer wins: the value with the highest stamp.
+    case lww
+    /// The largest value in SQLite's order; equal values are settled by stamp.
+    case max
+    /// The smallest value in SQLite's order; equal values are settled by stamp.
+    case min
+    /// The sum of every node's contribution: concurrent increments add up.
+    case counter
+    /// The sorted union of JSON arrays of strings and integers (see ``UnionValue``).
+    case union
+    /// The ``MergeFunction`` registered under this name.
     case custom(String)
 
     /// The built-in merges, by name.
@@ -40,6 +50,7 @@ public enum ColumnMerge: Hashable, Sendable, CustomStringConvertible {
         self = Self.builtIns.first { $0.name == name } ?? .custom(name)
     }
 
+    /// The merge's ``name``.
     public var description: String { name }
 
     /// Whether merging needs the written values (not just stamps) of local writes.

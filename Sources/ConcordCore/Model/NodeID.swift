@@ -16,6 +16,7 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     private let high: UInt64
     private let low: UInt64
 
+    /// How many bytes a node id has: 16.
     public static let byteCount = 16
 
     /// Always 16 bytes.
@@ -45,5 +46,6 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Byte order: the first byte that differs decides, as for the bytes themselves.
     public static func < (lhs: NodeID, rhs: NodeID) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
 
+    /// The 16 bytes as 32 lowercase hex digits, as ``init(hex:)`` reads them.
     public var description: String { Hex.encode(bytes) }
 }

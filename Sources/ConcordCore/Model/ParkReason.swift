@@ -3,7 +3,7 @@
 /// A parked row keeps its registers and is shown the moment the reason goes
 /// away (its parent arrives, a constraint is relaxed); nothing about it is
 /// lost. The reason is stored with each parked row (`_concord_parked.kind`
-/// holds ``kind``, `reason` the text), so status and check need no
+/// holds its numeric `kind`, `reason` the text), so status and check need no
 /// recomputation and never parse their own messages.
 ///
 /// ```swift
@@ -36,6 +36,7 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
     /// Whether the row may still be in the user table while parked (its key cannot sync).
     package var keepsUserRow: Bool { if case .unsyncableKey = self { true } else { false } }
 
+    /// The reason in a few words, naming the parent (as `table/key`) or quoting SQLite's message.
     public var description: String {
         switch self {
         case .missingParent(let table, let key): "missing parent \(table)/\(Self.describe(key))"

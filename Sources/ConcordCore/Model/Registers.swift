@@ -4,12 +4,15 @@
 /// let title = ColumnRegister(value: "Buy milk", stamp: stamp)
 /// ```
 public struct ColumnRegister: Hashable, Sendable {
+    /// The value the column holds.
     public var value: SQLiteValue
+    /// The stamp of the write that set it; for a value-merged column, the highest of the writes merged into it.
     public var stamp: Stamp
     /// For a `counter` column, each node's contribution, in node order; empty otherwise.
     /// The value is then the sum of the contributions made in the row's current life.
     public var contributions: [CounterContribution]
 
+    /// A register holding `value` as written at `stamp`; `contributions` only for a `counter` column.
     public init(value: SQLiteValue, stamp: Stamp, contributions: [CounterContribution] = []) {
         self.value = value
         self.stamp = stamp
@@ -23,6 +26,11 @@ public struct ColumnRegister: Hashable, Sendable {
 /// the entry with the higher `(causalLength, stamp)`; concurrent increments on
 /// different nodes therefore add up. Entries made under an earlier causal
 /// length (before a delete and re-insert) no longer count.
+///
+/// ```swift
+/// // This node added 3 in the row's first life.
+/// let mine = CounterContribution(causalLength: 1, amount: 3, stamp: stamp)
+/// ```
 public struct CounterContribution: Hashable, Sendable {
     /// The row's causal length when the contribution was made.
     public var causalLength: UInt64
@@ -31,6 +39,7 @@ public struct CounterContribution: Hashable, Sendable {
     /// The node's latest write to it; `stamp.node` is the contributing node.
     public var stamp: Stamp
 
+    /// A contribution of `amount` by `stamp.node` in the life `causalLength`.
     public init(causalLength: UInt64, amount: Int64, stamp: Stamp) {
         self.causalLength = causalLength
         self.amount = amount
@@ -44,19 +53,27 @@ public struct CounterContribution: Hashable, Sendable {
 /// row moves to the next odd number, a delete to the next even one, and a
 /// merge keeps the larger. An update never changes it, so an update from a
 /// device that missed a delete cannot bring the row back.
+///
+/// ```swift
+/// let inserted = Liveness(causalLength: 1, stamp: stamp)   // alive
+/// Liveness.afterDelete(inserted.causalLength)               // 2: deleted
+/// ```
 public struct Liveness: Hashable, Sendable {
     /// 0 means the row was never inserted anywhere this replica heard of.
     public var causalLength: UInt64
     /// The write that set this length; `nil` only for length 0.
     public var stamp: Stamp?
 
+    /// A liveness register of `causalLength`, set by the write stamped `stamp`.
     public init(causalLength: UInt64, stamp: Stamp?) {
         self.causalLength = causalLength
         self.stamp = stamp
     }
 
+    /// The liveness of a row no write has reached: length 0, no stamp.
     public static let unknown = Liveness(causalLength: 0, stamp: nil)
 
+    /// Whether the row exists: its causal length is odd.
     public var isAlive: Bool { causalLength % 2 == 1 }
 
     /// The largest causal length a changeset may carry (2^62).
@@ -84,10 +101,18 @@ public struct Liveness: Hashable, Sendable {
 ///
 /// `columns` lines up with the table's column list; `nil` is a column no
 /// write has set yet (it reads as the column's default).
+///
+/// ```swift
+/// let row = RowRegisters(liveness: Liveness(causalLength: 1, stamp: stamp),
+///                        columns: [ColumnRegister(value: "Buy milk", stamp: stamp), nil])
+/// ```
 public struct RowRegisters: Hashable, Sendable {
+    /// Whether the row exists, and since which write.
     public var liveness: Liveness
+    /// One register per synced column, in the table's column order; `nil` where no write set the column.
     public var columns: [ColumnRegister?]
 
+    /// The registers of a row.
     public init(liveness: Liveness, columns: [ColumnRegister?]) {
         self.liveness = liveness
         self.columns = columns

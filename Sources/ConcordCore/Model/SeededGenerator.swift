@@ -8,10 +8,13 @@
 /// let roll = Int.random(in: 1...6, using: &rng)
 /// ```
 public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
+    /// The generator's whole state; a generator made with this as its seed continues the same sequence.
     public private(set) var state: UInt64
 
+    /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits of the sequence.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

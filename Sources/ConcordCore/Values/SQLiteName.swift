@@ -24,12 +24,16 @@ public enum SQLiteName {
     /// A string as a dictionary key that equals only the same bytes (a `String` key would
     /// take two canonically equivalent spellings for one).
     public struct Key: Hashable, Sendable {
+        /// The string, as given.
         public let text: String
 
+        /// A key for `text`.
         public init(_ text: String) { self.text = text }
 
+        /// Whether the two strings have the same UTF-8 bytes.
         public static func == (lhs: Key, rhs: Key) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
 
+        /// Hashes the UTF-8 bytes, so equal keys hash alike.
         public func hash(into hasher: inout Hasher) {
             let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             if hashed == nil { for byte in text.utf8 { hasher.combine(byte) } }

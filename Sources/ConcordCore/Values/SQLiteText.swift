@@ -24,6 +24,7 @@ public struct SQLiteText: Hashable, Comparable, Sendable, ExpressibleByStringLit
     /// Text of any bytes, UTF-8 or not, NUL included.
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The UTF-8 bytes of a string literal.
     public init(stringLiteral value: String) { self.init(value) }
 
     /// The bytes as a string, or `nil` when they are not valid UTF-8.

@@ -13,10 +13,15 @@ import Foundation
 /// let values: [SQLiteValue] = [.text("buy milk"), .integer(2), .null]
 /// ```
 public enum SQLiteValue: Sendable {
+    /// SQL NULL.
     case null
+    /// A 64-bit signed integer.
     case integer(Int64)
+    /// A 64-bit IEEE 754 floating-point number; SQLite stores NaN as NULL.
     case real(Double)
+    /// Text, as its bytes (see ``SQLiteText``).
     case text(SQLiteText)
+    /// Bytes, as they are.
     case blob([UInt8])
 
     /// Text holding `string`'s UTF-8 bytes.
@@ -33,11 +38,14 @@ public enum SQLiteValue: Sendable {
         }
     }
 
+    /// Whether the value is NULL.
     public var isNull: Bool { if case .null = self { true } else { false } }
 
+    /// The integer; `nil` for other types (a real is not converted).
     public var integerValue: Int64? { if case .integer(let v) = self { v } else { nil } }
     /// The text as a string; `nil` for other types and for text whose bytes are not UTF-8.
     public var textValue: String? { if case .text(let v) = self { v.string } else { nil } }
+    /// The bytes of a blob; `nil` for other types (text is not converted).
     public var blobValue: [UInt8]? { if case .blob(let v) = self { v } else { nil } }
 }
 
@@ -54,6 +62,7 @@ extension SQLiteValue: Hashable {
         }
     }
 
+    /// Hashes the type and the bytes, a real by its bit pattern, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0 as UInt8)
@@ -143,8 +152,11 @@ enum NumericOrder {
 // Deliberately not ExpressibleByNilLiteral: `nil` must always mean "no value"
 // (Optional.none), never SQL NULL, or `SQLiteValue?` becomes ambiguous.
 extension SQLiteValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
+    /// An integer literal is ``integer(_:)``.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A floating-point literal is ``real(_:)``.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// A string literal is `.text`, its UTF-8 bytes.
     public init(stringLiteral value: String) { self = .text(SQLiteText(value)) }
 }
 

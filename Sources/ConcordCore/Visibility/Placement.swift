@@ -12,6 +12,7 @@ public enum Placement: Hashable, Sendable {
     /// Not shown: parked for a reason when the row is alive, `nil` when it is deleted or unknown.
     case hidden(ParkReason?)
 
+    /// Whether the row is in its user table, stand-ins or not.
     public var isShown: Bool { if case .shown = self { true } else { false } }
 
     /// Shown as the registers say, with no stand-ins.

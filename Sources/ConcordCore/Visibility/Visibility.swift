@@ -23,6 +23,7 @@
 /// }
 /// ```
 public struct Visibility<Graph: RowGraph> {
+    /// Where the registers and the foreign keys are read from.
     public let graph: Graph
     private var placements: [RowRef: Placement] = [:]
     /// Rows being materialized again because their registers changed: an old constraint parking no longer holds.
@@ -32,6 +33,7 @@ public struct Visibility<Graph: RowGraph> {
     /// Wraps decisions to re-create known bugs in tests; `nil` in an app.
     @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
 
+    /// A decider over `graph` that has answered nothing yet.
     public init(graph: Graph) { self.graph = graph }
 
     /// Where `row` belongs, from its registers and its parents'.

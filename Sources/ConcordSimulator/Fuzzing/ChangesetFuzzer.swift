@@ -7,7 +7,7 @@ import Foundation
 /// A peer can send anything, so every changeset a replica is given must end
 /// one of two ways: refused with an error, the database file byte-identical
 /// to before and no journal left behind; or accepted, after which
-/// ``Replica/check()`` finds nothing wrong, applying the same input again
+/// `Replica.check()` finds nothing wrong, applying the same input again
 /// changes no byte (idempotence), and, when it changed something, the app's
 /// own writes on top of it (a counter increment, then a delete of every shown
 /// row; for every ``localWritesEvery``-th input) still leave the replica
@@ -17,10 +17,10 @@ import Foundation
 ///
 /// The fuzzer builds its base replica and its seeds from a fixed clock and
 /// fixed node ids (see `FuzzBase`), and input `i` under seed `s` is the mutant
-/// a ``ChoiceSource`` seeded from `(s, i)` draws, applied through one of three
-/// routes in turn: decoded in memory and passed to ``Replica/apply(_:)``,
-/// written to a file for ``Replica/applyChangeset(atPath:)``, or (binary only)
-/// streamed from the file through a ``ChangesetDecoder`` as imports larger
+/// a `ChoiceSource` seeded from `(s, i)` draws, applied through one of three
+/// routes in turn: decoded in memory and passed to `Replica.apply(_:)`,
+/// written to a file for `Replica.applyChangeset(atPath:)`, or (binary only)
+/// streamed from the file through a `ChangesetDecoder` as imports larger
 /// than memory are. So a run is deterministic and any input can be
 /// regenerated from its index. The replica object is reused after a refusal;
 /// after an acceptance the base file is restored and the replica reopened.
@@ -33,11 +33,11 @@ import Foundation
 public final class ChangesetFuzzer {
     /// How an input reaches the replica.
     public enum Route: String, Sendable, Hashable, CaseIterable, Codable {
-        /// `Changeset(decoding:)` or `Changeset(json:)`, then ``Replica/apply(_:)``.
+        /// `Changeset(decoding:)` or `Changeset(json:)`, then `Replica.apply(_:)`.
         case memory
-        /// Written to a file, then ``Replica/applyChangeset(atPath:)``.
+        /// Written to a file, then `Replica.applyChangeset(atPath:)`.
         case file
-        /// Written to a file, then streamed twice through ``ChangesetDecoder`` (binary only).
+        /// Written to a file, then streamed twice through `ChangesetDecoder` (binary only).
         case stream
     }
 
@@ -45,9 +45,12 @@ public final class ChangesetFuzzer {
     public struct Input: Sendable, Hashable {
         /// Its index under the fuzzer's seed; `nil` for bytes given from outside.
         public var index: Int?
+        /// The bytes, the form they claim, and the edits that made them.
         public var mutant: ChangesetMutator.Mutant
+        /// How the bytes reach the replica.
         public var route: Route
 
+        /// An input; ``ChangesetFuzzer/input(at:)`` makes the ones of a seed, this any other (a replayed file).
         public init(index: Int?, mutant: ChangesetMutator.Mutant, route: Route) {
             self.index = index
             self.mutant = mutant
@@ -59,6 +62,7 @@ public final class ChangesetFuzzer {
     public let seed: UInt64
     /// The scratch directory: the base copy, the working replica, input files.
     public let directory: String
+    /// Makes the inputs, by mutating changesets exported from the base replica.
     public let mutator: ChangesetMutator
     /// The base replica's file, restored after every accepted input.
     public let baseBytes: [UInt8]

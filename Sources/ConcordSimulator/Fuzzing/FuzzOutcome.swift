@@ -15,7 +15,9 @@ import Concord
 /// }
 /// ```
 public enum FuzzOutcome: Sendable, Hashable {
+    /// The replica refused the input: `reason` is the counting key (``reason(of:)``), `message` the error's text.
     case refused(reason: String, message: String)
+    /// The replica applied the input: its `ApplyReport`'s counts.
     case accepted(applied: Int, ignored: Int)
 
     /// The counting key of a refusal's error: its type and case (and, for a malformed changeset, the rule it broke).
@@ -63,11 +65,14 @@ public enum FuzzOutcome: Sendable, Hashable {
 public struct FuzzFinding: Error, Sendable, Hashable, CustomStringConvertible {
     /// The input's index under the fuzzer's seed (`nil` for an input given as bytes).
     public var index: Int?
+    /// The input's bytes, form and edits.
     public var mutant: ChangesetMutator.Mutant
+    /// How the input reached the replica.
     public var route: ChangesetFuzzer.Route
     /// What went wrong, for a person.
     public var problem: String
 
+    /// A finding about this input.
     public init(index: Int?, mutant: ChangesetMutator.Mutant, route: ChangesetFuzzer.Route, problem: String) {
         self.index = index
         self.mutant = mutant
@@ -75,6 +80,7 @@ public struct FuzzFinding: Error, Sendable, Hashable, CustomStringConvertible {
         self.problem = problem
     }
 
+    /// Which input (by index when it has one), its mutant and route, and the problem.
     public var description: String {
         let which = index.map { "input \($0)" } ?? "the input"
         return "\(which) (\(mutant), applied through the \(route.rawValue) route): \(problem)"
@@ -92,11 +98,15 @@ public struct FuzzFinding: Error, Sendable, Hashable, CustomStringConvertible {
 /// print(summary.accepted, summary.refusals.sorted { $0.key < $1.key })
 /// ```
 public struct FuzzSummary: Sendable, Hashable, Codable {
+    /// The seed the inputs were drawn from.
     public var seed: UInt64
+    /// Inputs run, findings included.
     public var inputs = 0
+    /// Inputs the replica accepted.
     public var accepted = 0
     /// Accepted inputs that changed at least one register.
     public var acceptedChanging = 0
+    /// Inputs the replica refused.
     public var refused = 0
     /// Inputs that broke the promise (`concord fuzz` adds those that trapped or hung a worker).
     public var findings = 0
@@ -104,9 +114,12 @@ public struct FuzzSummary: Sendable, Hashable, Codable {
     public var refusals: [String: Int] = [:]
     /// Inputs by form, by route, and by edit kind (an input counts once per kind it contains).
     public var formats: [String: Int] = [:]
+    /// Inputs by ``ChangesetFuzzer/Route``'s raw value.
     public var routes: [String: Int] = [:]
+    /// Inputs by the raw value of each kind of edit they contain, counted once per kind.
     public var kinds: [String: Int] = [:]
 
+    /// An empty summary of a run under `seed`.
     public init(seed: UInt64) { self.seed = seed }
 
     /// Counts one input.

@@ -176,7 +176,7 @@ public enum ModelPlacement: Hashable, Sendable {
     case parked
     case deleted
 
-    /// The same view of an engine's ``Placement``.
+    /// The same view of an engine's `Placement`.
     public init(_ placement: Placement, alive: Bool) {
         switch placement {
         case .shown(let overrides): self = .shown(overrides: overrides)
