@@ -23,10 +23,13 @@ public struct Ledger: Sendable {
     public struct Operation: Hashable, Sendable {
         /// Its position in the ledger.
         public let id: Int
-        /// The device that made it, and the stamp that device gave it.
+        /// The device that made it.
         public let node: NodeID
+        /// The stamp that device gave it.
         public let stamp: Stamp
+        /// The row it wrote.
         public let row: RowRef
+        /// Whether it inserted, updated or deleted the row.
         public let kind: Kind
         /// Column position → the value written; for a `counter` column, the change it made. An insert
         /// lists every column, and so does any write to a row-policy table (it supplies the whole row).
@@ -35,8 +38,10 @@ public struct Ledger: Sendable {
         public let seen: Set<Int>
     }
 
+    /// Every write recorded, in the order recorded; an operation's `id` is its index here.
     public private(set) var operations: [Operation] = []
 
+    /// An empty ledger.
     public init() {}
 
     /// Records a write; returns its id.

@@ -20,12 +20,15 @@ import ConcordCore
 /// model.placement(of: RowRef(table: "items", key: "i1"))
 /// ```
 public struct ReferenceModel: Sendable {
+    /// The synced tables the ledger's rows belong to, by name.
     public let tables: [String: TableSchema]
+    /// The foreign keys that decide which rows show (the same declarations the engine is given).
     public let foreignKeys: [ForeignKey]
     /// What every replica must hold, by row.
     public private(set) var registers: [RowRef: RowRegisters] = [:]
     private var visible: Set<RowRef> = []
 
+    /// Derives every row's registers and visibility from `ledger`; rows of tables not in `tables` are left out.
     public init(tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger) {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
         self.foreignKeys = foreignKeys
@@ -172,8 +175,11 @@ public struct ReferenceModel: Sendable {
 
 /// Where the reference model puts a row.
 public enum ModelPlacement: Hashable, Sendable {
+    /// Shown, with the values `SET NULL` / `SET DEFAULT` keys put in place of a parent that does not show (by column).
     case shown(overrides: [Int: SQLiteValue])
+    /// Alive, but not shown: a parent it needs does not show, or its values do not fit the table.
     case parked
+    /// Deleted (or never written).
     case deleted
 
     /// The same view of an engine's `Placement`.
