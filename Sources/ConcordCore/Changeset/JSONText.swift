@@ -165,52 +165,9 @@ enum JSONText {
             let start = index
             switch try peek() {
             case UInt8(ascii: "{"):
-                guard depth < JSONText.maxDepth else {
-                    throw ChangesetError.malformed(
-                        offset: start, field: "the JSON text", reason: .nestingTooDeep(limit: JSONText.maxDepth))
-                }
-                index += 1
-                var members: [(key: String, keyOffset: Int, value: Node)] = []
-                skipWhitespace()
-                if try peek() == UInt8(ascii: "}") {
-                    index += 1
-                    return Node(kind: .object(members), offset: start)
-                }
-                while true {
-                    skipWhitespace()
-                    let keyOffset = index
-                    guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
-                    let key = try string()
-                    skipWhitespace()
-                    guard try peek() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
-                    index += 1
-                    members.append((key, keyOffset, try value(depth: depth + 1)))
-                    skipWhitespace()
-                    let next = try peek()
-                    index += 1
-                    if next == UInt8(ascii: "}") { return Node(kind: .object(members), offset: start) }
-                    guard next == UInt8(ascii: ",") else { throw fail("expected ',' or '}'", at: index - 1) }
-                }
+                return try object(at: start, depth: depth)
             case UInt8(ascii: "["):
-                guard depth < JSONText.maxDepth else {
-                    throw ChangesetError.malformed(
-                        offset: start, field: "the JSON text", reason: .nestingTooDeep(limit: JSONText.maxDepth))
-                }
-                index += 1
-                var items: [Node] = []
-                skipWhitespace()
-                if try peek() == UInt8(ascii: "]") {
-                    index += 1
-                    return Node(kind: .array(items), offset: start)
-                }
-                while true {
-                    items.append(try value(depth: depth + 1))
-                    skipWhitespace()
-                    let next = try peek()
-                    index += 1
-                    if next == UInt8(ascii: "]") { return Node(kind: .array(items), offset: start) }
-                    guard next == UInt8(ascii: ",") else { throw fail("expected ',' or ']'", at: index - 1) }
-                }
+                return try array(at: start, depth: depth)
             case UInt8(ascii: "\""):
                 return Node(kind: .string(try string()), offset: start)
             case UInt8(ascii: "t"):
@@ -226,6 +183,61 @@ enum JSONText {
                 return Node(kind: .number(try number()), offset: start)
             default:
                 throw fail("expected a value")
+            }
+        }
+
+        /// Refuses a container opening at `start` that would nest deeper than `JSONText.maxDepth`.
+        private func checkDepth(_ depth: Int, at start: Int) throws {
+            guard depth < JSONText.maxDepth else {
+                throw ChangesetError.malformed(
+                    offset: start, field: "the JSON text", reason: .nestingTooDeep(limit: JSONText.maxDepth))
+            }
+        }
+
+        /// The object whose `{` is at `start`, `depth` containers deep.
+        private mutating func object(at start: Int, depth: Int) throws -> Node {
+            try checkDepth(depth, at: start)
+            index += 1
+            var members: [(key: String, keyOffset: Int, value: Node)] = []
+            skipWhitespace()
+            if try peek() == UInt8(ascii: "}") {
+                index += 1
+                return Node(kind: .object(members), offset: start)
+            }
+            while true {
+                skipWhitespace()
+                let keyOffset = index
+                guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+                let key = try string()
+                skipWhitespace()
+                guard try peek() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
+                index += 1
+                members.append((key, keyOffset, try value(depth: depth + 1)))
+                skipWhitespace()
+                let next = try peek()
+                index += 1
+                if next == UInt8(ascii: "}") { return Node(kind: .object(members), offset: start) }
+                guard next == UInt8(ascii: ",") else { throw fail("expected ',' or '}'", at: index - 1) }
+            }
+        }
+
+        /// The array whose `[` is at `start`, `depth` containers deep.
+        private mutating func array(at start: Int, depth: Int) throws -> Node {
+            try checkDepth(depth, at: start)
+            index += 1
+            var items: [Node] = []
+            skipWhitespace()
+            if try peek() == UInt8(ascii: "]") {
+                index += 1
+                return Node(kind: .array(items), offset: start)
+            }
+            while true {
+                items.append(try value(depth: depth + 1))
+                skipWhitespace()
+                let next = try peek()
+                index += 1
+                if next == UInt8(ascii: "]") { return Node(kind: .array(items), offset: start) }
+                guard next == UInt8(ascii: ",") else { throw fail("expected ',' or ']'", at: index - 1) }
             }
         }
 
