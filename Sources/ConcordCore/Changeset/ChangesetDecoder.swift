@@ -189,6 +189,14 @@ public final class ChangesetDecoder {
                 offset: countOffset, field: "the column count of rows[\(i)] \(tablePlace(n))",
                 reason: .columnCountMismatch(expected: expected, found: columnCount))
         }
+        let liveness = try readLiveness(i, n)
+        let columns = try readColumns(i, n, count: expected)
+        return RowChange(
+            table: header.tables[n].name, key: key, registers: RowRegisters(liveness: liveness, columns: columns))
+    }
+
+    /// Row `i`'s liveness (of table `n`): a valid causal length, and a stamp (or none) that agrees with it.
+    private func readLiveness(_ i: Int, _ n: Int) throws -> Liveness {
         let lengthOffset = reader.offset
         let causalLength = try reader.varint("rows[\(i)].liveness.causalLength \(tablePlace(n))")
         if let reason = ChangesetFormat.problem(causalLength: causalLength) {
@@ -201,6 +209,11 @@ public final class ChangesetDecoder {
             throw ChangesetError.malformed(
                 offset: stampOffset, field: "rows[\(i)].liveness.stamp \(tablePlace(n))", reason: reason)
         }
+        return Liveness(causalLength: causalLength, stamp: stamp)
+    }
+
+    /// Row `i`'s `count` column registers (of table `n`), `nil` where a column has none.
+    private func readColumns(_ i: Int, _ n: Int, count expected: Int) throws -> [ColumnRegister?] {
         var columns: [ColumnRegister?] = []
         columns.reserveCapacity(expected)
         for c in 0..<expected {
@@ -215,9 +228,7 @@ public final class ChangesetDecoder {
             }
             columns.append(ColumnRegister(value: value, stamp: stamp, contributions: contributions))
         }
-        return RowChange(
-            table: header.tables[n].name, key: key,
-            registers: RowRegisters(liveness: Liveness(causalLength: causalLength, stamp: stamp), columns: columns))
+        return columns
     }
 
     private func tablePlace(_ table: Int) -> String { "(table '\(header.tables[table].name)')" }
