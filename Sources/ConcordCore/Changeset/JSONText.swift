@@ -300,24 +300,7 @@ enum JSONText {
                     case UInt8(ascii: "r"): out.append(0x0D)
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
-                        let escapeOffset = index - 2
-                        var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar) {
-                            let pair = bytes[index...].prefix(2)
-                            guard pair.elementsEqual("\\u".utf8) else {
-                                if Array("\\u".utf8).starts(with: pair) { throw truncated() }
-                                throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
-                            }
-                            index += 2
-                            let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else {
-                                throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
-                            }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else if (0xDC00..<0xE000).contains(scalar) {
-                            throw fail("a low surrogate escape without a high one", at: escapeOffset)
-                        }
-                        out += String(Character(Unicode.Scalar(scalar)!)).utf8
+                        out += String(Character(try unicodeEscape())).utf8
                     default:
                         throw fail("unknown escape '\\\(Character(Unicode.Scalar(escape)))'", at: index - 2)
                     }
@@ -328,6 +311,28 @@ enum JSONText {
                     index += 1
                 }
             }
+        }
+
+        /// The scalar of a `\uXXXX` escape whose `\u` was just read, a surrogate pair taken together.
+        private mutating func unicodeEscape() throws -> Unicode.Scalar {
+            let escapeOffset = index - 2
+            var scalar = try hex4()
+            if (0xD800..<0xDC00).contains(scalar) {
+                let pair = bytes[index...].prefix(2)
+                guard pair.elementsEqual("\\u".utf8) else {
+                    if Array("\\u".utf8).starts(with: pair) { throw truncated() }
+                    throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
+                }
+                index += 2
+                let low = try hex4()
+                guard (0xDC00..<0xE000).contains(low) else {
+                    throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw fail("a low surrogate escape without a high one", at: escapeOffset)
+            }
+            return Unicode.Scalar(scalar)!
         }
 
         mutating func hex4() throws -> UInt32 {
