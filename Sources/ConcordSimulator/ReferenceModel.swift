@@ -97,17 +97,7 @@ struct ReferenceModel {
     private static func merge(_ entries: [WriteLedger.Entry], _ table: Table) -> Row {
         var row = Row(values: Array(repeating: nil, count: table.columns.count),
                       stamps: Array(repeating: nil, count: table.columns.count))
-        var lifeStamp: Stamp?
-        for entry in entries {
-            let liveness = entry.registers.liveness
-            guard let stamp = liveness.stamp, stamp.node == entry.node else { continue }
-            if liveness.causalLength > row.causalLength
-                || (liveness.causalLength == row.causalLength && lifeStamp.map { stamp > $0 } ?? true) {
-                row.causalLength = liveness.causalLength
-                lifeStamp = stamp
-            }
-        }
-        row.deleteStamp = row.alive ? nil : lifeStamp
+        mergeLiveness(entries, into: &row)
         if table.row {
             // The whole row of the write with the highest stamp.
             let latest = entries.compactMap { entry -> (Stamp, WriteLedger.Entry)? in
@@ -120,42 +110,66 @@ struct ReferenceModel {
             return row
         }
         for index in table.columns.indices {
-            let cells = entries.compactMap { entry -> ColumnRegister? in
-                guard let cell = entry.registers.columns[index], cell.stamp.node == entry.node else { return nil }
-                return cell
-            }
-            guard !cells.isEmpty else { continue }
-            let latest = cells.max { $0.stamp < $1.stamp }!
-            row.stamps[index] = latest.stamp
-            switch table.merges[index] {
-            case .lww, .custom:
-                row.values[index] = latest.value
-            case .max, .min:
-                let wantMax = table.merges[index] == .max
-                let best = cells.max { a, b in
-                    let (x, y) = (a.value, b.value)
-                    if x < y || y < x { return wantMax ? x < y : y < x }
-                    return a.stamp < b.stamp
-                }!
-                row.values[index] = best.value
-                row.stamps[index] = best.stamp
-            case .union:
-                row.values[index] = cells.reduce(SQLiteValue.text("[]")) { UnionValue.merge($0, $1.value) }
-            case .counter:
-                var latestByNode: [NodeID: CounterContribution] = [:]
-                for entry in entries {
-                    for contribution in entry.registers.columns[index]?.contributions ?? []
-                    where contribution.stamp.node == entry.node {
-                        if let held = latestByNode[entry.node],
-                           (held.causalLength, held.stamp) >= (contribution.causalLength, contribution.stamp) { continue }
-                        latestByNode[entry.node] = contribution
-                    }
-                }
-                let total = latestByNode.values.filter { $0.causalLength == row.causalLength }.reduce(Int64(0)) { $0 + $1.amount }
-                row.values[index] = .integer(total)
-            }
+            mergeColumn(index, entries, table, into: &row)
         }
         return row
+    }
+
+    /// The row's causal length, the highest any write's own liveness stamp gives, and its delete stamp.
+    private static func mergeLiveness(_ entries: [WriteLedger.Entry], into row: inout Row) {
+        var lifeStamp: Stamp?
+        for entry in entries {
+            let liveness = entry.registers.liveness
+            guard let stamp = liveness.stamp, stamp.node == entry.node else { continue }
+            if liveness.causalLength > row.causalLength
+                || (liveness.causalLength == row.causalLength && lifeStamp.map { stamp > $0 } ?? true) {
+                row.causalLength = liveness.causalLength
+                lifeStamp = stamp
+            }
+        }
+        row.deleteStamp = row.alive ? nil : lifeStamp
+    }
+
+    /// Column `index` of a column-policy row: the join of the writes' own registers under the column's merge.
+    private static func mergeColumn(_ index: Int, _ entries: [WriteLedger.Entry], _ table: Table, into row: inout Row) {
+        let cells = entries.compactMap { entry -> ColumnRegister? in
+            guard let cell = entry.registers.columns[index], cell.stamp.node == entry.node else { return nil }
+            return cell
+        }
+        guard !cells.isEmpty else { return }
+        let latest = cells.max { $0.stamp < $1.stamp }!
+        row.stamps[index] = latest.stamp
+        switch table.merges[index] {
+        case .lww, .custom:
+            row.values[index] = latest.value
+        case .max, .min:
+            let wantMax = table.merges[index] == .max
+            let best = cells.max { a, b in
+                let (x, y) = (a.value, b.value)
+                if x < y || y < x { return wantMax ? x < y : y < x }
+                return a.stamp < b.stamp
+            }!
+            row.values[index] = best.value
+            row.stamps[index] = best.stamp
+        case .union:
+            row.values[index] = cells.reduce(SQLiteValue.text("[]")) { UnionValue.merge($0, $1.value) }
+        case .counter:
+            row.values[index] = .integer(counterTotal(entries, column: index, causalLength: row.causalLength))
+        }
+    }
+
+    /// A counter column's value: the sum of each device's latest own contribution made at `causalLength`.
+    private static func counterTotal(_ entries: [WriteLedger.Entry], column index: Int, causalLength: UInt64) -> Int64 {
+        var latestByNode: [NodeID: CounterContribution] = [:]
+        for entry in entries {
+            for contribution in entry.registers.columns[index]?.contributions ?? []
+            where contribution.stamp.node == entry.node {
+                if let held = latestByNode[entry.node],
+                   (held.causalLength, held.stamp) >= (contribution.causalLength, contribution.stamp) { continue }
+                latestByNode[entry.node] = contribution
+            }
+        }
+        return latestByNode.values.filter { $0.causalLength == causalLength }.reduce(Int64(0)) { $0 + $1.amount }
     }
 
     // MARK: Visibility

@@ -60,15 +60,20 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
     /// How many choices had been drawn after each step, lined up with ``steps``.
     public var choicesAfterStep: [Int]
 
-    /// Draws a plan for `scenario` from `source`.
-    public static func draw(for scenario: Scenario, using source: inout ChoiceSource) -> SimulationPlan {
-        let faults = scenario.faults
+    /// Each fault's rate, drawn from the scenario's range for it in a fixed order.
+    private static func drawRates(_ faults: Scenario.Faults, using source: inout ChoiceSource) -> Rates {
         func rate(_ range: [Int]) -> Int { source.int(in: range[0]...range[1]) }
         var rates = Rates()
         rates.loss = rate(faults.loss); rates.duplicate = rate(faults.duplicate); rates.pushLoss = rate(faults.pushLoss)
         rates.crash = rate(faults.crash); rates.partition = rate(faults.partition); rates.offline = rate(faults.offline)
         rates.jump = rate(faults.jump); rates.fork = rate(faults.fork); rates.heal = rate(faults.heal)
         rates.pages = rate(faults.pages); rates.fetchLimit = rate(faults.fetchLimit); rates.skew = rate(faults.skew); rates.drift = rate(faults.drift); rates.delay = rate(faults.delay); rates.sameInstant = rate(faults.sameInstant)
+        return rates
+    }
+
+    /// Draws a plan for `scenario` from `source`.
+    public static func draw(for scenario: Scenario, using source: inout ChoiceSource) -> SimulationPlan {
+        let rates = drawRates(scenario.faults, using: &source)
         let skews = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.skew...rates.skew)) }
         let drifts = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.drift...rates.drift)) }
         let workload = (try? scenario.workload.resolved()) ?? .reminders

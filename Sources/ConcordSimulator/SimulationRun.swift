@@ -80,14 +80,7 @@ final class SimulationRun {
     private func perform(_ action: SimulationStep.Action, on device: SimulatedDevice) throws {
         switch action {
         case .write(let sql):
-            do {
-                try device.replica.database.execute(sql)
-                result.writes += 1
-                log("device \(device.index) wrote: \(sql)")
-            } catch {
-                result.rejectedWrites += 1
-                log("device \(device.index) was refused: \(sql)")
-            }
+            write(sql, on: device)
         case .pull(let from, let copies, let delay, let pages):
             try pull(device, from: devices[from % devices.count], copies: copies, delay: delay, pages: pages)
         case .upload(let acknowledged, let notified):
@@ -120,14 +113,31 @@ final class SimulationRun {
             result.clockJumps += device.jump == 0 ? 0 : 1
             log("device \(device.index) clock \(device.jump == 0 ? "set back" : "jumped ahead")")
         case .fork:
-            let copy = try SimulatedDevice(forking: device, index: devices.count, directory: directory,
-                                           node: simulation.node(forDevice: devices.count), time: time)
-            devices.append(copy)
-            result.forks += 1
-            log("device \(device.index) forked into device \(copy.index)")
+            try fork(device)
         case .idle:
             break
         }
+    }
+
+    /// Runs the app's write `sql` on `device`, counting it as written or refused.
+    private func write(_ sql: String, on device: SimulatedDevice) {
+        do {
+            try device.replica.database.execute(sql)
+            result.writes += 1
+            log("device \(device.index) wrote: \(sql)")
+        } catch {
+            result.rejectedWrites += 1
+            log("device \(device.index) was refused: \(sql)")
+        }
+    }
+
+    /// Forks `device` into a new device: a copy of its database under a node id of its own.
+    private func fork(_ device: SimulatedDevice) throws {
+        let copy = try SimulatedDevice(forking: device, index: devices.count, directory: directory,
+                                       node: simulation.node(forDevice: devices.count), time: time)
+        devices.append(copy)
+        result.forks += 1
+        log("device \(device.index) forked into device \(copy.index)")
     }
 
     func heal() {

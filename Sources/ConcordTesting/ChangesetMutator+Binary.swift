@@ -86,6 +86,22 @@ extension ChangesetMutator {
     private func applyStructured(
         _ kind: Kind, _ map: BinaryChangesetMap, _ bytes: inout [UInt8], using source: inout ChoiceSource
     ) -> Bool {
+        switch kind {
+        case .varint, .clock, .nodeID, .nodeReference:
+            return editNumber(kind, map, &bytes, using: &source)
+        case .valueTag, .realBits, .policyByte, .recordTag:
+            return editTag(kind, map, &bytes, using: &source)
+        case .name, .formatHeader, .dropRecord, .swapRecords:
+            return editLayout(kind, map, &bytes, using: &source)
+        default:
+            return false
+        }
+    }
+
+    /// Rewrites a varint, clock, node id or node reference; `false` when the map has none.
+    private func editNumber(
+        _ kind: Kind, _ map: BinaryChangesetMap, _ bytes: inout [UInt8], using source: inout ChoiceSource
+    ) -> Bool {
         func replace(_ range: Range<Int>, _ with: [UInt8]) { bytes.replaceSubrange(range, with: with) }
         func pickSpan(_ fields: Set<BinaryChangesetMap.Field>) -> BinaryChangesetMap.Span? {
             let spans = map.spans(of: fields)
@@ -124,6 +140,22 @@ extension ChangesetMutator {
             let count = UInt64(map.nodes.count)
             replace(span.range, BinaryChangesetMap.varint(source.pick([0, 1, 2, count, count + 1, count + 2, 127, 128,
                                                                          UInt64(Int64.max), UInt64.max])))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Rewrites a value tag, a real's bits, a policy byte or a record tag; `false` when the map has none.
+    private func editTag(
+        _ kind: Kind, _ map: BinaryChangesetMap, _ bytes: inout [UInt8], using source: inout ChoiceSource
+    ) -> Bool {
+        func replace(_ range: Range<Int>, _ with: [UInt8]) { bytes.replaceSubrange(range, with: with) }
+        func pickSpan(_ fields: Set<BinaryChangesetMap.Field>) -> BinaryChangesetMap.Span? {
+            let spans = map.spans(of: fields)
+            return spans.isEmpty ? nil : source.pick(spans)
+        }
+        switch kind {
         case .valueTag:
             guard let span = pickSpan([.valueTag]) else { return false }
             replace(span.range, [source.pick([0, 1, 2, 3, 4, 5, 0x80, 0xFF])])
@@ -140,6 +172,18 @@ extension ChangesetMutator {
         case .recordTag:
             guard let span = pickSpan([.recordTag]) else { return false }
             replace(span.range, [source.pick([0, 1, 2, 3, 0xFF])])
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Rewrites a name or the header, or drops or swaps records; `false` when there is nothing to edit.
+    private func editLayout(
+        _ kind: Kind, _ map: BinaryChangesetMap, _ bytes: inout [UInt8], using source: inout ChoiceSource
+    ) -> Bool {
+        func replace(_ range: Range<Int>, _ with: [UInt8]) { bytes.replaceSubrange(range, with: with) }
+        switch kind {
         case .name:
             guard !map.names.isEmpty else { return false }
             let range = source.pick(map.names)

@@ -53,63 +53,13 @@ extension ChangesetMutator {
     /// Makes a tree-level edit; returns `false` when the tree has nothing the kind can edit.
     private func editTree(_ kind: Kind, _ tree: inout JSONTree, using source: inout ChoiceSource) -> Bool {
         let nodes = tree.nodes()
-        func pick(_ kinds: Set<JSONTree.Kind>) -> (path: JSONTree.Path, key: [UInt8]?, node: JSONTree)? {
-            let candidates = nodes.filter { kinds.contains($0.node.kind) }
-            return candidates.isEmpty ? nil : source.pick(candidates)
-        }
         switch kind {
         case .jsonNumber:
-            // A quarter of the time one of the changeset's own numbers (format, since, upTo), which
-            // the many clocks and lengths of the rows would otherwise drown out.
-            let top = nodes.filter { $0.path.count == 1 && $0.node.kind == .number }
-            let picked = !top.isEmpty && source.bool(probability: 0.25) ? source.pick(top) : pick([.number])
-            guard let (path, key, node) = picked else { return false }
-            var choices = HostileValues.jsonNumbers
-            if case .number(let text) = node, let current = UInt64(text) {
-                if key == Array("hlc".utf8) { choices += HostileValues.clocks(near: current).map { String($0) } }
-                if key == Array("causalLength".utf8) { choices += HostileValues.causalLengths.map { String($0) } }
-                choices += [String(current &+ 1), String(current &- 1), "-" + text, text + "0", text + ".0"]
-            }
-            let number = source.pick(choices)
-            tree.update(at: path) { $0 = .number(number) }
+            return editNumber(&tree, nodes, using: &source)
         case .jsonString:
-            guard let (path, _, node) = pick([.string]) else { return false }
-            guard case .string(let body) = node else { return false }
-            let replacement: [UInt8]
-            switch source.index(weights: [6, 2, 2, 1]) {
-            case 0:
-                replacement = Array(source.pick(HostileValues.jsonStrings).utf8)
-            case 1 where !body.isEmpty:
-                // A hex string one digit short, one long, or in upper case.
-                switch source.choose(upTo: 2) {
-                case 0: replacement = Array(body.dropLast())
-                case 1: replacement = body + Array("0".utf8)
-                default: replacement = Array(String(decoding: body, as: UTF8.self).uppercased().utf8)
-                }
-            case 2:
-                replacement = body + Array(source.pick(["\\u0000", "\\ud800", "\u{1}", "\"", "\\"]).utf8)
-            default:
-                replacement = Array(repeating: UInt8(ascii: "x"), count: source.pick([70_000, 200_000]))
-            }
-            tree.update(at: path) { $0 = .string(replacement) }
+            return editString(&tree, nodes, using: &source)
         case .jsonKeys:
-            guard let (path, _, node) = pick([.object]), case .object(var members) = node else { return false }
-            let key = Array(source.pick(Self.jsonKeys).utf8)
-            switch source.choose(upTo: 3) {
-            case 0 where !members.isEmpty:
-                // The same key twice: the first value, or another, again.
-                var copy = source.pick(members)
-                if source.bool() { copy.value = source.pick(nodes).node }
-                members.insert(copy, at: source.offset(below: members.count + 1))
-            case 1 where !members.isEmpty:
-                members.remove(at: source.offset(below: members.count))
-            case 2 where !members.isEmpty:
-                members[source.offset(below: members.count)].key = key
-            default:
-                members.insert(JSONTree.Member(key: key, value: source.pick(nodes).node),
-                               at: source.offset(below: members.count + 1))
-            }
-            tree.update(at: path) { $0 = .object(members) }
+            return editKeys(&tree, nodes, using: &source)
         case .jsonWrongType:
             let (path, _, node) = source.pick(nodes)
             let others = [JSONTree.null, .bool(true), .bool(false), .number("0"), .number("1.5"), .string([]),
@@ -118,16 +68,7 @@ extension ChangesetMutator {
             let replacement = source.pick(others)
             tree.update(at: path) { $0 = replacement }
         case .jsonArray:
-            guard let (path, _, node) = pick([.array]), case .array(var items) = node else { return false }
-            switch source.choose(upTo: 4) {
-            case 0 where !items.isEmpty: items.remove(at: source.offset(below: items.count))
-            case 1 where !items.isEmpty:
-                items.insert(source.pick(items), at: source.offset(below: items.count + 1))
-            case 2 where items.count >= 2: items.swapAt(source.offset(below: items.count), source.offset(below: items.count))
-            case 3: items.reverse()
-            default: items = source.bool() ? [] : items + [.null]
-            }
-            tree.update(at: path) { $0 = .array(items) }
+            return editArray(&tree, nodes, using: &source)
         case .jsonGraft:
             // Any node replaced by a copy of any other, from this tree or another seed's.
             let (path, _, _) = source.pick(nodes)
@@ -152,4 +93,97 @@ extension ChangesetMutator {
         }
         return true
     }
+
+    /// One of `nodes` whose kind is in `kinds`, or `nil` (drawing nothing) when there is none.
+    private static func pick(
+        _ kinds: Set<JSONTree.Kind>, in nodes: [JSONNode], using source: inout ChoiceSource
+    ) -> JSONNode? {
+        let candidates = nodes.filter { kinds.contains($0.node.kind) }
+        return candidates.isEmpty ? nil : source.pick(candidates)
+    }
+
+    /// Replaces a number with a hostile one or a near neighbour; `false` when the tree has no number.
+    private func editNumber(_ tree: inout JSONTree, _ nodes: [JSONNode], using source: inout ChoiceSource) -> Bool {
+        // A quarter of the time one of the changeset's own numbers (format, since, upTo), which
+        // the many clocks and lengths of the rows would otherwise drown out.
+        let top = nodes.filter { $0.path.count == 1 && $0.node.kind == .number }
+        let picked = !top.isEmpty && source.bool(probability: 0.25)
+            ? source.pick(top) : Self.pick([.number], in: nodes, using: &source)
+        guard let (path, key, node) = picked else { return false }
+        var choices = HostileValues.jsonNumbers
+        if case .number(let text) = node, let current = UInt64(text) {
+            if key == Array("hlc".utf8) { choices += HostileValues.clocks(near: current).map { String($0) } }
+            if key == Array("causalLength".utf8) { choices += HostileValues.causalLengths.map { String($0) } }
+            choices += [String(current &+ 1), String(current &- 1), "-" + text, text + "0", text + ".0"]
+        }
+        let number = source.pick(choices)
+        tree.update(at: path) { $0 = .number(number) }
+        return true
+    }
+
+    /// Replaces a string with a hostile one, a hex string of the wrong length or case, or a huge one.
+    private func editString(_ tree: inout JSONTree, _ nodes: [JSONNode], using source: inout ChoiceSource) -> Bool {
+        guard let (path, _, node) = Self.pick([.string], in: nodes, using: &source) else { return false }
+        guard case .string(let body) = node else { return false }
+        let replacement: [UInt8]
+        switch source.index(weights: [6, 2, 2, 1]) {
+        case 0:
+            replacement = Array(source.pick(HostileValues.jsonStrings).utf8)
+        case 1 where !body.isEmpty:
+            // A hex string one digit short, one long, or in upper case.
+            switch source.choose(upTo: 2) {
+            case 0: replacement = Array(body.dropLast())
+            case 1: replacement = body + Array("0".utf8)
+            default: replacement = Array(String(decoding: body, as: UTF8.self).uppercased().utf8)
+            }
+        case 2:
+            replacement = body + Array(source.pick(["\\u0000", "\\ud800", "\u{1}", "\"", "\\"]).utf8)
+        default:
+            replacement = Array(repeating: UInt8(ascii: "x"), count: source.pick([70_000, 200_000]))
+        }
+        tree.update(at: path) { $0 = .string(replacement) }
+        return true
+    }
+
+    /// Duplicates, removes, renames or adds an object's key; `false` when the tree has no object.
+    private func editKeys(_ tree: inout JSONTree, _ nodes: [JSONNode], using source: inout ChoiceSource) -> Bool {
+        guard let (path, _, node) = Self.pick([.object], in: nodes, using: &source),
+              case .object(var members) = node else { return false }
+        let key = Array(source.pick(Self.jsonKeys).utf8)
+        switch source.choose(upTo: 3) {
+        case 0 where !members.isEmpty:
+            // The same key twice: the first value, or another, again.
+            var copy = source.pick(members)
+            if source.bool() { copy.value = source.pick(nodes).node }
+            members.insert(copy, at: source.offset(below: members.count + 1))
+        case 1 where !members.isEmpty:
+            members.remove(at: source.offset(below: members.count))
+        case 2 where !members.isEmpty:
+            members[source.offset(below: members.count)].key = key
+        default:
+            members.insert(JSONTree.Member(key: key, value: source.pick(nodes).node),
+                           at: source.offset(below: members.count + 1))
+        }
+        tree.update(at: path) { $0 = .object(members) }
+        return true
+    }
+
+    /// Removes, duplicates, swaps, reverses or empties an array's items; `false` when the tree has no array.
+    private func editArray(_ tree: inout JSONTree, _ nodes: [JSONNode], using source: inout ChoiceSource) -> Bool {
+        guard let (path, _, node) = Self.pick([.array], in: nodes, using: &source),
+              case .array(var items) = node else { return false }
+        switch source.choose(upTo: 4) {
+        case 0 where !items.isEmpty: items.remove(at: source.offset(below: items.count))
+        case 1 where !items.isEmpty:
+            items.insert(source.pick(items), at: source.offset(below: items.count + 1))
+        case 2 where items.count >= 2: items.swapAt(source.offset(below: items.count), source.offset(below: items.count))
+        case 3: items.reverse()
+        default: items = source.bool() ? [] : items + [.null]
+        }
+        tree.update(at: path) { $0 = .array(items) }
+        return true
+    }
 }
+
+/// A node of a JSON tree with where it is: what `JSONTree.nodes()` lists.
+private typealias JSONNode = (path: JSONTree.Path, key: [UInt8]?, node: JSONTree)

@@ -31,15 +31,7 @@ extension ChangesetMutator {
                 editValue(&changeset.rows[r], using: &source)
                 return kind
             case .causalLength:
-                var liveness = changeset.rows[r].registers.liveness
-                liveness.causalLength = source.pick(HostileValues.causalLengths
-                    + [liveness.causalLength &+ 1, liveness.causalLength &+ 2])
-                if liveness.causalLength == 0 && source.bool() {
-                    liveness.stamp = nil
-                } else if liveness.stamp == nil {
-                    liveness.stamp = anyStamp(in: changeset, using: &source)
-                }
-                changeset.rows[r].registers.liveness = liveness
+                editCausalLength(ofRow: r, in: &changeset, using: &source)
                 return kind
             case .stamp:
                 editStamp(&changeset.rows[r], using: &source)
@@ -56,13 +48,31 @@ extension ChangesetMutator {
             changeset.source = source.pick(nodes)
             return .source
         }
+        editVersionRange(&changeset, using: &source)
+        return .versionRange
+    }
+
+    /// Moves the changeset's version range to an edge: empty, huge, past its own end.
+    private func editVersionRange(_ changeset: inout Changeset, using source: inout ChoiceSource) {
         let (since, upTo) = (changeset.since, changeset.upTo)
         let ranges: [(Int64, Int64)] = [
             (0, 0), (0, .max), (.max, .max), (upTo, upTo), (0, upTo &+ 1), (since, since), (.max - 1, .max),
             (1 << 53, 1 << 53), (0, 1), (upTo &+ 1, upTo &+ 5), (0, max(0, upTo - 1)),
         ]
         (changeset.since, changeset.upTo) = source.pick(ranges.filter { $0.0 >= 0 && $0.0 <= $0.1 })
-        return .versionRange
+    }
+
+    /// Sets row `r`'s causal length to an extreme or next one, dropping or adding the liveness stamp to suit.
+    private func editCausalLength(ofRow r: Int, in changeset: inout Changeset, using source: inout ChoiceSource) {
+        var liveness = changeset.rows[r].registers.liveness
+        liveness.causalLength = source.pick(HostileValues.causalLengths
+            + [liveness.causalLength &+ 1, liveness.causalLength &+ 2])
+        if liveness.causalLength == 0 && source.bool() {
+            liveness.stamp = nil
+        } else if liveness.stamp == nil {
+            liveness.stamp = anyStamp(in: changeset, using: &source)
+        }
+        changeset.rows[r].registers.liveness = liveness
     }
 
     /// A stamp from somewhere in the changeset, or a made-up one at a real stamp's clock.
@@ -167,16 +177,50 @@ extension ChangesetMutator {
         let t = source.offset(below: changeset.tables.count)
         var table = changeset.tables[t]
         let name = table.name
+        let usedNames = Set(changeset.tables.map { $0.name.lowercased() })
+        let freshNames = ["ghost", "LISTS", "Items", "sqlite_master", "_concord_tables", "notes", "folders", "lists",
+                          "items", "e\u{301}", "a'b", "a\"b"].filter { !usedNames.contains($0.lowercased()) }
+        let edit = source.choose(upTo: 8)
+        if edit < 4 && editColumns(edit, of: &table, in: &changeset, using: &source) {
+            changeset.tables[t] = table
+            return true
+        }
+        switch edit {
+        case 4:
+            table.policy = table.policy == .column ? .row : .column
+        case 5 where !freshNames.isEmpty:
+            table.name = source.pick(freshNames)
+            for r in changeset.rows.indices where changeset.rows[r].table == name { changeset.rows[r].table = table.name }
+        case 6:
+            let taken = Set(table.columns.map { $0.lowercased() })
+            table.key = source.pick(["id", "ID", "rowid", "key", "list"].filter { !taken.contains($0.lowercased()) })
+        case 7 where !freshNames.isEmpty:
+            // A table with no rows the receiver may not sync.
+            changeset.tables.append(TableSchema(name: source.pick(freshNames), key: "id", columns: ["x"], policy: .column))
+            return true
+        default:
+            // A table dropped with its rows (also when a column edit finds too few columns).
+            changeset.tables.remove(at: t)
+            changeset.rows.removeAll { $0.table == name }
+            return true
+        }
+        changeset.tables[t] = table
+        return true
+    }
+
+    /// Edit 0 to 3 of ``editSchema(_:using:)``: reorders, drops, renames or re-merges `table`'s columns, carrying
+    /// the change over to its rows; `false`, drawing nothing, when the table has too few columns for it.
+    private func editColumns(
+        _ edit: UInt64, of table: inout TableSchema, in changeset: inout Changeset, using source: inout ChoiceSource
+    ) -> Bool {
+        let name = table.name
         let columnCount = table.columns.count
         func reshape(_ transform: ([ColumnRegister?]) -> [ColumnRegister?]) {
             for r in changeset.rows.indices where changeset.rows[r].table == name {
                 changeset.rows[r].registers.columns = transform(changeset.rows[r].registers.columns)
             }
         }
-        let usedNames = Set(changeset.tables.map { $0.name.lowercased() })
-        let freshNames = ["ghost", "LISTS", "Items", "sqlite_master", "_concord_tables", "notes", "folders", "lists",
-                          "items", "e\u{301}", "a'b", "a\"b"].filter { !usedNames.contains($0.lowercased()) }
-        switch source.choose(upTo: 8) {
+        switch edit {
         case 0 where columnCount >= 2:
             // The same columns in another order: the receiver must map them by name.
             let order = (0..<columnCount).reversed().map { $0 }
@@ -205,25 +249,9 @@ extension ChangesetMutator {
                     return columns
                 }
             }
-        case 4:
-            table.policy = table.policy == .column ? .row : .column
-        case 5 where !freshNames.isEmpty:
-            table.name = source.pick(freshNames)
-            for r in changeset.rows.indices where changeset.rows[r].table == name { changeset.rows[r].table = table.name }
-        case 6:
-            let taken = Set(table.columns.map { $0.lowercased() })
-            table.key = source.pick(["id", "ID", "rowid", "key", "list"].filter { !taken.contains($0.lowercased()) })
-        case 7 where !freshNames.isEmpty:
-            // A table with no rows the receiver may not sync.
-            changeset.tables.append(TableSchema(name: source.pick(freshNames), key: "id", columns: ["x"], policy: .column))
-            return true
         default:
-            // A table dropped with its rows.
-            changeset.tables.remove(at: t)
-            changeset.rows.removeAll { $0.table == name }
-            return true
+            return false
         }
-        changeset.tables[t] = table
         return true
     }
 }

@@ -145,42 +145,9 @@ indirect enum JSONTree: Hashable, Sendable {
             guard index < bytes.count, depth < 200 else { throw ParseError() }
             switch bytes[index] {
             case UInt8(ascii: "{"):
-                index += 1
-                var members: [Member] = []
-                skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                }
-                while true {
-                    skipWhitespace()
-                    let key = try string()
-                    skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw ParseError() }
-                    index += 1
-                    members.append(Member(key: key, value: try value(depth: depth + 1)))
-                    skipWhitespace()
-                    guard index < bytes.count else { throw ParseError() }
-                    index += 1
-                    if bytes[index - 1] == UInt8(ascii: "}") { return .object(members) }
-                    guard bytes[index - 1] == UInt8(ascii: ",") else { throw ParseError() }
-                }
+                return try object(depth: depth)
             case UInt8(ascii: "["):
-                index += 1
-                var items: [JSONTree] = []
-                skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(items)
-                }
-                while true {
-                    items.append(try value(depth: depth + 1))
-                    skipWhitespace()
-                    guard index < bytes.count else { throw ParseError() }
-                    index += 1
-                    if bytes[index - 1] == UInt8(ascii: "]") { return .array(items) }
-                    guard bytes[index - 1] == UInt8(ascii: ",") else { throw ParseError() }
-                }
+                return try array(depth: depth)
             case UInt8(ascii: "\""):
                 return .string(try string())
             case UInt8(ascii: "t"): return try literal("true", .bool(true))
@@ -191,6 +158,49 @@ indirect enum JSONTree: Hashable, Sendable {
                 while index < bytes.count, Array("+-.eE0123456789".utf8).contains(bytes[index]) { index += 1 }
                 guard index > start else { throw ParseError() }
                 return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+            }
+        }
+
+        /// The object whose `{` is at `index`, `depth` containers deep.
+        private mutating func object(depth: Int) throws(ParseError) -> JSONTree {
+            index += 1
+            var members: [Member] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                let key = try string()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw ParseError() }
+                index += 1
+                members.append(Member(key: key, value: try value(depth: depth + 1)))
+                skipWhitespace()
+                guard index < bytes.count else { throw ParseError() }
+                index += 1
+                if bytes[index - 1] == UInt8(ascii: "}") { return .object(members) }
+                guard bytes[index - 1] == UInt8(ascii: ",") else { throw ParseError() }
+            }
+        }
+
+        /// The array whose `[` is at `index`, `depth` containers deep.
+        private mutating func array(depth: Int) throws(ParseError) -> JSONTree {
+            index += 1
+            var items: [JSONTree] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
+            while true {
+                items.append(try value(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw ParseError() }
+                index += 1
+                if bytes[index - 1] == UInt8(ascii: "]") { return .array(items) }
+                guard bytes[index - 1] == UInt8(ascii: ",") else { throw ParseError() }
             }
         }
 

@@ -30,6 +30,30 @@ struct TableInspector {
         let refuse = { (reason: String, fix: String) in
             ReplicaError.unsupportedTable(table: name, reason: reason, fix: fix)
         }
+        try checkOrdinaryTable(name, schemaRow: row, refuse: refuse)
+
+        let columns = try database.query(
+            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid", [.text(name)]
+        ).map { Column(name: $0[0].textValue ?? "", declaredType: $0[1].textValue ?? "",
+                       primaryKeyPosition: $0[2].integerValue ?? 0, hidden: $0[3].integerValue ?? 0) }
+        let key = try mergeableKey(of: name, columns: columns, refuse: refuse)
+        let uniques = try database.query(
+            "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
+            [.text(name)]).compactMap { $0[0].textValue }
+        if let index = uniques.first {
+            throw refuse("it has a UNIQUE constraint besides its primary key (index \(index)); "
+                         + "two devices can insert the same value under different keys and no merge keeps both",
+                         "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key")
+        }
+        let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
+        try checkColumnNames([key.name] + synced, refuse: refuse)
+        return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
+    }
+
+    /// Refuses a view, a virtual table, SQLite's or Concord's own tables, and a table with an empty name.
+    private func checkOrdinaryTable(
+        _ name: String, schemaRow row: [SQLiteValue], refuse: (String, String) -> ReplicaError
+    ) throws {
         if row[1] == .text("view") { throw refuse("it is a view", "sync the tables the view reads from") }
         if let sql = row[2].textValue, sql.uppercased().hasPrefix("CREATE VIRTUAL") {
             throw refuse("it is a virtual table", "sync an ordinary table instead")
@@ -44,11 +68,12 @@ struct TableInspector {
         if name.isEmpty {
             throw refuse("its name is empty, and changesets name every table they carry", "rename the table")
         }
+    }
 
-        let columns = try database.query(
-            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid", [.text(name)]
-        ).map { Column(name: $0[0].textValue ?? "", declaredType: $0[1].textValue ?? "",
-                       primaryKeyPosition: $0[2].integerValue ?? 0, hidden: $0[3].integerValue ?? 0) }
+    /// The table's key column, once it is the only one, holds TEXT or BLOB and compares bytes exactly.
+    private func mergeableKey(
+        of name: String, columns: [Column], refuse: (String, String) -> ReplicaError
+    ) throws -> Column {
         let keyColumns = columns.filter { $0.primaryKeyPosition > 0 }
         guard keyColumns.count == 1, let key = keyColumns.first else {
             throw keyColumns.isEmpty
@@ -72,21 +97,16 @@ struct TableInspector {
                          "declare the key without a COLLATE clause (BINARY), and normalize keys in the app if it needs "
                          + "case-insensitive lookups")
         }
-        let uniques = try database.query(
-            "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
-            [.text(name)]).compactMap { $0[0].textValue }
-        if let index = uniques.first {
-            throw refuse("it has a UNIQUE constraint besides its primary key (index \(index)); "
-                         + "two devices can insert the same value under different keys and no merge keeps both",
-                         "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key")
-        }
-        let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
-        if ([key.name] + synced).contains(where: \.isEmpty) {
+        return key
+    }
+
+    /// Refuses column names (the key's first) that are empty, or that Swift takes for one another.
+    private func checkColumnNames(_ names: [String], refuse: (String, String) -> ReplicaError) throws {
+        if names.contains(where: \.isEmpty) {
             throw refuse("a column's name is empty (or is not UTF-8), and changesets name every column they carry",
                          "rename the column")
         }
         // Swift, and so Concord's bookkeeping, takes canonically equivalent spellings for one name; SQLite does not.
-        let names = [key.name] + synced
         for (index, column) in names.enumerated() {
             if let twin = names[..<index].first(where: { $0 == column }) {
                 throw refuse("its columns '\(twin)' and '\(column)' are spelled with different Unicode bytes "
@@ -94,7 +114,6 @@ struct TableInspector {
                              "rename one of them")
             }
         }
-        return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
     }
 
     /// The collations the table's key is compared with: the column's own, which SQL comparisons

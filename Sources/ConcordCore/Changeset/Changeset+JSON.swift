@@ -188,85 +188,106 @@ private enum JSONChangesetReader {
         var tables: [TableSchema] = []
         var tableNames = Set<[UInt8]>()
         for (t, tableNode) in try array(top["tables"]!, "tables").enumerated() {
-            let path = "tables[\(t)]"
-            let fields = try object(tableNode, path, keys: ["columns", "key", "merges", "name", "policy"])
-            let name = try identifier(fields["name"]!, path + ".name")
-            guard tableNames.insert(ChangesetFormat.folded(name)).inserted else {
-                throw malformed(fields["name"]!, path + ".name", .duplicateTable(name))
-            }
-            let key = try identifier(fields["key"]!, path + ".key")
-            var columnNames: Set<[UInt8]> = [ChangesetFormat.folded(key)]
-            let columnNodes = try array(fields["columns"]!, path + ".columns")
-            if UInt64(columnNodes.count) > ChangesetFormat.maxColumns {
-                throw malformed(fields["columns"]!, path + ".columns",
-                                .countTooLarge(declared: UInt64(columnNodes.count), limit: ChangesetFormat.maxColumns))
-            }
-            var columns: [String] = []
-            for (c, columnNode) in columnNodes.enumerated() {
-                let column = try identifier(columnNode, path + ".columns[\(c)]")
-                guard columnNames.insert(ChangesetFormat.folded(column)).inserted else {
-                    throw malformed(columnNode, path + ".columns[\(c)]", .duplicateColumn(column))
-                }
-                columns.append(column)
-            }
-            let mergeNodes = try array(fields["merges"]!, path + ".merges")
-            guard mergeNodes.count == columns.count else {
-                throw malformed(fields["merges"]!, path + ".merges",
-                                .mergeCountMismatch(columns: columns.count, merges: mergeNodes.count))
-            }
-            // Any identifier is a valid merge name: one that is no built-in's names a custom merge.
-            let merges = try mergeNodes.enumerated().map { c, mergeNode in
-                ColumnMerge(name: try identifier(mergeNode, path + ".merges[\(c)]"))
-            }
-            let policyText = try string(fields["policy"]!, path + ".policy")
-            guard let policy = TablePolicy(rawValue: policyText) else {
-                throw malformed(fields["policy"]!, path + ".policy", .unknownPolicy("\"\(policyText)\""))
-            }
-            tables.append(TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges))
+            tables.append(try table(tableNode, "tables[\(t)]", names: &tableNames))
         }
 
         var tableIndex: [[UInt8]: Int] = [:]
         for (index, table) in tables.enumerated() { tableIndex[Array(table.name.utf8)] = index }
         var rows: [RowChange] = []
         for (i, rowNode) in try array(top["rows"]!, "rows").enumerated() {
-            let path = "rows[\(i)]"
-            let fields = try object(rowNode, path, keys: ["columns", "key", "liveness", "table"])
-            let tableName = try string(fields["table"]!, path + ".table")
-            guard let t = tableIndex[Array(tableName.utf8)] else {
-                throw malformed(fields["table"]!, path + ".table", .unknownTable(tableName))
-            }
-            let table = tables[t]
-            let key = try value(fields["key"]!, path + ".key")
-            if let reason = ChangesetFormat.problem(key: key) { throw malformed(fields["key"]!, path + ".key", reason) }
-
-            let livenessFields = try object(fields["liveness"]!, path + ".liveness", keys: ["causalLength", "stamp"])
-            let causalLength = try uint64(livenessFields["causalLength"]!, path + ".liveness.causalLength")
-            if let reason = ChangesetFormat.problem(causalLength: causalLength) {
-                throw malformed(livenessFields["causalLength"]!, path + ".liveness.causalLength", reason)
-            }
-            let liveness = Liveness(
-                causalLength: causalLength, stamp: try optionalStamp(livenessFields["stamp"]!, path + ".liveness.stamp"))
-            if let reason = ChangesetFormat.problem(liveness: liveness) {
-                throw malformed(livenessFields["stamp"]!, path + ".liveness.stamp", reason)
-            }
-
-            let columnNodes = try array(fields["columns"]!, path + ".columns")
-            guard columnNodes.count == table.columns.count else {
-                throw malformed(fields["columns"]!, path + ".columns",
-                                .columnCountMismatch(expected: table.columns.count, found: UInt64(columnNodes.count)))
-            }
-            var columns: [ColumnRegister?] = []
-            for (c, columnNode) in columnNodes.enumerated() {
-                let columnPath = path + ".columns[\(c)]"
-                if case .null = columnNode.kind {
-                    columns.append(nil)
-                    continue
-                }
-                columns.append(try register(columnNode, columnPath, merge: table.merges[c]))
-            }
-            rows.append(RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns)))
+            rows.append(try row(rowNode, "rows[\(i)]", tables: tables, tableIndex: tableIndex))
         }
         return Changeset(source: source, since: since, upTo: upTo, tables: tables, rows: rows)
+    }
+
+    /// One entry of `"tables"`, whose folded name must not be in `names` yet (it is added).
+    private static func table(_ node: Node, _ path: String, names: inout Set<[UInt8]>) throws -> TableSchema {
+        let fields = try object(node, path, keys: ["columns", "key", "merges", "name", "policy"])
+        let name = try identifier(fields["name"]!, path + ".name")
+        guard names.insert(ChangesetFormat.folded(name)).inserted else {
+            throw malformed(fields["name"]!, path + ".name", .duplicateTable(name))
+        }
+        let key = try identifier(fields["key"]!, path + ".key")
+        let columns = try columnNames(fields["columns"]!, path + ".columns", key: key)
+        let mergeNodes = try array(fields["merges"]!, path + ".merges")
+        guard mergeNodes.count == columns.count else {
+            throw malformed(fields["merges"]!, path + ".merges",
+                            .mergeCountMismatch(columns: columns.count, merges: mergeNodes.count))
+        }
+        // Any identifier is a valid merge name: one that is no built-in's names a custom merge.
+        let merges = try mergeNodes.enumerated().map { c, mergeNode in
+            ColumnMerge(name: try identifier(mergeNode, path + ".merges[\(c)]"))
+        }
+        let policyText = try string(fields["policy"]!, path + ".policy")
+        guard let policy = TablePolicy(rawValue: policyText) else {
+            throw malformed(fields["policy"]!, path + ".policy", .unknownPolicy("\"\(policyText)\""))
+        }
+        return TableSchema(name: name, key: key, columns: columns, policy: policy, merges: merges)
+    }
+
+    /// A table's `"columns"`: at most `maxColumns` identifiers, distinct from each other and from `key` once folded.
+    private static func columnNames(_ node: Node, _ path: String, key: String) throws -> [String] {
+        var columnNames: Set<[UInt8]> = [ChangesetFormat.folded(key)]
+        let columnNodes = try array(node, path)
+        if UInt64(columnNodes.count) > ChangesetFormat.maxColumns {
+            throw malformed(node, path,
+                            .countTooLarge(declared: UInt64(columnNodes.count), limit: ChangesetFormat.maxColumns))
+        }
+        var columns: [String] = []
+        for (c, columnNode) in columnNodes.enumerated() {
+            let column = try identifier(columnNode, path + "[\(c)]")
+            guard columnNames.insert(ChangesetFormat.folded(column)).inserted else {
+                throw malformed(columnNode, path + "[\(c)]", .duplicateColumn(column))
+            }
+            columns.append(column)
+        }
+        return columns
+    }
+
+    /// One entry of `"rows"`, of a table in `tables` found by its exact name through `tableIndex`.
+    private static func row(
+        _ node: Node, _ path: String, tables: [TableSchema], tableIndex: [[UInt8]: Int]
+    ) throws -> RowChange {
+        let fields = try object(node, path, keys: ["columns", "key", "liveness", "table"])
+        let tableName = try string(fields["table"]!, path + ".table")
+        guard let t = tableIndex[Array(tableName.utf8)] else {
+            throw malformed(fields["table"]!, path + ".table", .unknownTable(tableName))
+        }
+        let table = tables[t]
+        let key = try value(fields["key"]!, path + ".key")
+        if let reason = ChangesetFormat.problem(key: key) { throw malformed(fields["key"]!, path + ".key", reason) }
+        let liveness = try liveness(fields["liveness"]!, path + ".liveness")
+
+        let columnNodes = try array(fields["columns"]!, path + ".columns")
+        guard columnNodes.count == table.columns.count else {
+            throw malformed(fields["columns"]!, path + ".columns",
+                            .columnCountMismatch(expected: table.columns.count, found: UInt64(columnNodes.count)))
+        }
+        var columns: [ColumnRegister?] = []
+        for (c, columnNode) in columnNodes.enumerated() {
+            let columnPath = path + ".columns[\(c)]"
+            if case .null = columnNode.kind {
+                columns.append(nil)
+                continue
+            }
+            columns.append(try register(columnNode, columnPath, merge: table.merges[c]))
+        }
+        return RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns))
+    }
+
+    /// A row's `"liveness"`: a valid causal length, and a stamp (or `null`) that agrees with it.
+    private static func liveness(_ node: Node, _ path: String) throws -> Liveness {
+        let livenessFields = try object(node, path, keys: ["causalLength", "stamp"])
+        let causalLength = try uint64(livenessFields["causalLength"]!, path + ".causalLength")
+        if let reason = ChangesetFormat.problem(causalLength: causalLength) {
+            throw malformed(livenessFields["causalLength"]!, path + ".causalLength", reason)
+        }
+        let liveness = Liveness(
+            causalLength: causalLength, stamp: try optionalStamp(livenessFields["stamp"]!, path + ".stamp"))
+        if let reason = ChangesetFormat.problem(liveness: liveness) {
+            throw malformed(livenessFields["stamp"]!, path + ".stamp", reason)
+        }
+        return liveness
     }
 
     /// A column register: `"contributions"` is required for a counter column and refused for any other.

@@ -38,6 +38,23 @@ public final class ChangesetDecoder {
     /// Reads and validates the magic, version and header.
     public init(source: any ByteSource) throws {
         var reader = ChangesetByteReader(source: source)
+        let (source, since, upTo) = try Self.readStart(&reader)
+        let tableCount = try reader.count("the table count", limit: ChangesetFormat.maxTables)
+        var tables: [TableSchema] = []
+        var tableNames = Set<[UInt8]>()
+        for t in 0..<tableCount {
+            tables.append(try Self.readTable(t, from: &reader, names: &tableNames))
+        }
+        self.header = ChangesetHeader(source: source, since: since, upTo: upTo, tables: tables)
+        self.reader = reader
+        self.nodes = [source]
+        self.knownNodes = [source]
+    }
+
+    /// The magic, the format version, the source node id and the version range, checked.
+    private static func readStart(
+        _ reader: inout ChangesetByteReader
+    ) throws -> (source: NodeID, since: Int64, upTo: Int64) {
         let magic = ChangesetFormat.magic
         let prefix = try reader.peek(8)
         guard prefix.starts(with: magic) else {
@@ -58,46 +75,52 @@ public final class ChangesetDecoder {
         if let reason = ChangesetFormat.problem(since: since, upTo: upTo) {
             throw ChangesetError.malformed(offset: rangeOffset, field: "since and upTo", reason: reason)
         }
-        let tableCount = try reader.count("the table count", limit: ChangesetFormat.maxTables)
-        var tables: [TableSchema] = []
-        var tableNames = Set<[UInt8]>()
-        for t in 0..<tableCount {
-            let nameOffset = reader.offset
-            let name = try reader.identifier("tables[\(t)].name")
-            guard tableNames.insert(ChangesetFormat.folded(name)).inserted else {
-                throw ChangesetError.malformed(offset: nameOffset, field: "tables[\(t)].name", reason: .duplicateTable(name))
-            }
-            let key = try reader.identifier("tables[\(t)].key (table '\(name)')")
-            var columnNames: Set<[UInt8]> = [ChangesetFormat.folded(key)]
-            let columnCount = try reader.count(
-                "the column count of tables[\(t)] (table '\(name)')", limit: ChangesetFormat.maxColumns)
-            var columns: [String] = []
-            var merges: [ColumnMerge] = []
-            for c in 0..<columnCount {
-                let columnOffset = reader.offset
-                let field = "tables[\(t)].columns[\(c)] (table '\(name)')"
-                let column = try reader.identifier(field)
-                guard columnNames.insert(ChangesetFormat.folded(column)).inserted else {
-                    throw ChangesetError.malformed(offset: columnOffset, field: field, reason: .duplicateColumn(column))
-                }
-                columns.append(column)
-                let merge = try reader.identifier("tables[\(t)].merges[\(c)] (table '\(name)', column '\(column)')")
-                merges.append(ColumnMerge(name: merge))  // a name that is no built-in's names a custom merge
-            }
-            let policyOffset = reader.offset
-            let policyByte = try reader.byte("tables[\(t)].policy (table '\(name)')")
-            guard Int(policyByte) < ChangesetFormat.policies.count else {
-                throw ChangesetError.malformed(
-                    offset: policyOffset, field: "tables[\(t)].policy (table '\(name)')",
-                    reason: .unknownPolicy("byte \(policyByte)"))
-            }
-            tables.append(TableSchema(
-                name: name, key: key, columns: columns, policy: ChangesetFormat.policies[Int(policyByte)], merges: merges))
+        return (source, since, upTo)
+    }
+
+    /// Table `t` of the header, whose folded name must not be in `names` yet (it is added).
+    private static func readTable(
+        _ t: Int, from reader: inout ChangesetByteReader, names tableNames: inout Set<[UInt8]>
+    ) throws -> TableSchema {
+        let nameOffset = reader.offset
+        let name = try reader.identifier("tables[\(t)].name")
+        guard tableNames.insert(ChangesetFormat.folded(name)).inserted else {
+            throw ChangesetError.malformed(offset: nameOffset, field: "tables[\(t)].name", reason: .duplicateTable(name))
         }
-        self.header = ChangesetHeader(source: source, since: since, upTo: upTo, tables: tables)
-        self.reader = reader
-        self.nodes = [source]
-        self.knownNodes = [source]
+        let key = try reader.identifier("tables[\(t)].key (table '\(name)')")
+        let (columns, merges) = try readColumns(t, of: name, key: key, from: &reader)
+        let policyOffset = reader.offset
+        let policyByte = try reader.byte("tables[\(t)].policy (table '\(name)')")
+        guard Int(policyByte) < ChangesetFormat.policies.count else {
+            throw ChangesetError.malformed(
+                offset: policyOffset, field: "tables[\(t)].policy (table '\(name)')",
+                reason: .unknownPolicy("byte \(policyByte)"))
+        }
+        return TableSchema(
+            name: name, key: key, columns: columns, policy: ChangesetFormat.policies[Int(policyByte)], merges: merges)
+    }
+
+    /// Table `t`'s columns with their merges, the names distinct from each other and from `key` once folded.
+    private static func readColumns(
+        _ t: Int, of name: String, key: String, from reader: inout ChangesetByteReader
+    ) throws -> (columns: [String], merges: [ColumnMerge]) {
+        var columnNames: Set<[UInt8]> = [ChangesetFormat.folded(key)]
+        let columnCount = try reader.count(
+            "the column count of tables[\(t)] (table '\(name)')", limit: ChangesetFormat.maxColumns)
+        var columns: [String] = []
+        var merges: [ColumnMerge] = []
+        for c in 0..<columnCount {
+            let columnOffset = reader.offset
+            let field = "tables[\(t)].columns[\(c)] (table '\(name)')"
+            let column = try reader.identifier(field)
+            guard columnNames.insert(ChangesetFormat.folded(column)).inserted else {
+                throw ChangesetError.malformed(offset: columnOffset, field: field, reason: .duplicateColumn(column))
+            }
+            columns.append(column)
+            let merge = try reader.identifier("tables[\(t)].merges[\(c)] (table '\(name)', column '\(column)')")
+            merges.append(ColumnMerge(name: merge))  // a name that is no built-in's names a custom merge
+        }
+        return (columns, merges)
     }
 
     /// Reads a changeset held in memory.
@@ -166,6 +189,14 @@ public final class ChangesetDecoder {
                 offset: countOffset, field: "the column count of rows[\(i)] \(tablePlace(n))",
                 reason: .columnCountMismatch(expected: expected, found: columnCount))
         }
+        let liveness = try readLiveness(i, n)
+        let columns = try readColumns(i, n, count: expected)
+        return RowChange(
+            table: header.tables[n].name, key: key, registers: RowRegisters(liveness: liveness, columns: columns))
+    }
+
+    /// Row `i`'s liveness (of table `n`): a valid causal length, and a stamp (or none) that agrees with it.
+    private func readLiveness(_ i: Int, _ n: Int) throws -> Liveness {
         let lengthOffset = reader.offset
         let causalLength = try reader.varint("rows[\(i)].liveness.causalLength \(tablePlace(n))")
         if let reason = ChangesetFormat.problem(causalLength: causalLength) {
@@ -178,6 +209,11 @@ public final class ChangesetDecoder {
             throw ChangesetError.malformed(
                 offset: stampOffset, field: "rows[\(i)].liveness.stamp \(tablePlace(n))", reason: reason)
         }
+        return Liveness(causalLength: causalLength, stamp: stamp)
+    }
+
+    /// Row `i`'s `count` column registers (of table `n`), `nil` where a column has none.
+    private func readColumns(_ i: Int, _ n: Int, count expected: Int) throws -> [ColumnRegister?] {
         var columns: [ColumnRegister?] = []
         columns.reserveCapacity(expected)
         for c in 0..<expected {
@@ -192,9 +228,7 @@ public final class ChangesetDecoder {
             }
             columns.append(ColumnRegister(value: value, stamp: stamp, contributions: contributions))
         }
-        return RowChange(
-            table: header.tables[n].name, key: key,
-            registers: RowRegisters(liveness: Liveness(causalLength: causalLength, stamp: stamp), columns: columns))
+        return columns
     }
 
     private func tablePlace(_ table: Int) -> String { "(table '\(header.tables[table].name)')" }

@@ -144,6 +144,35 @@ public final class ChangesetEncoder {
             throw ChangesetError.unencodable(field: "rows[\(i)].table", reason: .unknownTable(row.table))
         }
         let table = tables[t]
+        try check(row, i, table)
+
+        let registers = row.registers
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(ChangesetFormat.rowTag)
+        ChangesetFormat.appendVarint(UInt64(t), to: &scratch)
+        appendValue(row.key)
+        ChangesetFormat.appendVarint(UInt64(registers.columns.count), to: &scratch)
+        ChangesetFormat.appendVarint(registers.liveness.causalLength, to: &scratch)
+        appendStamp(registers.liveness.stamp)
+        for (c, register) in registers.columns.enumerated() {
+            appendStamp(register?.stamp)
+            guard let register else { continue }
+            appendValue(register.value)
+            if table.merges[c] == .counter {
+                ChangesetFormat.appendVarint(UInt64(register.contributions.count), to: &scratch)
+                for contribution in register.contributions {
+                    ChangesetFormat.appendVarint(contribution.causalLength, to: &scratch)
+                    ChangesetFormat.appendVarint(ChangesetFormat.zigzag(contribution.amount), to: &scratch)
+                    appendStamp(contribution.stamp)
+                }
+            }
+        }
+        rowCount += 1
+        try emit(scratch)
+    }
+
+    /// Throws ``ChangesetError/unencodable(field:reason:)`` if row `i`, of `table`, breaks a rule of the format.
+    private func check(_ row: RowChange, _ i: Int, _ table: TableSchema) throws {
         let registers = row.registers
         if let reason = ChangesetFormat.problem(key: row.key) {
             throw ChangesetError.unencodable(field: "rows[\(i)].key (table '\(table.name)')", reason: reason)
@@ -170,29 +199,6 @@ public final class ChangesetEncoder {
                 throw ChangesetError.unencodable(field: "rows[\(i)].columns[\(c)].contributions\(entry) \(place)", reason: reason)
             }
         }
-
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(ChangesetFormat.rowTag)
-        ChangesetFormat.appendVarint(UInt64(t), to: &scratch)
-        appendValue(row.key)
-        ChangesetFormat.appendVarint(UInt64(registers.columns.count), to: &scratch)
-        ChangesetFormat.appendVarint(registers.liveness.causalLength, to: &scratch)
-        appendStamp(registers.liveness.stamp)
-        for (c, register) in registers.columns.enumerated() {
-            appendStamp(register?.stamp)
-            guard let register else { continue }
-            appendValue(register.value)
-            if table.merges[c] == .counter {
-                ChangesetFormat.appendVarint(UInt64(register.contributions.count), to: &scratch)
-                for contribution in register.contributions {
-                    ChangesetFormat.appendVarint(contribution.causalLength, to: &scratch)
-                    ChangesetFormat.appendVarint(ChangesetFormat.zigzag(contribution.amount), to: &scratch)
-                    appendStamp(contribution.stamp)
-                }
-            }
-        }
-        rowCount += 1
-        try emit(scratch)
     }
 
     /// Writes the end record and checksum, then flushes the sink (without closing it).

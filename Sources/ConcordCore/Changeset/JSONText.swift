@@ -181,52 +181,9 @@ enum JSONText {
             let start = index
             switch try peek() {
             case UInt8(ascii: "{"):
-                guard depth < JSONText.maxDepth else {
-                    throw ChangesetError.malformed(
-                        offset: start, field: "the JSON text", reason: .nestingTooDeep(limit: JSONText.maxDepth))
-                }
-                index += 1
-                var members: [(key: String, keyOffset: Int, value: Node)] = []
-                skipWhitespace()
-                if try peek() == UInt8(ascii: "}") {
-                    index += 1
-                    return Node(kind: .object(members), offset: start)
-                }
-                while true {
-                    skipWhitespace()
-                    let keyOffset = index
-                    guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
-                    let key = try string()
-                    skipWhitespace()
-                    guard try peek() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
-                    index += 1
-                    members.append((key, keyOffset, try value(depth: depth + 1)))
-                    skipWhitespace()
-                    let next = try peek()
-                    index += 1
-                    if next == UInt8(ascii: "}") { return Node(kind: .object(members), offset: start) }
-                    guard next == UInt8(ascii: ",") else { throw fail("expected ',' or '}'", at: index - 1) }
-                }
+                return try object(at: start, depth: depth)
             case UInt8(ascii: "["):
-                guard depth < JSONText.maxDepth else {
-                    throw ChangesetError.malformed(
-                        offset: start, field: "the JSON text", reason: .nestingTooDeep(limit: JSONText.maxDepth))
-                }
-                index += 1
-                var items: [Node] = []
-                skipWhitespace()
-                if try peek() == UInt8(ascii: "]") {
-                    index += 1
-                    return Node(kind: .array(items), offset: start)
-                }
-                while true {
-                    items.append(try value(depth: depth + 1))
-                    skipWhitespace()
-                    let next = try peek()
-                    index += 1
-                    if next == UInt8(ascii: "]") { return Node(kind: .array(items), offset: start) }
-                    guard next == UInt8(ascii: ",") else { throw fail("expected ',' or ']'", at: index - 1) }
-                }
+                return try array(at: start, depth: depth)
             case UInt8(ascii: "\""):
                 return Node(kind: .string(try string()), offset: start)
             case UInt8(ascii: "t"):
@@ -242,6 +199,61 @@ enum JSONText {
                 return Node(kind: .number(try number()), offset: start)
             default:
                 throw fail("expected a value")
+            }
+        }
+
+        /// Refuses a container opening at `start` that would nest deeper than `JSONText.maxDepth`.
+        private func checkDepth(_ depth: Int, at start: Int) throws {
+            guard depth < JSONText.maxDepth else {
+                throw ChangesetError.malformed(
+                    offset: start, field: "the JSON text", reason: .nestingTooDeep(limit: JSONText.maxDepth))
+            }
+        }
+
+        /// The object whose `{` is at `start`, `depth` containers deep.
+        private mutating func object(at start: Int, depth: Int) throws -> Node {
+            try checkDepth(depth, at: start)
+            index += 1
+            var members: [(key: String, keyOffset: Int, value: Node)] = []
+            skipWhitespace()
+            if try peek() == UInt8(ascii: "}") {
+                index += 1
+                return Node(kind: .object(members), offset: start)
+            }
+            while true {
+                skipWhitespace()
+                let keyOffset = index
+                guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+                let key = try string()
+                skipWhitespace()
+                guard try peek() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
+                index += 1
+                members.append((key, keyOffset, try value(depth: depth + 1)))
+                skipWhitespace()
+                let next = try peek()
+                index += 1
+                if next == UInt8(ascii: "}") { return Node(kind: .object(members), offset: start) }
+                guard next == UInt8(ascii: ",") else { throw fail("expected ',' or '}'", at: index - 1) }
+            }
+        }
+
+        /// The array whose `[` is at `start`, `depth` containers deep.
+        private mutating func array(at start: Int, depth: Int) throws -> Node {
+            try checkDepth(depth, at: start)
+            index += 1
+            var items: [Node] = []
+            skipWhitespace()
+            if try peek() == UInt8(ascii: "]") {
+                index += 1
+                return Node(kind: .array(items), offset: start)
+            }
+            while true {
+                items.append(try value(depth: depth + 1))
+                skipWhitespace()
+                let next = try peek()
+                index += 1
+                if next == UInt8(ascii: "]") { return Node(kind: .array(items), offset: start) }
+                guard next == UInt8(ascii: ",") else { throw fail("expected ',' or ']'", at: index - 1) }
             }
         }
 
@@ -302,24 +314,7 @@ enum JSONText {
                     }
                     switch escape {
                     case UInt8(ascii: "u"):
-                        let escapeOffset = index - 2
-                        var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar) {
-                            let pair = bytes[index...].prefix(2)
-                            guard pair.elementsEqual("\\u".utf8) else {
-                                if Array("\\u".utf8).starts(with: pair) { throw truncated() }
-                                throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
-                            }
-                            index += 2
-                            let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else {
-                                throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
-                            }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else if (0xDC00..<0xE000).contains(scalar) {
-                            throw fail("a low surrogate escape without a high one", at: escapeOffset)
-                        }
-                        out += String(Character(Unicode.Scalar(scalar)!)).utf8
+                        out += String(Character(try unicodeEscape())).utf8
                     default:
                         throw fail("unknown escape '\\\(Character(Unicode.Scalar(escape)))'", at: index - 2)
                     }
@@ -330,6 +325,28 @@ enum JSONText {
                     index += 1
                 }
             }
+        }
+
+        /// The scalar of a `\uXXXX` escape whose `\u` was just read, a surrogate pair taken together.
+        private mutating func unicodeEscape() throws -> Unicode.Scalar {
+            let escapeOffset = index - 2
+            var scalar = try hex4()
+            if (0xD800..<0xDC00).contains(scalar) {
+                let pair = bytes[index...].prefix(2)
+                guard pair.elementsEqual("\\u".utf8) else {
+                    if Array("\\u".utf8).starts(with: pair) { throw truncated() }
+                    throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
+                }
+                index += 2
+                let low = try hex4()
+                guard (0xDC00..<0xE000).contains(low) else {
+                    throw fail("a high surrogate escape must be followed by a low one", at: escapeOffset)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw fail("a low surrogate escape without a high one", at: escapeOffset)
+            }
+            return Unicode.Scalar(scalar)!
         }
 
         mutating func hex4() throws -> UInt32 {

@@ -161,56 +161,75 @@ public final class ChangesetFuzzer {
         let replica = try openReplica()
         let before = try knownBytes ?? FuzzFiles.read(databasePath)
         knownBytes = nil
-        func finding(_ problem: String) -> FuzzFinding {
-            FuzzFinding(index: input.index, mutant: input.mutant, route: input.route, problem: problem)
-        }
         let report: ApplyReport
         do {
             report = try apply(input, to: replica)
         } catch {
-            let after = try FuzzFiles.read(databasePath)
-            if after != before {
-                throw finding("refused (\(error)) but the database file changed: \(Self.difference(before, after))")
-            }
-            if let side = sideFileProblem() { throw finding("refused (\(error)) but \(side)") }
-            if replica.database.inTransaction { throw finding("refused (\(error)) but left a transaction open") }
-            knownBytes = after
-            return .refused(reason: FuzzOutcome.reason(of: error), message: String(describing: error))
+            return try refusal(input, error, before: before, replica: replica)
         }
-        let applied = try FuzzFiles.read(databasePath)
-        if let side = sideFileProblem() { throw finding("accepted (\(report)) but \(side)") }
-        do {
-            let again = try apply(input, to: replica)
-            let after = try FuzzFiles.read(databasePath)
-            if after != applied {
-                throw finding("accepted (\(report)), but applying it again (\(again)) changed the file: "
-                              + Self.difference(applied, after))
-            }
-        } catch let error as FuzzFinding {
-            throw error
-        } catch {
-            throw finding("accepted (\(report)), but applying it again was refused: \(error)")
-        }
+        let applied = try appliedBytes(input, report, replica: replica)
         if applied == before {
             // Nothing was written: the replica is as consistent as it was, and need not be restored.
             knownBytes = applied
             return .accepted(applied: report.applied, ignored: report.ignored)
         }
+        try checkConsistent(input, report, applied: applied, replica: replica)
+        guard report.applied > 0, (input.index ?? 0) % localWritesEvery == 0 else {
+            return .accepted(applied: report.applied, ignored: report.ignored)
+        }
+        try checkLocalWrites(input, report, replica: replica)
+        return .accepted(applied: report.applied, ignored: report.ignored)
+    }
+
+    /// The outcome of a refusal, once it is clean: the file unchanged, no side file, no transaction left open.
+    private func refusal(_ input: Input, _ error: any Error, before: [UInt8], replica: Replica) throws -> FuzzOutcome {
+        let after = try FuzzFiles.read(databasePath)
+        if after != before {
+            throw input.finding("refused (\(error)) but the database file changed: \(Self.difference(before, after))")
+        }
+        if let side = sideFileProblem() { throw input.finding("refused (\(error)) but \(side)") }
+        if replica.database.inTransaction { throw input.finding("refused (\(error)) but left a transaction open") }
+        knownBytes = after
+        return .refused(reason: FuzzOutcome.reason(of: error), message: String(describing: error))
+    }
+
+    /// The file after an accepted input, once no side file is left and applying the input again changes no byte.
+    private func appliedBytes(_ input: Input, _ report: ApplyReport, replica: Replica) throws -> [UInt8] {
+        let applied = try FuzzFiles.read(databasePath)
+        if let side = sideFileProblem() { throw input.finding("accepted (\(report)) but \(side)") }
+        do {
+            let again = try apply(input, to: replica)
+            let after = try FuzzFiles.read(databasePath)
+            if after != applied {
+                throw input.finding("accepted (\(report)), but applying it again (\(again)) changed the file: "
+                                    + Self.difference(applied, after))
+            }
+        } catch let error as FuzzFinding {
+            throw error
+        } catch {
+            throw input.finding("accepted (\(report)), but applying it again was refused: \(error)")
+        }
+        return applied
+    }
+
+    /// Checks a replica an accepted input changed: `check()` finds it consistent and writes nothing.
+    private func checkConsistent(_ input: Input, _ report: ApplyReport, applied: [UInt8], replica: Replica) throws {
         let check: CheckReport
         do {
             check = try replica.check()
         } catch {
-            throw finding("accepted (\(report)), but check() failed: \(error)")
+            throw input.finding("accepted (\(report)), but check() failed: \(error)")
         }
         guard check.isConsistent else {
-            throw finding("accepted (\(report)), but the replica is inconsistent:\n\(check)")
+            throw input.finding("accepted (\(report)), but the replica is inconsistent:\n\(check)")
         }
         if try FuzzFiles.read(databasePath) != applied {
-            throw finding("accepted (\(report)), and check() then changed the file")
+            throw input.finding("accepted (\(report)), and check() then changed the file")
         }
-        guard report.applied > 0, (input.index ?? 0) % localWritesEvery == 0 else {
-            return .accepted(applied: report.applied, ignored: report.ignored)
-        }
+    }
+
+    /// Folds the app's writes on top of an accepted input and checks that the replica is still consistent.
+    private func checkLocalWrites(_ input: Input, _ report: ApplyReport, replica: Replica) throws {
         // The app's writes on top of what was merged: the fold's arithmetic (the next causal length,
         // counter contributions, the next stamp) meets whatever extreme values the input brought.
         for batch in [FuzzBase.localUpdates, FuzzBase.localDeletes] {
@@ -222,19 +241,20 @@ public final class ChangesetFuzzer {
             do {
                 try replica.foldLocalWrites()
             } catch {
-                throw finding("accepted (\(report)), but folding the app's writes afterwards failed: \(error)")
+                throw input.finding(
+                    "accepted (\(report)), but folding the app's writes afterwards failed: \(error)")
             }
         }
         let afterWrites: CheckReport
         do {
             afterWrites = try replica.check()
         } catch {
-            throw finding("accepted (\(report)), but check() after local writes failed: \(error)")
+            throw input.finding("accepted (\(report)), but check() after local writes failed: \(error)")
         }
         guard afterWrites.isConsistent else {
-            throw finding("accepted (\(report)), but after local writes the replica is inconsistent:\n\(afterWrites)")
+            throw input.finding(
+                "accepted (\(report)), but after local writes the replica is inconsistent:\n\(afterWrites)")
         }
-        return .accepted(applied: report.applied, ignored: report.ignored)
     }
 
     private func apply(_ input: Input, to replica: Replica) throws -> ApplyReport {
@@ -289,5 +309,12 @@ public final class ChangesetFuzzer {
         let first = differing.first ?? common
         return "\(differing.count + abs(a.count - b.count)) bytes differ, the first at offset \(first) "
             + "(size \(a.count) before, \(b.count) after)"
+    }
+}
+
+private extension ChangesetFuzzer.Input {
+    /// The finding that this input broke the promise as `problem` says.
+    func finding(_ problem: String) -> FuzzFinding {
+        FuzzFinding(index: index, mutant: mutant, route: route, problem: problem)
     }
 }

@@ -94,9 +94,8 @@ struct FuzzBase {
         return FuzzBase(bytes: try FuzzFiles.read(path), seeds: seeds, now: now)
     }
 
-    /// Makes the three replicas, A's at `path`, and returns the seeds and the final time.
-    private static func makeReplicas(baseAt path: String) throws -> (seeds: [Changeset], now: Int64) {
-        let clock = ManualClock(unixMilliseconds: start)
+    /// Replicas A (at `path`), B and C (in memory) on `clock`, each with the schema and its tables synced.
+    private static func makeSyncedReplicas(baseAt path: String, clock: ManualClock) throws -> [Replica] {
         let a = try Replica(path: path, configuration: configuration(baseNode, clock: clock))
         let b = try Replica.inMemory(configuration: configuration(peerNodes[0], clock: clock))
         let c = try Replica.inMemory(configuration: configuration(peerNodes[1], clock: clock))
@@ -108,6 +107,14 @@ struct FuzzBase {
             try replica.enableSync(on: "notes", policy: .row)
             try replica.enableSync(on: "folders")
         }
+        return replicas
+    }
+
+    /// Makes the three replicas, A's at `path`, and returns the seeds and the final time.
+    private static func makeReplicas(baseAt path: String) throws -> (seeds: [Changeset], now: Int64) {
+        let clock = ManualClock(unixMilliseconds: start)
+        let replicas = try makeSyncedReplicas(baseAt: path, clock: clock)
+        let (a, b, c) = (replicas[0], replicas[1], replicas[2])
         func write(_ replica: Replica, _ sql: String) throws {
             clock.advance(by: 250)
             try replica.database.execute(sql)

@@ -35,18 +35,7 @@ struct RemindersDemo {
         out += "09:00  the phone creates three reminders; both devices sync.\n"
         out += try show(phone, laptop)
 
-        phoneClock.set(start + 10 * 60_000)
-        try phone.database.execute("""
-            UPDATE reminders SET title = 'Buy oat milk' WHERE id = 'r1';
-            UPDATE reminders SET done = 1 WHERE id = 'r2';
-            DELETE FROM reminders WHERE id = 'r3';
-            """)
-        laptopClock.set(start + 25 * 60_000)
-        try laptop.database.execute("""
-            UPDATE reminders SET title = 'Buy almond milk', priority = 2 WHERE id = 'r1';
-            UPDATE reminders SET title = 'Call the dentist at 3pm' WHERE id = 'r2';
-            UPDATE reminders SET priority = 1 WHERE id = 'r3';
-            """)
+        try editOffline(phone, at: phoneClock, laptop, at: laptopClock, from: start)
         out += """
 
             Offline, both devices edit:
@@ -72,6 +61,24 @@ struct RemindersDemo {
             && phone.canonicalDump() == laptop.canonicalDump()
         out += "\nBoth replicas hold the same registers and pass `concord check`: \(consistent ? "yes" : "NO")\n"
         return out
+    }
+
+    /// The offline edits: the phone's at 09:10, the laptop's conflicting ones at 09:25.
+    private func editOffline(
+        _ phone: Replica, at phoneClock: ManualClock, _ laptop: Replica, at laptopClock: ManualClock, from start: Int64
+    ) throws {
+        phoneClock.set(start + 10 * 60_000)
+        try phone.database.execute("""
+            UPDATE reminders SET title = 'Buy oat milk' WHERE id = 'r1';
+            UPDATE reminders SET done = 1 WHERE id = 'r2';
+            DELETE FROM reminders WHERE id = 'r3';
+            """)
+        laptopClock.set(start + 25 * 60_000)
+        try laptop.database.execute("""
+            UPDATE reminders SET title = 'Buy almond milk', priority = 2 WHERE id = 'r1';
+            UPDATE reminders SET title = 'Call the dentist at 3pm' WHERE id = 'r2';
+            UPDATE reminders SET priority = 1 WHERE id = 'r3';
+            """)
     }
 
     private func open(_ name: String, node byte: UInt8, clock: ManualClock) throws -> Replica {
