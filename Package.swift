@@ -27,23 +27,31 @@ let package = Package(
         // Concord against plain SQLite, phase by phase, on the machine it runs on.
         .target(name: "ConcordBenchmark", dependencies: ["Concord"]),
         // The command-line tool: options, dispatch and output over the libraries.
-        .executableTarget(name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting", "ConcordBenchmark"],
-                          path: "Sources/concord"),
+        .executableTarget(
+            name: "ConcordCLI", dependencies: ["Concord", "ConcordSimulator", "ConcordTesting", "ConcordBenchmark"],
+            path: "Sources/concord"),
         // The tags and time limits every test target uses, alone so the pure ConcordCoreTests can have them without SQLite.
         .target(name: "ConcordTestTraits", path: "Tests/ConcordTestTraits"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
         // Re-exports ConcordTestTraits.
-        .target(name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTraits"], path: "Tests/ConcordTestSupport"),
+        .target(
+            name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTraits"], path: "Tests/ConcordTestSupport"
+        ),
         // Fixtures (earlier layouts, fuzz reproducers, snapshots) are read from the source tree by path.
         // The semantics alone: builds and runs without SQLite.
         .testTarget(name: "ConcordCoreTests", dependencies: ["ConcordCore", "ConcordTesting", "ConcordTestTraits"]),
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordTesting", "ConcordSimulator", "ConcordTestSupport"],
-                    exclude: ["Fixtures"]),
+        .testTarget(
+            name: "ConcordTests",
+            dependencies: ["Concord", "ConcordTesting", "ConcordSimulator", "ConcordTestSupport"],
+            exclude: ["Fixtures"]),
         // Black-box tests of the `concord` executable (built because this target depends on it).
         .testTarget(name: "ConcordCLITests", dependencies: ["ConcordCLI", "Concord", "ConcordTestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord", "ConcordTestSupport"]),
-        .testTarget(name: "ConcordSimulatorTests", dependencies: ["ConcordSimulator", "Concord", "ConcordTesting", "ConcordTestSupport"]),
-        .testTarget(name: "ConcordBenchmarkTests", dependencies: ["ConcordBenchmark", "Concord", "ConcordTestSupport"]),
+        .testTarget(
+            name: "ConcordSimulatorTests",
+            dependencies: ["ConcordSimulator", "Concord", "ConcordTesting", "ConcordTestSupport"]),
+        .testTarget(
+            name: "ConcordBenchmarkTests", dependencies: ["ConcordBenchmark", "Concord", "ConcordTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,7 +35,8 @@ public struct BenchmarkPhase: Encodable, Equatable, Sendable {
     public var withinTarget: Bool { target.map { ratio <= $0 } ?? true }
     /// Plain and Concord cost per operation: microseconds for times, bytes for sizes.
     public var perOperation: (plain: Double, concord: Double) {
-        let scale = kind.isSize ? 1.0 : 1e6, count = Double(max(operations, 1))
+        let scale = kind.isSize ? 1.0 : 1e6
+        let count = Double(max(operations, 1))
         return (plain * scale / count, concord * scale / count)
     }
 

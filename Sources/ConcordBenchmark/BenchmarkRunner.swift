@@ -56,9 +56,10 @@ public struct BenchmarkRunner: Sendable {
             let count = runs(at: rows)
             var outcomes: [BenchmarkTrial.Outcome] = []
             for run in 1...count {
-                let trial = BenchmarkTrial(workload: workload, recentWrites: recentWrites,
-                                           importProbeExecutable: run == 1 ? importProbeExecutable : nil,
-                                           plainFirst: run % 2 == 1)
+                let trial = BenchmarkTrial(
+                    workload: workload, recentWrites: recentWrites,
+                    importProbeExecutable: run == 1 ? importProbeExecutable : nil,
+                    plainFirst: run % 2 == 1)
                 outcomes.append(try trial.run { step in progress("\(rows) rows, run \(run)/\(count): \(step)") })
             }
             reports.append(report(rows: rows, outcomes))
@@ -69,15 +70,17 @@ public struct BenchmarkRunner: Sendable {
     private func report(rows: Int, _ outcomes: [BenchmarkTrial.Outcome]) -> BenchmarkReport {
         let median = { (values: [Double]) in Stopwatch.median(values) }
         let phases = BenchmarkPhaseKind.allCases.map { kind in
-            BenchmarkPhase(kind: kind, plain: median(outcomes.compactMap { $0.samples[kind]?.plain }),
-                           concord: median(outcomes.compactMap { $0.samples[kind]?.concord }),
-                           operations: kind == .pointReads ? BenchmarkTrial.readPasses * min(rows, 100_000) : rows)
+            BenchmarkPhase(
+                kind: kind, plain: median(outcomes.compactMap { $0.samples[kind]?.plain }),
+                concord: median(outcomes.compactMap { $0.samples[kind]?.concord }),
+                operations: kind == .pointReads ? BenchmarkTrial.readPasses * min(rows, 100_000) : rows)
         }
         let recent = RecentExport(
             writes: recentWrites, changes: outcomes.first?.recentChanges ?? 0,
             seconds: median(outcomes.map(\.recentSeconds)), bytes: outcomes.first?.recentBytes ?? 0,
             fullExportSeconds: phases.first { $0.kind == .export }?.concord ?? 0, fullExportRows: rows)
-        return BenchmarkReport(rows: rows, runs: outcomes.count, sqlite: Database.libraryVersion, phases: phases,
-                               recentExport: recent, importProbe: outcomes.first?.probe)
+        return BenchmarkReport(
+            rows: rows, runs: outcomes.count, sqlite: Database.libraryVersion, phases: phases,
+            recentExport: recent, importProbe: outcomes.first?.probe)
     }
 }

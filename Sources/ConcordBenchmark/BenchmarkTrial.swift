@@ -65,17 +65,20 @@ struct BenchmarkTrial {
         let plain = try BenchmarkDatabases.openPlain(files.plain)
         let replica = try BenchmarkDatabases.openReplica(files.concord)
 
-        let plainInsert = try writeThenFold(.insert, .foldInserts, .insertWithFold, replica, &outcome, progress,
-                                            plain: { try workload.insert(into: plain) },
-                                            concord: { try workload.insert(into: replica.database) }).plain
+        let plainInsert = try writeThenFold(
+            .insert, .foldInserts, .insertWithFold, replica, &outcome, progress,
+            plain: { try workload.insert(into: plain) },
+            concord: { try workload.insert(into: replica.database) }
+        ).plain
         let plainSize = try BenchmarkDatabases.checkpointedSize(plain, files.plain)
         outcome.samples[.size] = Sample(
             plain: plainSize, concord: try BenchmarkDatabases.checkpointedSize(replica.database, files.concord))
         progress("point reads")
         outcome.samples[.pointReads] = try pointReads(plain, replica.database)
-        _ = try writeThenFold(.update, .foldUpdates, .updateWithFold, replica, &outcome, progress,
-                              plain: { try workload.updateEveryRow(in: plain) },
-                              concord: { try workload.updateEveryRow(in: replica.database) })
+        _ = try writeThenFold(
+            .update, .foldUpdates, .updateWithFold, replica, &outcome, progress,
+            plain: { try workload.updateEveryRow(in: plain) },
+            concord: { try workload.updateEveryRow(in: replica.database) })
         outcome.samples[.sizeAfterUpdate] = Sample(
             plain: try BenchmarkDatabases.checkpointedSize(plain, files.plain),
             concord: try BenchmarkDatabases.checkpointedSize(replica.database, files.concord))
@@ -85,7 +88,9 @@ struct BenchmarkTrial {
         try measureApply(files, plainSize: plainSize, &outcome)
         progress("export since a recent version")
         let recent = try recentExport(replica)
-        (outcome.recentSeconds, outcome.recentChanges, outcome.recentBytes) = (recent.seconds, recent.changes, recent.bytes.count)
+        (outcome.recentSeconds, outcome.recentChanges, outcome.recentBytes) = (
+            recent.seconds, recent.changes, recent.bytes.count
+        )
         if let executable = importProbeExecutable {
             progress("streamed import in a child process")
             outcome.probe = try probeImport(with: executable, files, recent: recent.bytes)
@@ -125,8 +130,9 @@ struct BenchmarkTrial {
         let target = try BenchmarkDatabases.openReplica(files.path("applied.sqlite"))
         let plainTarget = try BenchmarkDatabases.openPlain(files.path("plain-applied.sqlite"))
         var report = ApplyReport()
-        outcome.samples[.apply] = try pair({ try workload.insert(into: plainTarget) },
-                                           { report = try target.applyChangeset(atPath: files.changes) })
+        outcome.samples[.apply] = try pair(
+            { try workload.insert(into: plainTarget) },
+            { report = try target.applyChangeset(atPath: files.changes) })
         guard report.applied == rows else {
             throw Mismatch(description: "apply merged \(report.applied) of \(rows) rows (\(report))")
         }
@@ -184,9 +190,12 @@ struct BenchmarkTrial {
         assert(order.filter { $0 }.count == Self.readPasses)
         for isPlain in order {
             var found = 0
-            let seconds = try Stopwatch.time { found = try workload.pointReads(isPlain ? plain : concord, count: count) }
+            let seconds = try Stopwatch.time {
+                found = try workload.pointReads(isPlain ? plain : concord, count: count)
+            }
             guard found == count else {
-                throw Mismatch(description: "point reads found \(found) \(isPlain ? "plain" : "Concord") rows of \(count)")
+                throw Mismatch(
+                    description: "point reads found \(found) \(isPlain ? "plain" : "Concord") rows of \(count)")
             }
             if isPlain { sample.plain += seconds } else { sample.concord += seconds }
         }

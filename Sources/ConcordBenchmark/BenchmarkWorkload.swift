@@ -12,7 +12,8 @@ import Concord
 struct BenchmarkWorkload {
     let rows: [[SQLiteValue]]
 
-    static let schema = "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, title TEXT, qty INTEGER, price REAL, note TEXT)"
+    static let schema =
+        "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, title TEXT, qty INTEGER, price REAL, note TEXT)"
     static let insertSQL = "INSERT INTO items (id, title, qty, price, note) VALUES (?, ?, ?, ?, ?)"
     static let updateSQL = "UPDATE items SET qty = qty + 1 WHERE id = ?"
     static let readSQL = "SELECT id, title, qty, price, note FROM items WHERE id = ?"
@@ -20,8 +21,10 @@ struct BenchmarkWorkload {
     init(count: Int, seed: UInt64) {
         var rng = SeededGenerator(seed: seed)
         rows = (0..<count).map { index in
-            [.text(Self.uuid(&rng)), .text("title number \(index)"), .integer(Int64(index)),
-             .real(Double(index) * 1.5), .text("a note about item \(index)")]
+            [
+                .text(Self.uuid(&rng)), .text("title number \(index)"), .integer(Int64(index)),
+                .real(Double(index) * 1.5), .text("a note about item \(index)"),
+            ]
         }
     }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Runs an executable as a child process and reports its peak memory.
 ///
@@ -37,9 +38,9 @@ struct ChildProcess {
 
     /// Bytes per unit of `ru_maxrss`: kibibytes on Linux, bytes on Darwin.
     #if canImport(Darwin)
-    static let maxRSSUnit = 1
+        static let maxRSSUnit = 1
     #else
-    static let maxRSSUnit = 1024
+        static let maxRSSUnit = 1024
     #endif
 
     /// Runs `executable` with `arguments` and waits for it; its output goes through files in `scratch`.
@@ -89,8 +90,9 @@ struct ChildProcess {
         let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         // Exited normally: low 7 bits zero, status in the next byte; otherwise report 128 + signal.
         let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return ChildProcess(exitStatus: exitStatus, standardOutput: read(outPath), standardError: read(errPath),
-                            seconds: seconds, peakBytes: peak, peakIsExact: reported > parentPeak)
+        return ChildProcess(
+            exitStatus: exitStatus, standardOutput: read(outPath), standardError: read(errPath),
+            seconds: seconds, peakBytes: peak, peakIsExact: reported > parentPeak)
     }
 
     /// `VmHWM` of `/proc/<process>/status` in bytes: the peak resident set of its current image.

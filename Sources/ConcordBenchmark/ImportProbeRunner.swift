@@ -23,12 +23,14 @@ struct ImportProbeRunner {
         let full = try importInChild(changeset, into: "probe.sqlite")
         let report = full.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         guard report.hasPrefix("applied \(rows),") else {
-            throw BenchmarkTrial.Mismatch(description: "the child import reported '\(report)', expected \(rows) rows applied")
+            throw BenchmarkTrial.Mismatch(
+                description: "the child import reported '\(report)', expected \(rows) rows applied")
         }
-        return ImportProbe(changes: rows, fileBytes: try BenchmarkDatabases.fileSize(changeset), childReport: report,
-                           seconds: full.seconds, peakBytes: full.peakBytes,
-                           peakSource: full.peakIsExact ? "wait4 ru_maxrss" : "VmHWM sampled every 2 ms",
-                           baselinePeakBytes: small.peakBytes)
+        return ImportProbe(
+            changes: rows, fileBytes: try BenchmarkDatabases.fileSize(changeset), childReport: report,
+            seconds: full.seconds, peakBytes: full.peakBytes,
+            peakSource: full.peakIsExact ? "wait4 ru_maxrss" : "VmHWM sampled every 2 ms",
+            baselinePeakBytes: small.peakBytes)
     }
 
     /// Makes a fresh replica with the workload's table synced, closes it, and imports `file` into it in a child.
@@ -37,8 +39,9 @@ struct ImportProbeRunner {
         do { _ = try BenchmarkDatabases.openReplica(database) }
         let child = try ChildProcess.run(executable, ["import", database, file], scratch: directory)
         guard child.exitStatus == 0 else {
-            throw ChildProcess.Failure(description: "concord import \(file) exited with \(child.exitStatus): "
-                + child.standardError.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw ChildProcess.Failure(
+                description: "concord import \(file) exited with \(child.exitStatus): "
+                    + child.standardError.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return child
     }

@@ -18,7 +18,8 @@ enum Stopwatch {
     static func median(_ values: [Double]) -> Double {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2]
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2]
             : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }

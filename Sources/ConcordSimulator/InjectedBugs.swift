@@ -56,8 +56,10 @@ final class BugInterceptor: DecisionInterceptor {
 
     init(bugs: InjectedBugs) { self.bugs = bugs }
 
-    func incoming(_ remote: RowRegisters, stored: RowRegisters?, row: RowChange, source: NodeID, parents: [ForeignKey],
-                  isKnown: (RowRef) throws -> Bool) throws -> RowRegisters? {
+    func incoming(
+        _ remote: RowRegisters, stored: RowRegisters?, row: RowChange, source: NodeID, parents: [ForeignKey],
+        isKnown: (RowRef) throws -> Bool
+    ) throws -> RowRegisters? {
         if bugs.contains(.dropDuplicateDelivery) {
             let delivery = DeliveredRow(source: source, table: row.table, key: row.key)
             guard delivered.withLock({ $0.insert(delivery).inserted }) else { return nil }
@@ -72,7 +74,8 @@ final class BugInterceptor: DecisionInterceptor {
         var remote = remote
         for index in remote.columns.indices {
             if let theirs = remote.columns[index], let ours = stored.columns[index],
-               theirs.stamp.hlc == ours.stamp.hlc, theirs.stamp.node != ours.stamp.node {
+                theirs.stamp.hlc == ours.stamp.hlc, theirs.stamp.node != ours.stamp.node
+            {
                 remote.columns[index] = ours
             }
         }

@@ -84,7 +84,8 @@ struct RecordServer {
     /// The records as a changeset, for a device to apply.
     func changeset(_ page: [Record], since: Int, upTo: Int) -> Changeset {
         let tables = Set(page.map(\.change.table)).sorted().compactMap { schemas[$0] }
-        return Changeset(source: Self.node, since: Int64(since), upTo: Int64(upTo), tables: tables, rows: page.map(\.change))
+        return Changeset(
+            source: Self.node, since: Int64(since), upTo: Int64(upTo), tables: tables, rows: page.map(\.change))
     }
 }
 

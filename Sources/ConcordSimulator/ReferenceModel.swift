@@ -73,20 +73,26 @@ struct ReferenceModel {
     // MARK: Schema
 
     private static func describe(_ synced: SyncedTable, in database: Database) throws -> Table {
-        let info = try database.query("SELECT name, \"notnull\", dflt_value FROM pragma_table_info(?) ORDER BY cid",
-                                      [.text(synced.name)])
+        let info = try database.query(
+            "SELECT name, \"notnull\", dflt_value FROM pragma_table_info(?) ORDER BY cid",
+            [.text(synced.name)])
         let byName = Dictionary(uniqueKeysWithValues: info.map { ($0[0].textValue ?? "", $0) })
-        var table = Table(name: synced.name, key: synced.key, columns: synced.columns, row: synced.policy == .row,
-                          merges: synced.merges, notNull: synced.columns.map { byName[$0]?[1] == .integer(1) })
+        var table = Table(
+            name: synced.name, key: synced.key, columns: synced.columns, row: synced.policy == .row,
+            merges: synced.merges, notNull: synced.columns.map { byName[$0]?[1] == .integer(1) })
         for link in try database.query(
-            "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq", [.text(synced.name)]) {
+            "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            [.text(synced.name)])
+        {
             guard let column = synced.columns.firstIndex(of: link[0].textValue ?? "") else { continue }
             var defaultValue = SQLiteValue.null
             if let expression = byName[synced.columns[column]]?[2].textValue {
                 defaultValue = try database.scalar("SELECT \(expression)") ?? .null
             }
-            table.links.append(Link(column: column, parent: link[1].textValue ?? "",
-                                    action: link[2].textValue?.uppercased() ?? "NO ACTION", defaultValue: defaultValue))
+            table.links.append(
+                Link(
+                    column: column, parent: link[1].textValue ?? "",
+                    action: link[2].textValue?.uppercased() ?? "NO ACTION", defaultValue: defaultValue))
         }
         return table
     }
@@ -95,13 +101,16 @@ struct ReferenceModel {
 
     /// The join of every write to one row, each contributing only the stamps its own device issued.
     private static func merge(_ entries: [WriteLedger.Entry], _ table: Table) -> Row {
-        var row = Row(values: Array(repeating: nil, count: table.columns.count),
-                      stamps: Array(repeating: nil, count: table.columns.count))
+        var row = Row(
+            values: Array(repeating: nil, count: table.columns.count),
+            stamps: Array(repeating: nil, count: table.columns.count))
         mergeLiveness(entries, into: &row)
         if table.row {
             // The whole row of the write with the highest stamp.
             let latest = entries.compactMap { entry -> (Stamp, WriteLedger.Entry)? in
-                entry.registers.columns.compactMap { $0?.stamp }.filter { $0.node == entry.node }.max().map { ($0, entry) }
+                entry.registers.columns.compactMap { $0?.stamp }.filter { $0.node == entry.node }.max().map {
+                    ($0, entry)
+                }
             }.max { $0.0 < $1.0 }
             if let (_, entry) = latest {
                 row.values = entry.registers.columns.map { $0?.value }
@@ -122,7 +131,8 @@ struct ReferenceModel {
             let liveness = entry.registers.liveness
             guard let stamp = liveness.stamp, stamp.node == entry.node else { continue }
             if liveness.causalLength > row.causalLength
-                || (liveness.causalLength == row.causalLength && lifeStamp.map { stamp > $0 } ?? true) {
+                || (liveness.causalLength == row.causalLength && lifeStamp.map { stamp > $0 } ?? true)
+            {
                 row.causalLength = liveness.causalLength
                 lifeStamp = stamp
             }
@@ -165,7 +175,10 @@ struct ReferenceModel {
             for contribution in entry.registers.columns[index]?.contributions ?? []
             where contribution.stamp.node == entry.node {
                 if let held = latestByNode[entry.node],
-                   (held.causalLength, held.stamp) >= (contribution.causalLength, contribution.stamp) { continue }
+                    (held.causalLength, held.stamp) >= (contribution.causalLength, contribution.stamp)
+                {
+                    continue
+                }
                 latestByNode[entry.node] = contribution
             }
         }
@@ -218,7 +231,8 @@ struct ReferenceModel {
         var values = row.values.map { $0 ?? .null }
         for link in table.links where !link.hides {
             guard !values[link.column].isNull,
-                  !visible.contains(RowID(table: link.parent, key: values[link.column])) else { continue }
+                !visible.contains(RowID(table: link.parent, key: values[link.column]))
+            else { continue }
             values[link.column] = link.action == "SET NULL" ? .null : link.defaultValue
         }
         return [id.key] + values

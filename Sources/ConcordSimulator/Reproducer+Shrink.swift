@@ -10,8 +10,9 @@ extension Reproducer {
     /// if !result.passed { try Reproducer(failed: simulation, result: result).write(to: "r.json") }
     /// ```
     public init(failed simulation: Simulation, result: SimulationResult) {
-        self.init(scenario: simulation.scenario, seed: simulation.seed, choices: simulation.plan().choices,
-                  failure: result.failureDescription)
+        self.init(
+            scenario: simulation.scenario, seed: simulation.seed, choices: simulation.plan().choices,
+            failure: result.failureDescription)
     }
 
     /// The file `concord simulate` writes a failed run's reproducer to: `concord-reproducer-SCENARIO-SEED.json`.
@@ -34,11 +35,13 @@ extension Reproducer {
         let simulation = Simulation(scenario: scenario, seed: seed)
         let first = try simulation.run(plan)
         guard first.failure != nil else { return nil }
-        let shrunk = choicesDrawPlan
+        let shrunk =
+            choicesDrawPlan
             ? try simulation.shrink(choices, failing: first, maxRuns: maxRuns)
             : try simulation.shrink(plan: plan, failing: first, maxRuns: maxRuns)
-        let reproducer = Reproducer(scenario: scenario, seed: seed, plan: shrunk.plan, choices: shrunk.choices,
-                                    failure: shrunk.result.failure?.description ?? failure)
+        let reproducer = Reproducer(
+            scenario: scenario, seed: seed, plan: shrunk.plan, choices: shrunk.choices,
+            failure: shrunk.result.failure?.description ?? failure)
         return (reproducer, shrunk.runs)
     }
 }

@@ -28,8 +28,9 @@ public struct Reproducer: Codable, Equatable, Sendable {
 
     /// A reproducer of the plan `choices` draw for `scenario` and `seed`.
     public init(scenario: Scenario, seed: UInt64, choices: [UInt64], failure: String) {
-        self.init(scenario: scenario, seed: seed, plan: Simulation(scenario: scenario, seed: seed).plan(replaying: choices),
-                  choices: choices, failure: failure)
+        self.init(
+            scenario: scenario, seed: seed, plan: Simulation(scenario: scenario, seed: seed).plan(replaying: choices),
+            choices: choices, failure: failure)
     }
 
     /// A reproducer of `plan`; `choices` may be empty when they are not known.
@@ -72,8 +73,9 @@ public struct Reproducer: Codable, Equatable, Sendable {
             try reproducer.scenario.validate()
             return reproducer
         } catch let error as DecodingError {
-            throw ScenarioError("'\(path)' is not a simulation reproducer (expected JSON with scenario, seed, failure, "
-                                + "plan and choices): \(ScenarioError.describe(error))")
+            throw ScenarioError(
+                "'\(path)' is not a simulation reproducer (expected JSON with scenario, seed, failure, "
+                    + "plan and choices): \(ScenarioError.describe(error))")
         }
     }
 }

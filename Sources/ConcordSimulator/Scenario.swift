@@ -87,8 +87,10 @@ public struct Scenario: Codable, Equatable, Sendable {
     }
 
     /// A scenario with the default fault ranges and mix; the other defaults are those of a file that gives only `name`.
-    public init(name: String, topology: Topology = .mesh, devices: Int = 3, steps: Int = 200, seeds: String = "1..20",
-                workload: Workload = Workload(app: "reminders")) {
+    public init(
+        name: String, topology: Topology = .mesh, devices: Int = 3, steps: Int = 200, seeds: String = "1..20",
+        workload: Workload = Workload(app: "reminders")
+    ) {
         self.name = name
         self.topology = topology
         self.devices = devices
@@ -143,17 +145,20 @@ public struct Scenario: Codable, Equatable, Sendable {
         let ranges: [(String, [Int])] = [
             ("loss", faults.loss), ("duplicate", faults.duplicate), ("pushLoss", faults.pushLoss),
             ("crash", faults.crash), ("partition", faults.partition), ("offline", faults.offline),
-            ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages), ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
+            ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages),
+            ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
             ("delay", faults.delay), ("sameInstant", faults.sameInstant),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
         }
         guard faults.fetchLimit[0] >= 1, faults.fetchLimit[1] <= RecordServer.batchLimit else {
-            throw ScenarioError("faults.fetchLimit is \(faults.fetchLimit); a fetch returns 1 to \(RecordServer.batchLimit) records")
+            throw ScenarioError(
+                "faults.fetchLimit is \(faults.fetchLimit); a fetch returns 1 to \(RecordServer.batchLimit) records")
         }
         guard mix.write >= 0, mix.sync >= 0, mix.write + mix.sync <= 100 else {
-            throw ScenarioError("mix gives write \(mix.write) and sync \(mix.sync); both must be >= 0 and add up to at most 100")
+            throw ScenarioError(
+                "mix gives write \(mix.write) and sync \(mix.sync); both must be >= 0 and add up to at most 100")
         }
     }
 }
@@ -182,11 +187,21 @@ extension Scenario.Faults {
         func read(_ key: CodingKeys, _ value: inout [Int]) throws {
             value = try container.decodeIfPresent([Int].self, forKey: key) ?? value
         }
-        try read(.loss, &loss); try read(.duplicate, &duplicate); try read(.pushLoss, &pushLoss)
-        try read(.crash, &crash); try read(.partition, &partition); try read(.offline, &offline)
-        try read(.jump, &jump); try read(.fork, &fork); try read(.heal, &heal); try read(.pages, &pages)
+        try read(.loss, &loss)
+        try read(.duplicate, &duplicate)
+        try read(.pushLoss, &pushLoss)
+        try read(.crash, &crash)
+        try read(.partition, &partition)
+        try read(.offline, &offline)
+        try read(.jump, &jump)
+        try read(.fork, &fork)
+        try read(.heal, &heal)
+        try read(.pages, &pages)
         try read(.fetchLimit, &fetchLimit)
-        try read(.skew, &skew); try read(.drift, &drift); try read(.delay, &delay); try read(.sameInstant, &sameInstant)
+        try read(.skew, &skew)
+        try read(.drift, &drift)
+        try read(.delay, &delay)
+        try read(.sameInstant, &sameInstant)
     }
 }
 

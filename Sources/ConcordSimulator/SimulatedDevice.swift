@@ -36,8 +36,10 @@ final class SimulatedDevice {
     var parked: Set<String> = []
     private(set) var replica: Replica
 
-    init(index: Int, directory: URL, node: NodeID, skew: Int64, drift: Int64, time: Int64, workload: Workload,
-         bugs: InjectedBugs) throws {
+    init(
+        index: Int, directory: URL, node: NodeID, skew: Int64, drift: Int64, time: Int64, workload: Workload,
+        bugs: InjectedBugs
+    ) throws {
         self.index = index
         self.path = directory.appendingPathComponent("device-\(index).sqlite").path
         self.node = node

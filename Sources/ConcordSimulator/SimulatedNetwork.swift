@@ -29,7 +29,9 @@ struct SimulatedNetwork {
 
     /// Removes and returns the messages due by `time`, in delivery order.
     mutating func due(by time: Int64) -> [Message] {
-        let ready = inFlight.filter { $0.deliverAt <= time }.sorted { ($0.deliverAt, $0.sequence) < ($1.deliverAt, $1.sequence) }
+        let ready = inFlight.filter { $0.deliverAt <= time }.sorted {
+            ($0.deliverAt, $0.sequence) < ($1.deliverAt, $1.sequence)
+        }
         inFlight.removeAll { $0.deliverAt <= time }
         return ready
     }
@@ -38,4 +40,3 @@ struct SimulatedNetwork {
     mutating func heal() { cut.removeAll() }
     var hasPartition: Bool { !cut.isEmpty }
 }
-

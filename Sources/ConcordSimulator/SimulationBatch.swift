@@ -46,7 +46,10 @@ public struct SimulationBatch: Sendable {
         for _ in 0..<min(jobs, runs.count) {
             DispatchQueue.global().async(group: group) {
                 while true {
-                    let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                    let index = next.withLock { value -> Int in
+                        defer { value += 1 }
+                        return value
+                    }
                     guard index < runs.count else { return }
                     let outcome = Result { try runs[index].run() }
                     slots.withLock { $0[index] = outcome }
@@ -57,7 +60,10 @@ public struct SimulationBatch: Sendable {
         var reported = 0
         while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
             let finished = done.withLock { $0 }
-            if finished != reported { reported = finished; progress(finished) }
+            if finished != reported {
+                reported = finished
+                progress(finished)
+            }
         }
         progress(runs.count)
         return try slots.withLock { $0 }.map { try $0!.get() }

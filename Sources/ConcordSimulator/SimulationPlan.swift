@@ -64,10 +64,21 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
     private static func drawRates(_ faults: Scenario.Faults, using source: inout ChoiceSource) -> Rates {
         func rate(_ range: [Int]) -> Int { source.int(in: range[0]...range[1]) }
         var rates = Rates()
-        rates.loss = rate(faults.loss); rates.duplicate = rate(faults.duplicate); rates.pushLoss = rate(faults.pushLoss)
-        rates.crash = rate(faults.crash); rates.partition = rate(faults.partition); rates.offline = rate(faults.offline)
-        rates.jump = rate(faults.jump); rates.fork = rate(faults.fork); rates.heal = rate(faults.heal)
-        rates.pages = rate(faults.pages); rates.fetchLimit = rate(faults.fetchLimit); rates.skew = rate(faults.skew); rates.drift = rate(faults.drift); rates.delay = rate(faults.delay); rates.sameInstant = rate(faults.sameInstant)
+        rates.loss = rate(faults.loss)
+        rates.duplicate = rate(faults.duplicate)
+        rates.pushLoss = rate(faults.pushLoss)
+        rates.crash = rate(faults.crash)
+        rates.partition = rate(faults.partition)
+        rates.offline = rate(faults.offline)
+        rates.jump = rate(faults.jump)
+        rates.fork = rate(faults.fork)
+        rates.heal = rate(faults.heal)
+        rates.pages = rate(faults.pages)
+        rates.fetchLimit = rate(faults.fetchLimit)
+        rates.skew = rate(faults.skew)
+        rates.drift = rate(faults.drift)
+        rates.delay = rate(faults.delay)
+        rates.sameInstant = rate(faults.sameInstant)
         return rates
     }
 
@@ -85,8 +96,10 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
         while plan.steps.count < scenario.steps, source.bool(probability: 1) {
             let after = percent(rates.sameInstant) ? 0 : source.int64(in: 1...500)
             let device = source.int(in: 0...devices - 1)
-            let weights = [scenario.mix.write, scenario.mix.sync, rates.crash, rates.partition, rates.offline,
-                           rates.jump, devices < scenario.devices + 2 ? rates.fork : 0, rates.heal]
+            let weights = [
+                scenario.mix.write, scenario.mix.sync, rates.crash, rates.partition, rates.offline,
+                rates.jump, devices < scenario.devices + 2 ? rates.fork : 0, rates.heal,
+            ]
             let idle = max(1, 100 - weights.reduce(0, +))
             let action: SimulationStep.Action
             switch source.index(weights: (weights + [idle]).map { UInt64($0) }) {
@@ -94,15 +107,17 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
             case 1 where scenario.topology == .mesh:
                 let from = (device + source.int(in: 1...devices - 1)) % devices
                 let copies = percent(rates.loss) ? 0 : percent(rates.duplicate) ? 2 : 1
-                action = .pull(from: from, copies: copies, delay: source.int64(in: 0...Int64(rates.delay)),
-                               pages: source.int(in: 1...max(1, rates.pages)))
+                action = .pull(
+                    from: from, copies: copies, delay: source.int64(in: 0...Int64(rates.delay)),
+                    pages: source.int(in: 1...max(1, rates.pages)))
             case 1:
                 if source.bool() {
                     action = .fetch
                 } else {
                     let acknowledged = !percent(rates.loss)
-                    action = .upload(acknowledged: acknowledged,
-                                     notified: (0..<devices).filter { $0 != device && !percent(rates.pushLoss) })
+                    action = .upload(
+                        acknowledged: acknowledged,
+                        notified: (0..<devices).filter { $0 != device && !percent(rates.pushLoss) })
                 }
             case 2: action = .crash
             case 3: action = .cut(to: (device + source.int(in: 1...devices - 1)) % devices)

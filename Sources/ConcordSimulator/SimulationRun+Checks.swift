@@ -7,12 +7,15 @@ extension SimulationRun {
     /// Adds each device's new writes to the ledger; a device that stamped writes without its app writing has captured a merge.
     func collectWrites(actor: Int?) throws {
         for device in devices {
-            let fresh = try ledger.collect(from: device.replica, node: device.node, newest: &device.newestOwnStamp,
-                                           version: &device.ledgerVersion, step: step)
+            let fresh = try ledger.collect(
+                from: device.replica, node: device.node, newest: &device.newestOwnStamp,
+                version: &device.ledgerVersion, step: step)
             guard !fresh.isEmpty else { continue }
             if device.index != actor {
-                fail(.ownStamps, "device \(device.index) stamped \(fresh.count) rows as its own writes though its app "
-                     + "wrote nothing (first: \(fresh[0].table)/\(fresh[0].key))")
+                fail(
+                    .ownStamps,
+                    "device \(device.index) stamped \(fresh.count) rows as its own writes though its app "
+                        + "wrote nothing (first: \(fresh[0].table)/\(fresh[0].key))")
                 return
             }
             if case .write(let sql) = plan.steps[step].action {
@@ -27,7 +30,8 @@ extension SimulationRun {
     static func table(writtenBy sql: String) -> String? {
         let words = sql.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let keyword = words.firstIndex(where: { ["INTO", "UPDATE", "FROM"].contains($0.uppercased()) }),
-              keyword + 1 < words.count else { return nil }
+            keyword + 1 < words.count
+        else { return nil }
         return words[keyword + 1].trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]("))
     }
 
@@ -55,8 +59,10 @@ extension SimulationRun {
         guard result.failure == nil else { return }
         let dumps = try devices.map { try $0.replica.canonicalDump() }
         if let odd = dumps.indices.first(where: { dumps[$0] != dumps[0] }) {
-            fail(.convergence, "device \(odd) differs from device 0 after the liveness phase:\n"
-                 + firstDifference(dumps[0], dumps[odd]))
+            fail(
+                .convergence,
+                "device \(odd) differs from device 0 after the liveness phase:\n"
+                    + firstDifference(dumps[0], dumps[odd]))
             return
         }
         result.converged = true
@@ -76,8 +82,10 @@ extension SimulationRun {
             }
             let expected = model.visibleRows(of: table)
             for key in Set(shown.keys).union(expected.keys).sorted() where shown[key] != expected[key] {
-                fail(.oracle, "\(table)/\(key): the devices show \(shown[key]?.description ?? "no row"), "
-                     + "the reference model expects \(expected[key]?.description ?? "no row")")
+                fail(
+                    .oracle,
+                    "\(table)/\(key): the devices show \(shown[key]?.description ?? "no row"), "
+                        + "the reference model expects \(expected[key]?.description ?? "no row")")
                 return
             }
         }
@@ -85,9 +93,11 @@ extension SimulationRun {
             let registers = try device.replica.registers(of: id.table, key: id.key)
             let values = registers?.columns.map { $0?.value }
             if registers?.liveness.causalLength != row.causalLength || values != row.values {
-                fail(.oracle, "\(id.table)/\(id.key): registers hold causal length "
-                     + "\(registers?.liveness.causalLength ?? 0) and \(values ?? []), the reference model expects "
-                     + "\(row.causalLength) and \(row.values)")
+                fail(
+                    .oracle,
+                    "\(id.table)/\(id.key): registers hold causal length "
+                        + "\(registers?.liveness.causalLength ?? 0) and \(values ?? []), the reference model expects "
+                        + "\(row.causalLength) and \(row.values)")
                 return
             }
         }
@@ -95,11 +105,13 @@ extension SimulationRun {
 
     /// Invariant 5: each accepted write is visible, superseded, deleted, or parked with a reason.
     private func accountForWrites(on device: SimulatedDevice, model: ReferenceModel) throws {
-        let parked = Dictionary(try device.replica.status().parked.map { ("\($0.table)/\($0.key)", $0.reason) },
-                                uniquingKeysWith: { first, _ in first })
+        let parked = Dictionary(
+            try device.replica.status().parked.map { ("\($0.table)/\($0.key)", $0.reason) },
+            uniquingKeysWith: { first, _ in first })
         for entry in ledger.entries {
             guard let table = model.tables[entry.table],
-                  let final = try device.replica.registers(of: entry.table, key: entry.key) else {
+                let final = try device.replica.registers(of: entry.table, key: entry.key)
+            else {
                 fail(.loss, "\(entry.table)/\(entry.key) written at step \(entry.step) has no registers left")
                 return
             }
@@ -111,9 +123,13 @@ extension SimulationRun {
             if !final.liveness.isAlive || final.liveness.causalLength > entry.registers.liveness.causalLength {
                 fate = "deleted"
             } else if !model.isVisible(entry.table, entry.key) {
-                guard let reason = parked["\(entry.table)/\(entry.key.textValue ?? entry.key.description)"], !reason.isEmpty else {
-                    fail(.loss, "\(entry.table)/\(entry.key) written at step \(entry.step) is alive but neither shown "
-                         + "nor parked with a reason")
+                guard let reason = parked["\(entry.table)/\(entry.key.textValue ?? entry.key.description)"],
+                    !reason.isEmpty
+                else {
+                    fail(
+                        .loss,
+                        "\(entry.table)/\(entry.key) written at step \(entry.step) is alive but neither shown "
+                            + "nor parked with a reason")
                     return
                 }
                 fate = "parked"
@@ -127,7 +143,9 @@ extension SimulationRun {
     }
 
     /// Why `final` does not account for what `entry` wrote, or `nil` when it does.
-    private func survivalProblem(_ entry: WriteLedger.Entry, _ final: RowRegisters, _ table: ReferenceModel.Table) -> String? {
+    private func survivalProblem(_ entry: WriteLedger.Entry, _ final: RowRegisters, _ table: ReferenceModel.Table)
+        -> String?
+    {
         if final.liveness.causalLength < entry.registers.liveness.causalLength {
             return "causal length \(entry.registers.liveness.causalLength) fell back to \(final.liveness.causalLength)"
         }
@@ -136,24 +154,32 @@ extension SimulationRun {
             guard let kept = final.columns[index] else { return "column \(table.columns[index]) was emptied" }
             let survives: Bool
             switch table.row ? .lww : table.merges[index] {
-            case .lww, .custom: survives = (table.row ? final.columns.compactMap { $0?.stamp }.max()! : kept.stamp) >= cell.stamp
+            case .lww, .custom:
+                survives = (table.row ? final.columns.compactMap { $0?.stamp }.max()! : kept.stamp) >= cell.stamp
             case .max: survives = kept.stamp >= cell.stamp || !(kept.value < cell.value)
             case .min: survives = kept.stamp >= cell.stamp || !(cell.value < kept.value)
             case .union: survives = UnionValue.merge(kept.value, cell.value) == kept.value
             case .counter:
                 survives = cell.contributions.filter { $0.stamp.node == entry.node }.allSatisfy { mine in
-                    kept.contributions.contains { $0.stamp.node == mine.stamp.node && ($0.causalLength, $0.stamp) >= (mine.causalLength, mine.stamp) }
+                    kept.contributions.contains {
+                        $0.stamp.node == mine.stamp.node
+                            && ($0.causalLength, $0.stamp) >= (mine.causalLength, mine.stamp)
+                    }
                 }
             }
-            if !survives { return "its \(table.columns[index]) = \(cell.value) (\(cell.stamp)) is gone without a later write" }
+            if !survives {
+                return "its \(table.columns[index]) = \(cell.value) (\(cell.stamp)) is gone without a later write"
+            }
         }
         return nil
     }
 
     /// The first line where two dumps differ, with its neighbours.
     private func firstDifference(_ a: String, _ b: String) -> String {
-        let (left, right) = (a.split(separator: "\n", omittingEmptySubsequences: false),
-                             b.split(separator: "\n", omittingEmptySubsequences: false))
+        let (left, right) = (
+            a.split(separator: "\n", omittingEmptySubsequences: false),
+            b.split(separator: "\n", omittingEmptySubsequences: false)
+        )
         let index = (0..<min(left.count, right.count)).first { left[$0] != right[$0] } ?? min(left.count, right.count)
         func line(_ lines: [Substring]) -> String { index < lines.count ? String(lines[index]) : "(end)" }
         return "  device 0: \(line(left))\n  other:    \(line(right))"

@@ -19,13 +19,15 @@ extension SimulationRun {
             // At most a few rounds: between a refusal and the retry, nothing else reaches the server.
             for _ in 0..<3 where !batch.isEmpty {
                 let uploads = batch.map { row in
-                    RecordServer.Upload(change: row, knownTag: device.cloud.tags[RecordServer.RecordID(table: row.table, key: row.key)])
+                    RecordServer.Upload(
+                        change: row, knownTag: device.cloud.tags[RecordServer.RecordID(table: row.table, key: row.key)])
                 }
                 let outcome = server.save(uploads, schemas: changes.tables)
                 result.uploads += 1
                 saved += outcome.saved.count
                 if acknowledged {
-                    let byID = Dictionary(uniqueKeysWithValues: batch.map { (RecordServer.RecordID(table: $0.table, key: $0.key), $0) })
+                    let byID = Dictionary(
+                        uniqueKeysWithValues: batch.map { (RecordServer.RecordID(table: $0.table, key: $0.key), $0) })
                     for (id, tag) in outcome.saved {
                         device.cloud.tags[id] = tag
                         device.cloud.serverCopy[id] = byID[id]?.registers
@@ -43,7 +45,9 @@ extension SimulationRun {
             }
         }
         if acknowledged && saved == pending.count { device.cloud.uploadedVersion = changes.upTo }
-        log("device \(device.index) uploaded \(saved) of \(pending.count) records\(acknowledged ? "" : ", answer lost")")
+        log(
+            "device \(device.index) uploaded \(saved) of \(pending.count) records\(acknowledged ? "" : ", answer lost")"
+        )
         guard saved > 0 else { return }
         let reached = notified.filter { $0 != device.index && $0 < devices.count && devices[$0].online }
         pendingFetches.formUnion(reached)
@@ -64,7 +68,9 @@ extension SimulationRun {
     }
 
     /// Merges server records into `device` and remembers their tags; `false` when its clock refused them.
-    private func apply(_ records: [RecordServer.Record], to device: SimulatedDevice, since: Int, upTo: Int) throws -> Bool {
+    private func apply(_ records: [RecordServer.Record], to device: SimulatedDevice, since: Int, upTo: Int) throws
+        -> Bool
+    {
         guard try deliver(server.changeset(records, since: since, upTo: upTo), to: device, from: "the server") else {
             return false
         }

@@ -33,9 +33,11 @@ final class SimulationRun {
         workload = try simulation.scenario.workload.resolved()
         result = SimulationResult(seed: simulation.seed, scenario: simulation.scenario.name, steps: plan.steps.count)
         for index in 0..<simulation.scenario.devices {
-            devices.append(try SimulatedDevice(
-                index: index, directory: directory, node: simulation.node(forDevice: index),
-                skew: plan.skews[index], drift: plan.drifts[index], time: time, workload: workload, bugs: simulation.injectedBugs))
+            devices.append(
+                try SimulatedDevice(
+                    index: index, directory: directory, node: simulation.node(forDevice: index),
+                    skew: plan.skews[index], drift: plan.drifts[index], time: time, workload: workload,
+                    bugs: simulation.injectedBugs))
         }
     }
 
@@ -133,8 +135,9 @@ final class SimulationRun {
 
     /// Forks `device` into a new device: a copy of its database under a node id of its own.
     private func fork(_ device: SimulatedDevice) throws {
-        let copy = try SimulatedDevice(forking: device, index: devices.count, directory: directory,
-                                       node: simulation.node(forDevice: devices.count), time: time)
+        let copy = try SimulatedDevice(
+            forking: device, index: devices.count, directory: directory,
+            node: simulation.node(forDevice: devices.count), time: time)
         devices.append(copy)
         result.forks += 1
         log("device \(device.index) forked into device \(copy.index)")

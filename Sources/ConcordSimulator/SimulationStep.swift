@@ -53,22 +53,24 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
 
     /// The step in one line, such as `+120 ms device 1 fetches`.
     public var description: String {
-        let what: String = switch action {
-        case .write(let sql): "writes: \(sql)"
-        case .pull(let from, let copies, let delay, let pages):
-            copies == 0 ? "pulls from \(from), lost"
-                : "pulls from \(from), \(copies) cop\(copies == 1 ? "y" : "ies") in \(delay) ms, \(pages) page\(pages == 1 ? "" : "s")"
-        case .upload(let acknowledged, let notified):
-            "uploads\(acknowledged ? "" : ", answer lost"), pushes reach \(notified)"
-        case .fetch: "fetches"
-        case .crash: "crashes and relaunches"
-        case .cut(let to): "loses its link to \(to)"
-        case .offline: "goes offline"
-        case .heal: "sees every link heal"
-        case .jump: "has its clock jump"
-        case .fork: "is copied to a new device"
-        case .idle: "idles"
-        }
+        let what: String =
+            switch action {
+            case .write(let sql): "writes: \(sql)"
+            case .pull(let from, let copies, let delay, let pages):
+                copies == 0
+                    ? "pulls from \(from), lost"
+                    : "pulls from \(from), \(copies) cop\(copies == 1 ? "y" : "ies") in \(delay) ms, \(pages) page\(pages == 1 ? "" : "s")"
+            case .upload(let acknowledged, let notified):
+                "uploads\(acknowledged ? "" : ", answer lost"), pushes reach \(notified)"
+            case .fetch: "fetches"
+            case .crash: "crashes and relaunches"
+            case .cut(let to): "loses its link to \(to)"
+            case .offline: "goes offline"
+            case .heal: "sees every link heal"
+            case .jump: "has its clock jump"
+            case .fork: "is copied to a new device"
+            case .idle: "idles"
+            }
         return "+\(after) ms device \(device) \(what)"
     }
 }

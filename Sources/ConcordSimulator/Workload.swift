@@ -56,7 +56,8 @@ public struct Workload: Codable, Equatable, Sendable {
     public func resolved() throws -> Workload {
         if let app {
             guard let base = Self.builtIn[app] else {
-                throw ScenarioError("unknown app '\(app)'; the built-in apps are \(Self.builtIn.keys.sorted().joined(separator: ", "))")
+                throw ScenarioError(
+                    "unknown app '\(app)'; the built-in apps are \(Self.builtIn.keys.sorted().joined(separator: ", "))")
             }
             return base
         }
@@ -69,8 +70,9 @@ public struct Workload: Codable, Equatable, Sendable {
             }
             for (column, merge) in (table.merges ?? [:]).sorted(by: { $0.key < $1.key })
             where !ColumnMerge.builtIns.contains(ColumnMerge(name: merge)) {
-                throw ScenarioError("table '\(table.name)' merges \(column) with '\(merge)'; a scenario can use "
-                                    + ColumnMerge.builtIns.map(\.name).joined(separator: ", "))
+                throw ScenarioError(
+                    "table '\(table.name)' merges \(column) with '\(merge)'; a scenario can use "
+                        + ColumnMerge.builtIns.map(\.name).joined(separator: ", "))
             }
         }
         for template in operations { _ = try Template(template) }
@@ -81,8 +83,9 @@ public struct Workload: Codable, Equatable, Sendable {
     func install(on replica: Replica) throws {
         try replica.database.execute(schema ?? "")
         for table in tables ?? [] {
-            try replica.enableSync(on: table.name, policy: TablePolicy(rawValue: table.policy ?? "column") ?? .column,
-                                   merges: (table.merges ?? [:]).mapValues { ColumnMerge(name: $0) })
+            try replica.enableSync(
+                on: table.name, policy: TablePolicy(rawValue: table.policy ?? "column") ?? .column,
+                merges: (table.merges ?? [:]).mapValues { ColumnMerge(name: $0) })
         }
     }
 
@@ -99,7 +102,11 @@ public struct Workload: Codable, Equatable, Sendable {
 
 /// An SQL template split into text and placeholders.
 struct Template {
-    enum Part { case text(String), range(ClosedRange<Int>), word }
+    enum Part {
+        case text(String)
+        case range(ClosedRange<Int>)
+        case word
+    }
     let parts: [Part]
 
     init(_ template: String) throws {
@@ -114,10 +121,12 @@ struct Template {
             if name == "word" {
                 parts.append(.word)
             } else if let dots = name.range(of: ".."), let low = Int(name[..<dots.lowerBound]),
-                      let high = Int(name[dots.upperBound...]), low <= high {
+                let high = Int(name[dots.upperBound...]), low <= high
+            {
                 parts.append(.range(low...high))
             } else {
-                throw ScenarioError("operation '\(template)' has placeholder '{\(name)}'; use {word} or {A..B} with A <= B")
+                throw ScenarioError(
+                    "operation '\(template)' has placeholder '{\(name)}'; use {word} or {A..B} with A <= B")
             }
             rest = rest[rest.index(after: close)...]
         }
@@ -179,7 +188,9 @@ extension Workload {
                 taps INTEGER NOT NULL DEFAULT 0, taps_lww INTEGER NOT NULL DEFAULT 0, best INTEGER NOT NULL DEFAULT 0);
             CREATE TABLE themes (id TEXT PRIMARY KEY NOT NULL, background TEXT, foreground TEXT);
             """,
-        tables: [Table(name: "counters", merges: ["taps": "counter", "best": "max"]), Table(name: "themes", policy: "row")],
+        tables: [
+            Table(name: "counters", merges: ["taps": "counter", "best": "max"]), Table(name: "themes", policy: "row"),
+        ],
         operations: [
             "INSERT INTO counters (id, label) VALUES ('c{1..3}', '{word}')",
             "UPDATE counters SET taps = taps + {1..3}, taps_lww = taps_lww + {1..3} WHERE id = 'c{1..3}'",

@@ -26,8 +26,10 @@ struct WriteLedger {
     var entries: [Entry] = []
 
     /// Adds the rows `replica` changed since `version` that carry new stamps of `node`; returns how many.
-    mutating func collect(from replica: Replica, node: NodeID, newest: inout Stamp?, version: inout Int64,
-                          step: Int) throws -> [Entry] {
+    mutating func collect(
+        from replica: Replica, node: NodeID, newest: inout Stamp?, version: inout Int64,
+        step: Int
+    ) throws -> [Entry] {
         let changes = try replica.changes(since: version)
         version = changes.upTo
         let known = newest
@@ -39,7 +41,8 @@ struct WriteLedger {
             stamps += [registers.liveness.stamp].compactMap { $0 }
             let own = Set(stamps.filter { stamp in stamp.node == node && known.map { stamp > $0 } ?? true }).sorted()
             guard !own.isEmpty else { continue }
-            fresh.append(Entry(step: step, node: node, table: row.table, key: row.key, registers: registers, stamps: own))
+            fresh.append(
+                Entry(step: step, node: node, table: row.table, key: row.key, registers: registers, stamps: own))
             if newest.map({ own.last! > $0 }) ?? true { newest = own.last }
         }
         entries += fresh

@@ -24,8 +24,8 @@ struct BinaryChangesetMap {
         var isVarint: Bool {
             switch self {
             case .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer, .valueLength,
-                 .rowColumnCount, .causalLength, .nodeReference, .contributionCount, .contributionLength, .amount,
-                 .rowCount:
+                .rowColumnCount, .causalLength, .nodeReference, .contributionCount, .contributionLength, .amount,
+                .rowCount:
                 true
             default:
                 false

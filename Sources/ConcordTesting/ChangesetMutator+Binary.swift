@@ -17,7 +17,8 @@ extension ChangesetMutator {
         let kind = Self.binaryKinds[source.index(weights: Self.binaryKinds.map(\.weight))].kind
         if kind == .splice {
             let partner = partner(.binary, using: &source)
-            bytes = Array(bytes[..<source.offset(below: bytes.count + 1)])
+            bytes =
+                Array(bytes[..<source.offset(below: bytes.count + 1)])
                 + partner[source.offset(below: partner.count + 1)...]
             return .splice
         }
@@ -109,20 +110,25 @@ extension ChangesetMutator {
         }
         switch kind {
         case .varint:
-            guard let span = pickSpan([.since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer,
-                                       .valueLength, .rowColumnCount, .causalLength, .nodeReference,
-                                       .contributionCount, .contributionLength, .amount, .rowCount])
+            guard
+                let span = pickSpan([
+                    .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer,
+                    .valueLength, .rowColumnCount, .causalLength, .nodeReference,
+                    .contributionCount, .contributionLength, .amount, .rowCount,
+                ])
             else { return false }
             let current = BinaryChangesetMap.decodeVarint(bytes[span.range])
             let remaining = UInt64(bytes.count - span.range.upperBound)
-            let value = source.pick(HostileValues.varints + [
-                current &+ 1, current &- 1, current &* 2, remaining, remaining + 1, remaining + 1_000,
-            ])
+            let value = source.pick(
+                HostileValues.varints + [
+                    current &+ 1, current &- 1, current &* 2, remaining, remaining + 1, remaining + 1_000,
+                ])
             replace(span.range, varintBytes(value, using: &source))
         case .clock:
             guard let span = pickSpan([.clock]) else { return false }
             let current = BinaryChangesetMap.littleEndianValue(bytes[span.range])
-            replace(span.range, BinaryChangesetMap.littleEndian(source.pick(HostileValues.clocks(near: current)), width: 8))
+            replace(
+                span.range, BinaryChangesetMap.littleEndian(source.pick(HostileValues.clocks(near: current)), width: 8))
         case .nodeID:
             let spans = map.spans(of: [.nodeID, .sourceNode])
             guard let span = spans.isEmpty ? nil : source.pick(spans) else { return false }
@@ -138,8 +144,13 @@ extension ChangesetMutator {
         case .nodeReference:
             guard let span = pickSpan([.nodeReference]) else { return false }
             let count = UInt64(map.nodes.count)
-            replace(span.range, BinaryChangesetMap.varint(source.pick([0, 1, 2, count, count + 1, count + 2, 127, 128,
-                                                                         UInt64(Int64.max), UInt64.max])))
+            replace(
+                span.range,
+                BinaryChangesetMap.varint(
+                    source.pick([
+                        0, 1, 2, count, count + 1, count + 2, 127, 128,
+                        UInt64(Int64.max), UInt64.max,
+                    ])))
         default:
             return false
         }

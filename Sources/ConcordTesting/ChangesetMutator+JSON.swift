@@ -22,7 +22,8 @@ extension ChangesetMutator {
             return kind
         case .splice:
             let partner = partner(.json, using: &source)
-            bytes = Array(bytes[..<source.offset(below: bytes.count + 1)])
+            bytes =
+                Array(bytes[..<source.offset(below: bytes.count + 1)])
                 + partner[source.offset(below: partner.count + 1)...]
             return kind
         case .jsonTruncate, .jsonBytes:
@@ -62,9 +63,11 @@ extension ChangesetMutator {
             return editKeys(&tree, nodes, using: &source)
         case .jsonWrongType:
             let (path, _, node) = source.pick(nodes)
-            let others = [JSONTree.null, .bool(true), .bool(false), .number("0"), .number("1.5"), .string([]),
-                          .string(Array("1".utf8)), .array([]), .object([]), .array([node])]
-                .filter { $0.kind != node.kind }
+            let others = [
+                JSONTree.null, .bool(true), .bool(false), .number("0"), .number("1.5"), .string([]),
+                .string(Array("1".utf8)), .array([]), .object([]), .array([node]),
+            ]
+            .filter { $0.kind != node.kind }
             let replacement = source.pick(others)
             tree.update(at: path) { $0 = replacement }
         case .jsonArray:
@@ -107,7 +110,8 @@ extension ChangesetMutator {
         // A quarter of the time one of the changeset's own numbers (format, since, upTo), which
         // the many clocks and lengths of the rows would otherwise drown out.
         let top = nodes.filter { $0.path.count == 1 && $0.node.kind == .number }
-        let picked = !top.isEmpty && source.bool(probability: 0.25)
+        let picked =
+            !top.isEmpty && source.bool(probability: 0.25)
             ? source.pick(top) : Self.pick([.number], in: nodes, using: &source)
         guard let (path, key, node) = picked else { return false }
         var choices = HostileValues.jsonNumbers
@@ -148,7 +152,8 @@ extension ChangesetMutator {
     /// Duplicates, removes, renames or adds an object's key; `false` when the tree has no object.
     private func editKeys(_ tree: inout JSONTree, _ nodes: [JSONNode], using source: inout ChoiceSource) -> Bool {
         guard let (path, _, node) = Self.pick([.object], in: nodes, using: &source),
-              case .object(var members) = node else { return false }
+            case .object(var members) = node
+        else { return false }
         let key = Array(source.pick(Self.jsonKeys).utf8)
         switch source.choose(upTo: 3) {
         case 0 where !members.isEmpty:
@@ -161,8 +166,9 @@ extension ChangesetMutator {
         case 2 where !members.isEmpty:
             members[source.offset(below: members.count)].key = key
         default:
-            members.insert(JSONTree.Member(key: key, value: source.pick(nodes).node),
-                           at: source.offset(below: members.count + 1))
+            members.insert(
+                JSONTree.Member(key: key, value: source.pick(nodes).node),
+                at: source.offset(below: members.count + 1))
         }
         tree.update(at: path) { $0 = .object(members) }
         return true
@@ -171,12 +177,14 @@ extension ChangesetMutator {
     /// Removes, duplicates, swaps, reverses or empties an array's items; `false` when the tree has no array.
     private func editArray(_ tree: inout JSONTree, _ nodes: [JSONNode], using source: inout ChoiceSource) -> Bool {
         guard let (path, _, node) = Self.pick([.array], in: nodes, using: &source),
-              case .array(var items) = node else { return false }
+            case .array(var items) = node
+        else { return false }
         switch source.choose(upTo: 4) {
         case 0 where !items.isEmpty: items.remove(at: source.offset(below: items.count))
         case 1 where !items.isEmpty:
             items.insert(source.pick(items), at: source.offset(below: items.count + 1))
-        case 2 where items.count >= 2: items.swapAt(source.offset(below: items.count), source.offset(below: items.count))
+        case 2 where items.count >= 2:
+            items.swapAt(source.offset(below: items.count), source.offset(below: items.count))
         case 3: items.reverse()
         default: items = source.bool() ? [] : items + [.null]
         }

@@ -18,8 +18,9 @@ extension ChangesetMutator {
                 var copy = changeset.rows[r]
                 if source.bool(), let stamp = copy.registers.liveness.stamp {
                     // The same row again with a neighbouring stamp: a conflict inside one changeset.
-                    copy.registers.liveness.stamp = Stamp(hlc: HLCTimestamp(rawValue: stamp.hlc.rawValue &+ 1),
-                                                          node: stamp.node)
+                    copy.registers.liveness.stamp = Stamp(
+                        hlc: HLCTimestamp(rawValue: stamp.hlc.rawValue &+ 1),
+                        node: stamp.node)
                 }
                 changeset.rows.insert(copy, at: source.offset(below: changeset.rows.count + 1))
                 return kind
@@ -65,8 +66,9 @@ extension ChangesetMutator {
     /// Sets row `r`'s causal length to an extreme or next one, dropping or adding the liveness stamp to suit.
     private func editCausalLength(ofRow r: Int, in changeset: inout Changeset, using source: inout ChoiceSource) {
         var liveness = changeset.rows[r].registers.liveness
-        liveness.causalLength = source.pick(HostileValues.causalLengths
-            + [liveness.causalLength &+ 1, liveness.causalLength &+ 2])
+        liveness.causalLength = source.pick(
+            HostileValues.causalLengths
+                + [liveness.causalLength &+ 1, liveness.causalLength &+ 2])
         if liveness.causalLength == 0 && source.bool() {
             liveness.stamp = nil
         } else if liveness.stamp == nil {
@@ -82,7 +84,8 @@ extension ChangesetMutator {
         }
         if !stamps.isEmpty && source.bool(probability: 0.75) { return source.pick(stamps) }
         let clock = stamps.first?.hlc.rawValue ?? 0
-        return Stamp(hlc: HLCTimestamp(rawValue: source.pick(HostileValues.clocks(near: clock))), node: source.pick(nodes))
+        return Stamp(
+            hlc: HLCTimestamp(rawValue: source.pick(HostileValues.clocks(near: clock))), node: source.pick(nodes))
     }
 
     /// Sets a column register's value (creating it, or removing it).
@@ -98,7 +101,8 @@ extension ChangesetMutator {
         }
         let value = source.pick(HostileValues.values)
         if row.registers.columns[c] == nil {
-            let stamp = row.registers.liveness.stamp
+            let stamp =
+                row.registers.liveness.stamp
                 ?? Stamp(hlc: HLCTimestamp(rawValue: 1), node: source.pick(nodes))
             row.registers.columns[c] = ColumnRegister(value: value, stamp: stamp)
         } else {
@@ -145,7 +149,8 @@ extension ChangesetMutator {
         guard !places.isEmpty else { return false }
         let (r, c) = source.pick(places)
         var row = changeset.rows[r]
-        var register = row.registers.columns[c]
+        var register =
+            row.registers.columns[c]
             ?? ColumnRegister(value: .integer(0), stamp: anyStamp(in: changeset, using: &source))
         var entries = register.contributions
         switch source.choose(upTo: 3) {
@@ -160,9 +165,11 @@ extension ChangesetMutator {
         default:
             let node = source.pick(nodes)
             entries.removeAll { $0.stamp.node == node }
-            entries.append(CounterContribution(
-                causalLength: source.bool() ? row.registers.liveness.causalLength : source.pick(HostileValues.causalLengths),
-                amount: source.pick(HostileValues.int64s), stamp: Stamp(hlc: register.stamp.hlc, node: node)))
+            entries.append(
+                CounterContribution(
+                    causalLength: source.bool()
+                        ? row.registers.liveness.causalLength : source.pick(HostileValues.causalLengths),
+                    amount: source.pick(HostileValues.int64s), stamp: Stamp(hlc: register.stamp.hlc, node: node)))
             entries.sort { $0.stamp.node < $1.stamp.node }
         }
         register.contributions = entries
@@ -178,8 +185,10 @@ extension ChangesetMutator {
         var table = changeset.tables[t]
         let name = table.name
         let usedNames = Set(changeset.tables.map { $0.name.lowercased() })
-        let freshNames = ["ghost", "LISTS", "Items", "sqlite_master", "_concord_tables", "notes", "folders", "lists",
-                          "items", "e\u{301}", "a'b", "a\"b"].filter { !usedNames.contains($0.lowercased()) }
+        let freshNames = [
+            "ghost", "LISTS", "Items", "sqlite_master", "_concord_tables", "notes", "folders", "lists",
+            "items", "e\u{301}", "a'b", "a\"b",
+        ].filter { !usedNames.contains($0.lowercased()) }
         let edit = source.choose(upTo: 8)
         if edit < 4 && editColumns(edit, of: &table, in: &changeset, using: &source) {
             changeset.tables[t] = table
@@ -190,13 +199,16 @@ extension ChangesetMutator {
             table.policy = table.policy == .column ? .row : .column
         case 5 where !freshNames.isEmpty:
             table.name = source.pick(freshNames)
-            for r in changeset.rows.indices where changeset.rows[r].table == name { changeset.rows[r].table = table.name }
+            for r in changeset.rows.indices where changeset.rows[r].table == name {
+                changeset.rows[r].table = table.name
+            }
         case 6:
             let taken = Set(table.columns.map { $0.lowercased() })
             table.key = source.pick(["id", "ID", "rowid", "key", "list"].filter { !taken.contains($0.lowercased()) })
         case 7 where !freshNames.isEmpty:
             // A table with no rows the receiver may not sync.
-            changeset.tables.append(TableSchema(name: source.pick(freshNames), key: "id", columns: ["x"], policy: .column))
+            changeset.tables.append(
+                TableSchema(name: source.pick(freshNames), key: "id", columns: ["x"], policy: .column))
             return true
         default:
             // A table dropped with its rows (also when a column edit finds too few columns).
@@ -232,11 +244,17 @@ extension ChangesetMutator {
             let c = source.offset(below: columnCount)
             table.columns.remove(at: c)
             table.merges.remove(at: c)
-            reshape { columns in var columns = columns; columns.remove(at: c); return columns }
+            reshape { columns in
+                var columns = columns
+                columns.remove(at: c)
+                return columns
+            }
         case 2 where columnCount >= 1:
             let c = source.offset(below: columnCount)
             let taken = Set(([table.key] + table.columns).map { $0.lowercased() })
-            let candidates = ["ghost", "rowid", "ID", "_concord_x", "a b", "\"", "lww"].filter { !taken.contains($0.lowercased()) }
+            let candidates = ["ghost", "rowid", "ID", "_concord_x", "a b", "\"", "lww"].filter {
+                !taken.contains($0.lowercased())
+            }
             table.columns[c] = source.pick(candidates)
         case 3 where columnCount >= 1:
             let c = source.offset(below: columnCount)

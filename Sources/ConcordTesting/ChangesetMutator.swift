@@ -149,7 +149,7 @@ public struct ChangesetMutator: Sendable {
         public var isModelLevel: Bool {
             switch self {
             case .duplicateRow, .key, .value, .causalLength, .stamp, .contributions, .versionRange, .source,
-                 .tableSchema:
+                .tableSchema:
                 true
             default:
                 false
@@ -160,11 +160,11 @@ public struct ChangesetMutator: Sendable {
         public var formats: [Format] {
             switch self {
             case .truncate, .flipBits, .overwriteBytes, .insertBytes, .deleteBytes, .duplicateRecord, .varint,
-                 .clock, .nodeID, .nodeReference, .valueTag, .realBits, .policyByte, .recordTag, .name,
-                 .formatHeader, .dropRecord, .swapRecords, .recomputeChecksum:
+                .clock, .nodeID, .nodeReference, .valueTag, .realBits, .policyByte, .recordTag, .name,
+                .formatHeader, .dropRecord, .swapRecords, .recomputeChecksum:
                 [.binary]
             case .jsonTruncate, .jsonBytes, .jsonNumber, .jsonString, .jsonKeys, .jsonWrongType, .jsonArray,
-                 .jsonGraft, .jsonNesting:
+                .jsonGraft, .jsonNesting:
                 [.json]
             default:
                 [.binary, .json]
@@ -257,14 +257,19 @@ public struct ChangesetMutator: Sendable {
         }
         let edits = (kinds.isEmpty ? 1 : 0) + source.index(weights: [4, 3, 1])
         for _ in 0..<edits {
-            kinds.append(format == .binary
-                ? editBinary(&bytes, using: &source)
-                : editJSON(&bytes, using: &source))
+            kinds.append(
+                format == .binary
+                    ? editBinary(&bytes, using: &source)
+                    : editJSON(&bytes, using: &source))
         }
         if format == .binary, kinds.contains(where: { !$0.isModelLevel }) {
-            let structured = kinds.contains { [.varint, .clock, .nodeID, .nodeReference, .valueTag, .realBits,
-                                               .policyByte, .recordTag, .name, .dropRecord, .swapRecords,
-                                               .duplicateRecord].contains($0) }
+            let structured = kinds.contains {
+                [
+                    .varint, .clock, .nodeID, .nodeReference, .valueTag, .realBits,
+                    .policyByte, .recordTag, .name, .dropRecord, .swapRecords,
+                    .duplicateRecord,
+                ].contains($0)
+            }
             if source.bool(probability: structured ? 0.9 : 0.4) {
                 BinaryChangesetMap.recomputeChecksum(&bytes)
                 kinds.append(.recomputeChecksum)

@@ -81,15 +81,17 @@ extension Gen where Value == SQLiteValue {
         let subnormal = Gen<Double> { source in
             let negative = source.bool()
             let significand = source.int64(in: 1...(1 << 52) - 1)
-            return Double(sign: negative ? .minus : .plus, exponentBitPattern: 0,
-                          significandBitPattern: UInt64(significand))
+            return Double(
+                sign: negative ? .minus : .plus, exponentBitPattern: 0,
+                significandBitPattern: UInt64(significand))
         }
         let finite = Gen<Double> { source in
             let negative = source.bool()
             let exponent = source.int(in: 0...2_046)
             let significand = source.int64(in: 0...(1 << 52) - 1)
-            return Double(sign: negative ? .minus : .plus, exponentBitPattern: UInt(exponent),
-                          significandBitPattern: UInt64(significand))
+            return Double(
+                sign: negative ? .minus : .plus, exponentBitPattern: UInt(exponent),
+                significandBitPattern: UInt64(significand))
         }
         return Gen<Double>.frequency([
             (weight: 4, gen: Gen<Int64>.int64(in: -3...3).map { Double($0) }),

@@ -85,7 +85,9 @@ extension Gen where Value == String {
             for recipe in recipes {
                 var name = recipe.fresh
                 if let base = recipe.base {
-                    name = names.isEmpty ? "a" : SQLiteIdentifierSpace.near(names[base % names.count], change: recipe.change)
+                    name =
+                        names.isEmpty
+                        ? "a" : SQLiteIdentifierSpace.near(names[base % names.count], change: recipe.change)
                 }
                 while taken.contains(SQLiteValueSpace.identifierFold(name)) { name += "_" }
                 names.append(name)
@@ -111,7 +113,8 @@ extension Gen where Value == String {
             let prefixes = ["_concord_", "_CONCORD_", "_Concord_", "_concorD_"]
             let prefix = prefixes[source.index(weights: [4, 1, 1, 1])]
             let rests = ["x", "1_rows", "1_hidden", "log", "tables", "state", "", "1_rows_kh", "2_insert", " ", "é"]
-            let rest = source.bool(probability: 0.2)
+            let rest =
+                source.bool(probability: 0.2)
                 ? Gen<String>.sqliteIdentifier.generate(using: &source)
                 : rests[source.int(in: 0...rests.count - 1)]
             return prefix + rest
@@ -173,7 +176,8 @@ enum SQLiteIdentifierSpace {
             let swapped = name.unicodeScalars.map { scalar -> String in
                 let text = String(scalar)
                 guard !scalar.isASCII else { return text }
-                let lower = text.lowercased(), upper = text.uppercased()
+                let lower = text.lowercased()
+                let upper = text.uppercased()
                 return text == lower ? (upper.unicodeScalars.count == 1 ? upper : text) : lower
             }.joined()
             return swapped.utf8.elementsEqual(name.utf8) ? name + "_1" : swapped

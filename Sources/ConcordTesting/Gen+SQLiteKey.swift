@@ -155,11 +155,16 @@ extension SQLiteValueSpace {
             if real.rounded() == real, abs(real) < 0x1p63 { candidates.append(.integer(Int64(real))) }
             candidates += [.real(real.nextUp), .real(real.nextDown), .text(SQLiteText(String(real)))]
         case .text(let text):
-            candidates = [caseFlipped(text.bytes), respelled(text.bytes)].compactMap { $0 }.map { .text(SQLiteText(bytes: $0)) }
+            candidates = [caseFlipped(text.bytes), respelled(text.bytes)].compactMap { $0 }.map {
+                .text(SQLiteText(bytes: $0))
+            }
             candidates += [.blob(text.bytes), .text(SQLiteText(bytes: text.bytes + [0]))]
         case .blob(let bytes):
-            candidates = [.text(SQLiteText(bytes: bytes)), .blob(bytes.isEmpty ? [0] : bytes.dropLast() + [bytes[bytes.count - 1] ^ 1]),
-                          .blob(bytes + [0])]
+            candidates = [
+                .text(SQLiteText(bytes: bytes)),
+                .blob(bytes.isEmpty ? [0] : bytes.dropLast() + [bytes[bytes.count - 1] ^ 1]),
+                .blob(bytes + [0]),
+            ]
         }
         var distinct: [SQLiteValue] = []
         for candidate in candidates where candidate != value && !distinct.contains(candidate) {

@@ -71,8 +71,10 @@ enum HostileValues {
         .real(0), .real(-0.0), .real(.infinity), .real(-.infinity), .real(.greatestFiniteMagnitude),
         .real(.leastNonzeroMagnitude), .real(1), .real(0.5),
         .text(""), .text(SQLiteText(bytes: [0])), .text(SQLiteText(bytes: [0x61, 0x00, 0x62])),
-        .text(SQLiteText(bytes: [0xFF, 0xFE])), .text(SQLiteText(bytes: [0xED, 0xA0, 0x80])), .text("e\u{301}"), .text("\u{E9}"),
-        .text("'"), .text("[]"), .text("[1,2"), .text("[\"b\",\"a\",\"a\"]"), .text("[1,\"1\",1.5,null,[]]"), .text("{}"),
+        .text(SQLiteText(bytes: [0xFF, 0xFE])), .text(SQLiteText(bytes: [0xED, 0xA0, 0x80])), .text("e\u{301}"),
+        .text("\u{E9}"),
+        .text("'"), .text("[]"), .text("[1,2"), .text("[\"b\",\"a\",\"a\"]"), .text("[1,\"1\",1.5,null,[]]"),
+        .text("{}"),
         .text("[1e999]"), .text(String(repeating: "[", count: 2_000)), .text("[\"\\u0000\"]"),
         .blob([]), .blob([0]), .blob(Array(repeating: 0xAB, count: 16)),
         .text(SQLiteText(bytes: Array(repeating: UInt8(ascii: "t"), count: 100_000))),
@@ -101,5 +103,6 @@ enum HostileValues {
     ]
 
     /// Bytes that carry meaning in JSON, for byte-level edits of JSON text.
-    static let jsonBytes: [UInt8] = Array("{}[]\",:\\0123456789-+.eE tfn \n".utf8) + [0x00, 0x01, 0x7F, 0x80, 0xFF, 0xC3]
+    static let jsonBytes: [UInt8] =
+        Array("{}[]\",:\\0123456789-+.eE tfn \n".utf8) + [0x00, 0x01, 0x7F, 0x80, 0xFF, 0xC3]
 }

@@ -44,7 +44,8 @@ struct BenchmarkRunnerTests {
     }
 
     @Test func theWorkloadIsTheSameForTheSameSeed() throws {
-        let a = BenchmarkWorkload(count: 20, seed: 7), b = BenchmarkWorkload(count: 20, seed: 7)
+        let a = BenchmarkWorkload(count: 20, seed: 7)
+        let b = BenchmarkWorkload(count: 20, seed: 7)
         #expect(a.rows == b.rows)
         #expect(a.rows != BenchmarkWorkload(count: 20, seed: 8).rows)
         let key = try #require(a.rows[0][0].textValue)

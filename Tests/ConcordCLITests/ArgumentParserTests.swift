@@ -1,5 +1,5 @@
-import ConcordTestSupport
 import Concord
+import ConcordTestSupport
 import Testing
 
 @testable import ConcordCLI
@@ -132,8 +132,9 @@ struct ArgumentParserTests {
     }
 
     @Test func valueNotAllowed() {
-        #expect(failure(["a.db", "--format", "xml"])
-            == "The value 'xml' is invalid for '--format <format>'. Please provide one of 'binary' or 'json'.")
+        #expect(
+            failure(["a.db", "--format", "xml"])
+                == "The value 'xml' is invalid for '--format <format>'. Please provide one of 'binary' or 'json'.")
     }
 
     @Test func nonRepeatableOptionGivenTwice() {
@@ -141,7 +142,8 @@ struct ArgumentParserTests {
     }
 
     @Test func flagGivenAValue() {
-        #expect(failure(["a.db", "--json=yes"]) == "The option '--json' does not take any value, but 'yes' was specified.")
+        #expect(
+            failure(["a.db", "--json=yes"]) == "The option '--json' does not take any value, but 'yes' was specified.")
     }
 
     // MARK: - Typed accessors
@@ -164,17 +166,27 @@ struct ArgumentParserTests {
 
     @Test func badRanges() throws {
         #expect(try parse(["a", "b"], Self.sync).range("seeds") == 1...20)
-        #expect(throws: UsageError("The value '20..1' is invalid for '--seeds <seeds>': the range is empty", command: Self.sync)) {
+        #expect(
+            throws: UsageError(
+                "The value '20..1' is invalid for '--seeds <seeds>': the range is empty", command: Self.sync)
+        ) {
             try parse(["a", "b", "--seeds", "20..1"], Self.sync).range("seeds")
         }
-        #expect(throws: UsageError("The value '5..<5' is invalid for '--seeds <seeds>': the range is empty", command: Self.sync)) {
+        #expect(
+            throws: UsageError(
+                "The value '5..<5' is invalid for '--seeds <seeds>': the range is empty", command: Self.sync)
+        ) {
             try parse(["a", "b", "--seeds", "5..<5"], Self.sync).range("seeds")
         }
         let expectation = "expected a number or a range such as 1..20"
-        #expect(throws: UsageError("The value '1..x' is invalid for '--seeds <seeds>': \(expectation)", command: Self.sync)) {
+        #expect(
+            throws: UsageError("The value '1..x' is invalid for '--seeds <seeds>': \(expectation)", command: Self.sync)
+        ) {
             try parse(["a", "b", "--seeds", "1..x"], Self.sync).range("seeds")
         }
-        #expect(throws: UsageError("The value '-1..3' is invalid for '--seeds <seeds>': \(expectation)", command: Self.sync)) {
+        #expect(
+            throws: UsageError("The value '-1..3' is invalid for '--seeds <seeds>': \(expectation)", command: Self.sync)
+        ) {
             try parse(["a", "b", "--seeds=-1..3"], Self.sync).range("seeds")
         }
         #expect(try parse(["a", "b", "--seeds=-1..3"], Self.sync).range("seeds", as: Int.self) == -1...3)
@@ -216,9 +228,12 @@ struct ArgumentParserTests {
 
     @Test func usageLines() {
         let formatter = HelpFormatter(toolName: "concord")
-        #expect(formatter.usage(for: Self.sync) == "concord sync <db> <db> ... [--rows <rows>] [--seeds <seeds>] [--ratio <ratio>]")
+        #expect(
+            formatter.usage(for: Self.sync)
+                == "concord sync <db> <db> ... [--rows <rows>] [--seeds <seeds>] [--ratio <ratio>]")
         #expect(formatter.usage(for: Self.importing) == "concord import <db> [<file>]")
-        let any = CommandSpec(name: "check", abstract: "", arguments: [.positional("db", .repeating(minimum: 0), help: "")])
+        let any = CommandSpec(
+            name: "check", abstract: "", arguments: [.positional("db", .repeating(minimum: 0), help: "")])
         #expect(formatter.usage(for: any) == "concord check [<db> ...]")
     }
 
@@ -226,10 +241,12 @@ struct ArgumentParserTests {
         let spec = CommandSpec(
             name: "bench",
             abstract: "Measure how fast replicas export, import and merge changes on this machine.",
-            discussion: "Each run uses a fresh temporary directory, so nothing you have is touched.\n\nExample:\n  concord bench --rows 1000",
+            discussion:
+                "Each run uses a fresh temporary directory, so nothing you have is touched.\n\nExample:\n  concord bench --rows 1000",
             arguments: [
-                .option("rows", default: "100000",
-                        help: "How many rows each table gets before the measurements start, per replica."),
+                .option(
+                    "rows", default: "100000",
+                    help: "How many rows each table gets before the measurements start, per replica."),
                 .option("a-very-long-option-name", valueName: "value", help: "Pushed below its label."),
                 .positional("label", .optional, help: ""),
             ])
@@ -263,22 +280,23 @@ struct ArgumentParserTests {
         let text = HelpFormatter(toolName: "concord").rootHelp(
             abstract: "Replicate SQLite databases across devices.", discussion: nil,
             subcommands: [Self.export, Self.sync])
-        #expect(text == """
-            OVERVIEW: Replicate SQLite databases across devices.
+        #expect(
+            text == """
+                OVERVIEW: Replicate SQLite databases across devices.
 
-            USAGE: concord <subcommand>
+                USAGE: concord <subcommand>
 
-            OPTIONS:
-              --version               Show the version.
-              -h, --help              Show help information.
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
-            SUBCOMMANDS:
-              export                  Export the changes a replica holds.
-              sync                    Sync replicas with each other.
+                SUBCOMMANDS:
+                  export                  Export the changes a replica holds.
+                  sync                    Sync replicas with each other.
 
-              See 'concord help <subcommand>' for detailed help.
+                  See 'concord help <subcommand>' for detailed help.
 
-            """)
+                """)
     }
 
     @Test func suggestions() {
@@ -319,7 +337,9 @@ struct CommandDispatchTests {
             },
             Subcommand(ArgumentParserTests.sync) { arguments, output in
                 let replicas = arguments.positionals("db")
-                guard Set(replicas).count == replicas.count else { throw UsageError("Each replica may be named only once") }
+                guard Set(replicas).count == replicas.count else {
+                    throw UsageError("Each replica may be named only once")
+                }
                 print("warning: syncing", to: &output.standardError)
                 if replicas.contains("locked.db") { throw Broken() }
                 if replicas.contains("diverged.db") { throw ExitCode(3) }
@@ -341,7 +361,8 @@ struct CommandDispatchTests {
         """
 
     func run(_ arguments: String...) -> (status: Int32, out: String, err: String) {
-        let out = MemoryByteSink(), err = MemoryByteSink()
+        let out = MemoryByteSink()
+        let err = MemoryByteSink()
         let status = Self.tool.run(arguments: arguments, standardOutput: out, standardError: err)
         return (status, String(decoding: out.bytes, as: UTF8.self), String(decoding: err.bytes, as: UTF8.self))
     }
@@ -367,7 +388,9 @@ struct CommandDispatchTests {
         #expect(run("export", "--help") == (0, expected, ""))
         #expect(run("export", "a.db", "--bogus", "-h") == (0, expected, ""))
         #expect(run("help", "export") == (0, expected, ""))
-        #expect(run("help", "help").out.hasPrefix("OVERVIEW: Show subcommand help information.\n\nUSAGE: concord help [<subcommand>]\n"))
+        #expect(
+            run("help", "help").out.hasPrefix(
+                "OVERVIEW: Show subcommand help information.\n\nUSAGE: concord help [<subcommand>]\n"))
     }
 
     @Test func version() {
@@ -375,19 +398,32 @@ struct CommandDispatchTests {
     }
 
     @Test func runsTheSubcommand() {
-        #expect(run("export", "a.db", "--since=5", "--table", "b", "-t", "a") == (0, "exporting a.db since 5\ntable b\ntable a\n", ""))
+        #expect(
+            run("export", "a.db", "--since=5", "--table", "b", "-t", "a") == (
+                0, "exporting a.db since 5\ntable b\ntable a\n", ""
+            ))
     }
 
     @Test func unknownSubcommandOrRootOption() {
-        #expect(run("exprot", "a.db") == (64, "", "Error: Unknown subcommand 'exprot'. Did you mean 'export'?\n" + Self.rootUsage))
+        #expect(
+            run("exprot", "a.db") == (
+                64, "", "Error: Unknown subcommand 'exprot'. Did you mean 'export'?\n" + Self.rootUsage
+            ))
         #expect(run("frobnicate") == (64, "", "Error: Unknown subcommand 'frobnicate'\n" + Self.rootUsage))
-        #expect(run("--verison") == (64, "", "Error: Unknown option '--verison'. Did you mean '--version'?\n" + Self.rootUsage))
-        #expect(run("help", "nope") == (64, "", """
-            Error: Unknown subcommand 'nope'
-            Usage: concord help [<subcommand>]
-              See 'concord help --help' for more information.
+        #expect(
+            run("--verison") == (
+                64, "", "Error: Unknown option '--verison'. Did you mean '--version'?\n" + Self.rootUsage
+            ))
+        #expect(
+            run("help", "nope") == (
+                64, "",
+                """
+                Error: Unknown subcommand 'nope'
+                Usage: concord help [<subcommand>]
+                  See 'concord help --help' for more information.
 
-            """))
+                """
+            ))
     }
 
     @Test func parseErrorPrintsUsageAndExits64() {
@@ -399,9 +435,13 @@ struct CommandDispatchTests {
     }
 
     @Test func usageErrorFromRunExits64() {
-        #expect(run("sync", "a.db", "a.db") == (64, "", "Error: Each replica may be named only once\n" + Self.syncUsage))
+        #expect(
+            run("sync", "a.db", "a.db") == (64, "", "Error: Each replica may be named only once\n" + Self.syncUsage))
         let empty = "The value '9..1' is invalid for '--seeds <seeds>': the range is empty"
-        #expect(run("sync", "a.db", "b.db", "--seeds", "9..1") == (64, "", "warning: syncing\nError: \(empty)\n" + Self.syncUsage))
+        #expect(
+            run("sync", "a.db", "b.db", "--seeds", "9..1") == (
+                64, "", "warning: syncing\nError: \(empty)\n" + Self.syncUsage
+            ))
     }
 
     @Test func otherErrorsExit1() {
@@ -413,7 +453,8 @@ struct CommandDispatchTests {
     }
 
     @Test func standardErrorFlushesStandardOutputFirst() {
-        let out = RecordingSink(), err = RecordingSink()
+        let out = RecordingSink()
+        let err = RecordingSink()
         var output = Output(standardOutput: out, standardError: err)
         print("result", to: &output)
         #expect(out.flushes == 0)
@@ -425,7 +466,8 @@ struct CommandDispatchTests {
     }
 
     @Test func failedFinalFlushExits1() {
-        let status = Self.tool.run(arguments: ["export", "a.db"], standardOutput: FullDisk(), standardError: MemoryByteSink())
+        let status = Self.tool.run(
+            arguments: ["export", "a.db"], standardOutput: FullDisk(), standardError: MemoryByteSink())
         #expect(status == 1)
     }
 }
@@ -442,6 +484,8 @@ private final class RecordingSink: ByteSink {
 /// Accepts writes into a buffer, then fails to flush them.
 private final class FullDisk: ByteSink {
     func write(_ bytes: [UInt8]) {}
-    func flush() throws { throw ChangesetError.io(operation: "write", path: "standard output", reason: "No space left on device") }
+    func flush() throws {
+        throw ChangesetError.io(operation: "write", path: "standard output", reason: "No space left on device")
+    }
     func close() {}
 }

@@ -9,7 +9,8 @@ struct CLITests {
     private func twoReplicas() throws -> TemporaryDirectory {
         let directory = TemporaryDirectory()
         for name in ["a.db", "b.db"] {
-            try sqlite3Shell(directory.path(name), "CREATE TABLE reminders (id TEXT PRIMARY KEY, title TEXT, done INTEGER);")
+            try sqlite3Shell(
+                directory.path(name), "CREATE TABLE reminders (id TEXT PRIMARY KEY, title TEXT, done INTEGER);")
         }
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO reminders VALUES ('r1', 'milk', 0);")
         try concordOK("enable", "a.db", "--table", "reminders", in: directory)
@@ -23,8 +24,10 @@ struct CLITests {
     }
 
     /// Both replicas show `expected` and pass `concord check`.
-    private func expectBoth(_ directory: TemporaryDirectory, _ expected: String,
-                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectBoth(
+        _ directory: TemporaryDirectory, _ expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         for name in ["a.db", "b.db"] {
             #expect(try show(directory, name) == expected, "\(name)", sourceLocation: sourceLocation)
             try concordOK("check", name, in: directory, sourceLocation: sourceLocation)
@@ -43,8 +46,10 @@ struct CLITests {
     func theLaterWriteOfOneColumnWinsWhicheverSideSyncsFirst(order: [String]) throws {
         let directory = try twoReplicas()
         let now = unixMillisecondsNow()
-        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'earlier' WHERE id = 'r1';", writtenAt: now + 1000)
-        try sqlite3Shell(directory.path("a.db"), "UPDATE reminders SET title = 'later' WHERE id = 'r1';", writtenAt: now + 2000)
+        try sqlite3Shell(
+            directory.path("b.db"), "UPDATE reminders SET title = 'earlier' WHERE id = 'r1';", writtenAt: now + 1000)
+        try sqlite3Shell(
+            directory.path("a.db"), "UPDATE reminders SET title = 'later' WHERE id = 'r1';", writtenAt: now + 2000)
         let changes = try concordOK("export", order[0], in: directory).output
         try concordOK("import", order[1], input: changes, in: directory)
         try concordOK("sync", "a.db", "b.db", in: directory)
@@ -55,7 +60,9 @@ struct CLITests {
         let directory = try twoReplicas()
         let now = unixMillisecondsNow()
         try sqlite3Shell(directory.path("a.db"), "DELETE FROM reminders WHERE id = 'r1';", writtenAt: now + 1000)
-        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'edited after' WHERE id = 'r1';", writtenAt: now + 2000)
+        try sqlite3Shell(
+            directory.path("b.db"), "UPDATE reminders SET title = 'edited after' WHERE id = 'r1';",
+            writtenAt: now + 2000)
         try concordOK("sync", "a.db", "b.db", in: directory)
         try expectBoth(directory, "")
         try sqlite3Shell(directory.path("b.db"), "INSERT INTO reminders VALUES ('r1', 'again', 0);")

@@ -30,7 +30,9 @@ struct CascadeFoldTests {
     @Test("a child added after its parent was deleted and inserted again survives the fold", arguments: ["ON", "OFF"])
     func childOfAReinsertedParentSurvives(foreignKeys: String) throws {
         let directory = try replica()
-        try sqlite3Shell(directory.path("c.db"), """
+        try sqlite3Shell(
+            directory.path("c.db"),
+            """
             PRAGMA foreign_keys = \(foreignKeys);
             DELETE FROM items WHERE id = 'p';
             INSERT INTO items (id, n) VALUES ('p', 2);
@@ -38,7 +40,9 @@ struct CascadeFoldTests {
             """)
         try concordOK("check", "c.db", in: directory)
         let notes = try sqlite3Shell(directory.path("c.db"), "SELECT id, item, body FROM notes ORDER BY id;")
-        #expect(notes == "n2|p|new\n", "foreign keys \(foreignKeys): the notes after the fold are \(notes.debugDescription)")
+        #expect(
+            notes == "n2|p|new\n", "foreign keys \(foreignKeys): the notes after the fold are \(notes.debugDescription)"
+        )
     }
 
     /// With foreign keys off (the `sqlite3` shell's default) the fold deletes `p`'s notes itself.
@@ -57,17 +61,22 @@ struct CascadeFoldTests {
         try sqlite3Shell(directory.path("c.db"), "DELETE FROM items WHERE id = 'p';", writtenAt: start + 2000)
         try sqlite3Shell(directory.path("c.db"), "UPDATE items SET n = 2 WHERE id = 'q';", writtenAt: start + 3000)
         let json = try concordOK("export", "c.db", "--format", "json", in: directory).output
-        let rows = try #require((try JSONSerialization.jsonObject(with: json) as? [String: Any])?["rows"] as? [[String: Any]])
+        let rows = try #require(
+            (try JSONSerialization.jsonObject(with: json) as? [String: Any])?["rows"] as? [[String: Any]])
         func row(_ table: String, _ key: String) -> [String: Any]? {
             rows.first { $0["table"] as? String == table && ($0["key"] as? [String: Any])?["text"] as? String == key }
         }
         func hlc(_ stamp: Any?) -> UInt64? { ((stamp as? [String: Any])?["hlc"] as? NSNumber)?.uint64Value }
         let parentDelete = try #require(hlc((row("items", "p")?["liveness"] as? [String: Any])?["stamp"]))
         let childDelete = try #require(hlc((row("notes", "n1")?["liveness"] as? [String: Any])?["stamp"]))
-        let laterUpdate = try #require(hlc((row("items", "q")?["columns"] as? [Any])?.first.flatMap { ($0 as? [String: Any])?["stamp"] }))
-        let stamps = "p deleted at \(parentDelete >> 16) ms, its note's cascaded delete stamped at \(childDelete >> 16) ms, "
+        let laterUpdate = try #require(
+            hlc((row("items", "q")?["columns"] as? [Any])?.first.flatMap { ($0 as? [String: Any])?["stamp"] }))
+        let stamps =
+            "p deleted at \(parentDelete >> 16) ms, its note's cascaded delete stamped at \(childDelete >> 16) ms, "
             + "q updated afterwards at \(laterUpdate >> 16) ms"
         #expect(parentDelete < childDelete && childDelete < laterUpdate, "\(stamps)")
-        #expect(childDelete >> 16 == parentDelete >> 16, "the cascade carries the time of the delete it belongs to: \(stamps)")
+        #expect(
+            childDelete >> 16 == parentDelete >> 16,
+            "the cascade carries the time of the delete it belongs to: \(stamps)")
     }
 }

@@ -47,8 +47,9 @@ struct ConcurrentWriterTests {
         var at: Double
     }
 
-    @Test("writers commit everything, commands never report a false problem, and everything reaches the second replica",
-          .timeLimit(.minutes(ConcurrentWriterTests.minutes)), arguments: ["wal", "delete"])
+    @Test(
+        "writers commit everything, commands never report a false problem, and everything reaches the second replica",
+        .timeLimit(.minutes(ConcurrentWriterTests.minutes)), arguments: ["wal", "delete"])
     func writersAndCommandsShareOneFile(journal: String) async throws {
         try await offThePool { try run(journal: journal) }
     }
@@ -62,10 +63,13 @@ struct ConcurrentWriterTests {
             try concordOK(["enable", file] + AppSchema.enableArguments, in: directory)
         }
         var state = AppState()
-        try sqlite3Shell(directory.path("a.db"), "INSERT INTO items (id, n, s, b) VALUES ('shared', 0, 'counter', NULL);")
+        try sqlite3Shell(
+            directory.path("a.db"), "INSERT INTO items (id, n, s, b) VALUES ('shared', 0, 'counter', NULL);")
         // The app also keeps a local table Concord does not sync: 9 MB that every check's
         // integrity check reads, as it would in an app's real database.
-        try sqlite3Shell(directory.path("a.db"), """
+        try sqlite3Shell(
+            directory.path("a.db"),
+            """
             CREATE TABLE local_cache (id INTEGER PRIMARY KEY, body TEXT);
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
             INSERT INTO local_cache SELECT i, printf('%0100d', i) FROM n;
@@ -92,23 +96,30 @@ struct ConcurrentWriterTests {
                 // An app pauses between transactions; a writer that never does starves every other connection.
                 lines.append(".shell sleep 0.0\(writer.draw(0...2))\(writer.draw(0...9))")
             }
-            try (lines.joined(separator: "\n") + "\n").write(toFile: directory.path("writer\(index).sql"), atomically: true, encoding: .utf8)
+            try (lines.joined(separator: "\n") + "\n").write(
+                toFile: directory.path("writer\(index).sql"), atomically: true, encoding: .utf8)
         }
         state.rows["items", default: [:]]["shared"] = [.integer(increments), .text("counter"), .null]
 
-        let clock = ContinuousClock(), start = clock.now
+        let clock = ContinuousClock()
+        let start = clock.now
         let writers = try files.enumerated().map { index, file in
-            try ChildProcess.sqlite3(directory.path(file), script: directory.path("writer\(index).sql"), in: directory.url, label: "writer\(index)")
+            try ChildProcess.sqlite3(
+                directory.path(file), script: directory.path("writer\(index).sql"), in: directory.url,
+                label: "writer\(index)")
         }
         // Every other command is a check: false alarms are what this looks for most.
-        let loop: [[String]] = [["check", "a.db"], ["status", "a.db"], ["check", "a.db"],
-                                ["export", "a.db", "--output", "changes.bin"], ["check", "a.db"], ["sync", "a.db", "b.db"]]
+        let loop: [[String]] = [
+            ["check", "a.db"], ["status", "a.db"], ["check", "a.db"],
+            ["export", "a.db", "--output", "changes.bin"], ["check", "a.db"], ["sync", "a.db", "b.db"],
+        ]
         var runs: [CommandRun] = []
         while writers.contains(where: \.isRunning) {
             let arguments = loop[runs.count % loop.count]
             let at = clock.now - start
-            var command = CommandRun(arguments: arguments, status: -1, text: "", errors: "",
-                                     at: Double(at.components.seconds) + Double(at.components.attoseconds) / 1e18)
+            var command = CommandRun(
+                arguments: arguments, status: -1, text: "", errors: "",
+                at: Double(at.components.seconds) + Double(at.components.attoseconds) / 1e18)
             do {
                 let run = try concord(arguments, in: directory)
                 (command.status, command.text, command.errors) = (run.status, run.text, run.errors)
@@ -120,14 +131,16 @@ struct ConcurrentWriterTests {
         let writing = clock.now - start
         for (index, writer) in writers.enumerated() {
             let outcome = writer.wait()
-            #expect(outcome.status == 0 && !outcome.killed && outcome.errors.isEmpty,
-                    "\(context): writer \(index) of \(files[index]) did not commit all its transactions: \(outcome)")
+            #expect(
+                outcome.status == 0 && !outcome.killed && outcome.errors.isEmpty,
+                "\(context): writer \(index) of \(files[index]) did not commit all its transactions: \(outcome)")
         }
 
         var busy = 0
         var problems: [String] = []
         for (index, run) in runs.enumerated() {
-            let name = "command \(index) `concord \(run.arguments.joined(separator: " "))` at \(String(format: "%.2f", run.at)) s"
+            let name =
+                "command \(index) `concord \(run.arguments.joined(separator: " "))` at \(String(format: "%.2f", run.at)) s"
             if run.status == 0 { continue }
             if run.status == 1 && Self.isBusy(run.errors) {
                 busy += 1
@@ -135,8 +148,11 @@ struct ConcurrentWriterTests {
             }
             problems.append("\(name) exited \(run.status): \(run.text.prefix(600))\(run.errors.prefix(600))")
         }
-        #expect(problems.isEmpty, Comment(rawValue: "\(context): \(problems.count) of \(runs.count) concord commands run while apps wrote "
-            + "failed other than busy; the first: \n" + problems.prefix(5).joined(separator: "\n")))
+        #expect(
+            problems.isEmpty,
+            Comment(
+                rawValue: "\(context): \(problems.count) of \(runs.count) concord commands run while apps wrote "
+                    + "failed other than busy; the first: \n" + problems.prefix(5).joined(separator: "\n")))
 
         // The writers are done: one more sync, and both replicas hold exactly what they committed.
         try concordOK("sync", "a.db", "b.db", in: directory)
@@ -145,12 +161,16 @@ struct ConcurrentWriterTests {
             #expect(check.status == 0, "\(context): final concord check \(file): \(check.text)\(check.errors)")
             let view = try ShellView(directory.path(file))
             #expect(view.integrity == "ok", "\(context): \(file) integrity \(view.integrity)")
-            #expect(view.rows == state.dump, Comment(rawValue: "\(context): \(file) after the final sync differs from what the writers committed: "
-                + ShellView.difference(view.rows, state.dump)))
+            #expect(
+                view.rows == state.dump,
+                Comment(
+                    rawValue: "\(context): \(file) after the final sync differs from what the writers committed: "
+                        + ShellView.difference(view.rows, state.dump)))
         }
-        print("concurrency harness \(journal): seed \(Self.seed), \(Self.writers) writers × \(Self.transactions) transactions "
-            + "(\(increments) shared increments) in \(writing), \(runs.count) concord commands meanwhile, \(busy) busy, "
-            + "\(problems.count) failed")
+        print(
+            "concurrency harness \(journal): seed \(Self.seed), \(Self.writers) writers × \(Self.transactions) transactions "
+                + "(\(increments) shared increments) in \(writing), \(runs.count) concord commands meanwhile, \(busy) busy, "
+                + "\(problems.count) failed")
     }
 
     /// Whether `errors` is SQLite's busy error, the one failure allowed while apps hold the file.

@@ -8,7 +8,10 @@ import Testing
 struct CopiedReplicaTests {
     /// The ways a file gets copied, each as the shell would do it.
     enum Copy: String, CaseIterable, Sendable {
-        case fileCopy = "cp", vacuumInto = "VACUUM INTO", backupCommand = ".backup", restoredBackup = "restore"
+        case fileCopy = "cp"
+        case vacuumInto = "VACUUM INTO"
+        case backupCommand = ".backup"
+        case restoredBackup = "restore"
     }
 
     /// Three orders of syncing the original `a`, the copy `c` and the third replica `b`.
@@ -23,7 +26,8 @@ struct CopiedReplicaTests {
         }
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO notes VALUES ('n0', 'before the copy');")
         try concordOK("sync", "a.db", "b.db", in: directory)
-        let a = directory.path("a.db"), c = directory.path("c.db")
+        let a = directory.path("a.db")
+        let c = directory.path("c.db")
         switch copy {
         case .fileCopy: try FileManager.default.copyItem(atPath: a, toPath: c)
         case .vacuumInto: try sqlite3Shell(a, "VACUUM INTO '\(c)';")
@@ -40,17 +44,24 @@ struct CopiedReplicaTests {
             try handle.close()
         }
         try sqlite3Shell(a, "INSERT INTO notes VALUES ('on-a', 'written on the original');")
-        try sqlite3Shell(c, "INSERT INTO notes VALUES ('on-c', 'written on the copy'); UPDATE notes SET body = 'edited on c' WHERE id = 'n0';")
+        try sqlite3Shell(
+            c,
+            "INSERT INTO notes VALUES ('on-c', 'written on the copy'); UPDATE notes SET body = 'edited on c' WHERE id = 'n0';"
+        )
         try concordOK(["sync"] + order, in: directory)
         let expected = try sqlite3Shell(directory.path(order[0]), "SELECT id, body FROM notes ORDER BY id;")
         #expect(expected.contains("on-a|written on the original") && expected.contains("on-c|written on the copy"))
         #expect(expected.contains("n0|edited on c"))
         for name in ["a.db", "b.db", "c.db"] {
-            #expect(try sqlite3Shell(directory.path(name), "SELECT id, body FROM notes ORDER BY id;") == expected, "\(name)")
+            #expect(
+                try sqlite3Shell(directory.path(name), "SELECT id, body FROM notes ORDER BY id;") == expected, "\(name)"
+            )
             try concordOK("check", name, in: directory)
         }
-        let nodes = try ["a.db", "c.db"].map { try concordOK("status", $0, "--json", in: directory).text.split(separator: "\n")
-            .first { $0.contains("\"node\"") } ?? "" }
+        let nodes = try ["a.db", "c.db"].map {
+            try concordOK("status", $0, "--json", in: directory).text.split(separator: "\n")
+                .first { $0.contains("\"node\"") } ?? ""
+        }
         #expect(nodes[0] != nodes[1], "the copy writes under a node id of its own")
     }
 }

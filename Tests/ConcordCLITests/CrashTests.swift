@@ -45,8 +45,9 @@ struct CrashTests {
         var number: UInt64 { UInt64(Self.allCases.firstIndex(of: self)!) + 1 }
     }
 
-    @Test("a killed command leaves consistent files and re-running it reaches the uninterrupted result",
-          .timeLimit(.minutes(CrashTests.minutes)), arguments: Kind.allCases)
+    @Test(
+        "a killed command leaves consistent files and re-running it reaches the uninterrupted result",
+        .timeLimit(.minutes(CrashTests.minutes)), arguments: Kind.allCases)
     func killedCommand(kind: Kind) async throws {
         try await offThePool { try run(kind) }
     }
@@ -54,7 +55,8 @@ struct CrashTests {
     private func run(_ kind: Kind) throws {
         let wanted = (Self.trials + 2) / 3
         let scenarios = try (0..<max(2, wanted / 20)).map { try Scenario(kind: kind, number: $0, seed: Self.seed) }
-        let clock = ContinuousClock(), start = clock.now
+        let clock = ContinuousClock()
+        let start = clock.now
         // Two lanes per kind, and at most `slots` trials at once over all kinds.
         let tally = Tally(wanted: wanted)
         onThreads(2) { _ in
@@ -68,10 +70,13 @@ struct CrashTests {
         for scenario in scenarios { scenario.removeFiles() }
         let (kills, attempts, failures) = tally.totals
         for message in tally.messages { Issue.record(Comment(rawValue: message)) }
-        print("crash harness \(kind): seed \(Self.seed), \(kills) kills in \(attempts) trials over \(scenarios.count) starting states, "
-            + "\(failures) failed, \(clock.now - start)")
-        #expect(failures > 0 || kills >= wanted,
-                "only \(kills) of \(attempts) trials killed \(kind) before it finished (seed \(Self.seed)); the kill window is too late")
+        print(
+            "crash harness \(kind): seed \(Self.seed), \(kills) kills in \(attempts) trials over \(scenarios.count) starting states, "
+                + "\(failures) failed, \(clock.now - start)")
+        #expect(
+            failures > 0 || kills >= wanted,
+            "only \(kills) of \(attempts) trials killed \(kind) before it finished (seed \(Self.seed)); the kill window is too late"
+        )
     }
 }
 
@@ -147,12 +152,16 @@ private struct Scenario: @unchecked Sendable {
         self.template = template
         let context = "seed \(seed), \(kind) template \(number) (\(journal))"
         func shell(_ file: String, _ sql: String) throws {
-            do { try sqlite3Shell(template.path(file), sql) } catch { throw HarnessFailure("\(context): building \(file): \(error)") }
+            do { try sqlite3Shell(template.path(file), sql) } catch {
+                throw HarnessFailure("\(context): building \(file): \(error)")
+            }
         }
         func tool(_ arguments: String...) throws {
             let run = try concord(arguments, in: template)
             guard run.status == 0 else {
-                throw HarnessFailure("\(context): building: concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)")
+                throw HarnessFailure(
+                    "\(context): building: concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)"
+                )
             }
         }
         var state = AppState()
@@ -199,20 +208,30 @@ private struct Scenario: @unchecked Sendable {
         let first = try ChildProcess.concord(killed, in: directory.url, label: "reference")
         let outcome = first.wait()
         window.finished(after: first.elapsed)
-        #expect(outcome.status == 0 && !outcome.killed, "seed \(seed), \(label): uninterrupted \(killed.joined(separator: " ")): \(outcome)")
+        #expect(
+            outcome.status == 0 && !outcome.killed,
+            "seed \(seed), \(label): uninterrupted \(killed.joined(separator: " ")): \(outcome)")
         for step in rest {
             let run = try concord(step, in: directory)
-            #expect(run.status == 0, "seed \(seed), \(label): uninterrupted \(step.joined(separator: " ")): \(run.errors)")
+            #expect(
+                run.status == 0, "seed \(seed), \(label): uninterrupted \(step.joined(separator: " ")): \(run.errors)")
         }
         for file in files {
             let view = try ShellView(directory.path(file))
-            #expect(view.integrity == "ok", "seed \(seed), \(label): uninterrupted run leaves \(file) with integrity \(view.integrity)")
+            #expect(
+                view.integrity == "ok",
+                "seed \(seed), \(label): uninterrupted run leaves \(file) with integrity \(view.integrity)")
             // Without any crash, every row the apps committed must be there, exactly.
-            #expect(view.rows == expected.dump, Comment(rawValue:
-                "\(label) seed \(seed): the uninterrupted run's \(file) differs from what the apps committed: "
-                    + ShellView.difference(view.rows, expected.dump)))
+            #expect(
+                view.rows == expected.dump,
+                Comment(
+                    rawValue:
+                        "\(label) seed \(seed): the uninterrupted run's \(file) differs from what the apps committed: "
+                        + ShellView.difference(view.rows, expected.dump)))
             let check = try concord(["check", file], in: directory)
-            #expect(check.status == 0, "seed \(seed), \(label): uninterrupted run, concord check \(file): \(check.text)\(check.errors)")
+            #expect(
+                check.status == 0,
+                "seed \(seed), \(label): uninterrupted run, concord check \(file): \(check.text)\(check.errors)")
             referenceRows[file] = view.rows
         }
         referenceExports = try exports(in: directory)
@@ -246,7 +265,8 @@ private struct Scenario: @unchecked Sendable {
             exports[file] = run.text.split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.contains("\"upTo\"") }.joined(separator: "\n")
             if let source = run.text.split(separator: "\n").first(where: { $0.contains("\"source\"") }),
-               let node = source.split(separator: "\"").dropFirst(3).first {
+                let node = source.split(separator: "\"").dropFirst(3).first
+            {
                 nodes.append((String(node), String(repeating: String(UnicodeScalar(UInt8(0x61 + index))), count: 32)))
             }
         }
@@ -279,7 +299,8 @@ private struct Scenario: @unchecked Sendable {
         // Half the trials check first (so check meets what the kill left, and folds it); the
         // other half leave that to the re-run, and check after it.
         let checkFirst = attempt % 4 < 2
-        let context = "seed \(seed), \(label), trial \(attempt): `concord \(command.joined(separator: " "))` killed after "
+        let context =
+            "seed \(seed), \(label), trial \(attempt): `concord \(command.joined(separator: " "))` killed after "
             + String(format: "%.1f ms (uninterrupted about %.1f ms)", delay * 1000, span * 1000)
             + (checkFirst ? ", checked before the re-run" : ", checked after the re-run")
         // Trials run on lanes outside the test's task, so failures are handed back and recorded there.
@@ -290,8 +311,9 @@ private struct Scenario: @unchecked Sendable {
         let directory = TemporaryDirectory()
         func steps() throws {
             try copy(into: directory)
-            let child = try ChildProcess.concord(command, in: directory.url, label: "killed", input: input,
-                                                 environment: ["TMPDIR": directory.url.path])
+            let child = try ChildProcess.concord(
+                command, in: directory.url, label: "killed", input: input,
+                environment: ["TMPDIR": directory.url.path])
             let wait = delay - child.elapsed
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
             child.kill9()
@@ -311,14 +333,19 @@ private struct Scenario: @unchecked Sendable {
                 // 2. Every row this file's app committed is there, as committed (the apps turn foreign
                 //    keys on, so no fold still has to delete anything they show).
                 let owner = "'" + String(file.prefix(1)) + "-"
-                let owned = { (rows: [String]) in rows.filter { $0.split(separator: "|").dropFirst().first?.hasPrefix(owner) == true } }
-                expect(owned(view.rows) == owned(expected.dump), "\(file) after the kill lost or changed its app's writes: "
-                    + ShellView.difference(owned(view.rows), owned(expected.dump)))
+                let owned = { (rows: [String]) in
+                    rows.filter { $0.split(separator: "|").dropFirst().first?.hasPrefix(owner) == true }
+                }
+                expect(
+                    owned(view.rows) == owned(expected.dump),
+                    "\(file) after the kill lost or changed its app's writes: "
+                        + ShellView.difference(owned(view.rows), owned(expected.dump)))
             }
             func check() throws {
                 for file in touched {
                     let check = try concord(["check", file], in: directory)
-                    expect(check.status == 0, "concord check \(file) exited \(check.status): \(check.text)\(check.errors)")
+                    expect(
+                        check.status == 0, "concord check \(file) exited \(check.status): \(check.text)\(check.errors)")
                 }
             }
             if checkFirst { try check() }
@@ -326,17 +353,24 @@ private struct Scenario: @unchecked Sendable {
             // 3. Running the interrupted command again, and the steps after it, ends where the uninterrupted run did.
             for step in [command] + rest {
                 let run = try concord(step, input: input.data, in: directory)
-                expect(run.status == 0, "re-running concord \(step.joined(separator: " ")) exited \(run.status): \(run.errors)")
+                expect(
+                    run.status == 0,
+                    "re-running concord \(step.joined(separator: " ")) exited \(run.status): \(run.errors)")
             }
             if !checkFirst { try check() }
             let exported = try exports(in: directory)
             for file in files {
                 let rows = try ShellView(directory.path(file)).rows
-                expect(rows == referenceRows[file], "\(file) after the re-run differs from the uninterrupted run: "
-                    + ShellView.difference(rows, referenceRows[file] ?? []))
+                expect(
+                    rows == referenceRows[file],
+                    "\(file) after the re-run differs from the uninterrupted run: "
+                        + ShellView.difference(rows, referenceRows[file] ?? []))
                 if exported[file] != referenceExports[file] {
                     let difference = firstDifference(exported[file] ?? "", referenceExports[file] ?? "")
-                    expect(false, "\(file): the export after the re-run differs from the uninterrupted run's; in JSON, \(difference)")
+                    expect(
+                        false,
+                        "\(file): the export after the re-run differs from the uninterrupted run's; in JSON, \(difference)"
+                    )
                 }
             }
         }
@@ -375,8 +409,10 @@ func firstDifference(_ actual: String, _ expected: String) -> String {
     let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
     let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
     for index in 0..<max(a.count, e.count) where index >= a.count || index >= e.count || a[index] != e[index] {
-        let got = index < a.count ? String(a[index]) : "<end>", want = index < e.count ? String(e[index]) : "<end>"
-        return "line \(index + 1): got `\(got.trimmingCharacters(in: .whitespaces))`, expected `\(want.trimmingCharacters(in: .whitespaces))`"
+        let got = index < a.count ? String(a[index]) : "<end>"
+        let want = index < e.count ? String(e[index]) : "<end>"
+        return
+            "line \(index + 1): got `\(got.trimmingCharacters(in: .whitespaces))`, expected `\(want.trimmingCharacters(in: .whitespaces))`"
     }
     return "no difference"
 }

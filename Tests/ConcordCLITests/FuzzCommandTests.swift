@@ -18,22 +18,28 @@ struct FuzzCommandTests {
         #expect(counts["complete"] as? Bool == true)
         #expect(counts["findings"] as? Int == 0)
         #expect((counts["failures"] as? [Any])?.isEmpty == true)
-        let accepted = try #require(counts["accepted"] as? Int), refused = try #require(counts["refused"] as? Int)
+        let accepted = try #require(counts["accepted"] as? Int)
+        let refused = try #require(counts["refused"] as? Int)
         #expect(accepted > 0 && refused > 0 && accepted + refused == 200)
         let refusals = try #require(counts["refusals"] as? [String: Int])
         #expect(refusals.values.reduce(0, +) == refused)
         #expect((counts["inputsPerSecond"] as? Double ?? 0) > 0)
         // The counts depend on the seed and the inputs only, not on how many workers ran them.
-        let alone = try json(try concordOK("fuzz", "--inputs", "200", "--seed", "1", "--json", "--jobs", "1", in: directory))
-        for key in ["accepted", "acceptedChanging", "refused", "findings"] { #expect(alone[key] as? Int == counts[key] as? Int, "\(key)") }
+        let alone = try json(
+            try concordOK("fuzz", "--inputs", "200", "--seed", "1", "--json", "--jobs", "1", in: directory))
+        for key in ["accepted", "acceptedChanging", "refused", "findings"] {
+            #expect(alone[key] as? Int == counts[key] as? Int, "\(key)")
+        }
         #expect(alone["refusals"] as? [String: Int] == refusals)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "no reproducer on success")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "no reproducer on success")
     }
 
     @Test func aWorkerThatTrapsIsCaughtAndItsInputSaved() throws {
         let directory = TemporaryDirectory()
-        let run = try concord(["fuzz", "--inputs", "30", "--seed", "1", "--jobs", "1"],
-                              environment: ["CONCORD_TEST_FUZZ_TRAP_AT_INPUT": "12"], in: directory)
+        let run = try concord(
+            ["fuzz", "--inputs", "30", "--seed", "1", "--jobs", "1"],
+            environment: ["CONCORD_TEST_FUZZ_TRAP_AT_INPUT": "12"], in: directory)
         #expect(run.status == 1, "\(run.errors)")
         #expect(run.errors.contains("killed by signal"), "\(run.errors)")
         #expect(run.errors.contains("while running input 12"))
@@ -51,8 +57,9 @@ struct FuzzCommandTests {
 
     @Test func keepGoingRestartsAWorkerAfterATrapAndCountsEveryInput() throws {
         let directory = TemporaryDirectory()
-        let run = try concord(["fuzz", "--inputs", "30", "--seed", "1", "--jobs", "1", "--keep-going", "--json"],
-                              environment: ["CONCORD_TEST_FUZZ_TRAP_AT_INPUT": "12"], in: directory)
+        let run = try concord(
+            ["fuzz", "--inputs", "30", "--seed", "1", "--jobs", "1", "--keep-going", "--json"],
+            environment: ["CONCORD_TEST_FUZZ_TRAP_AT_INPUT": "12"], in: directory)
         #expect(run.status == 1, "\(run.errors)")
         let counts = try json(run)
         #expect(counts["inputs"] as? Int == 30)
@@ -64,8 +71,9 @@ struct FuzzCommandTests {
 
     @Test func aWorkerThatHangsIsStopped() throws {
         let directory = TemporaryDirectory()
-        let run = try concord(["fuzz", "--inputs", "10", "--seed", "1", "--jobs", "1", "--timeout", "1"],
-                              environment: ["CONCORD_TEST_FUZZ_HANG_AT_INPUT": "4"], in: directory)
+        let run = try concord(
+            ["fuzz", "--inputs", "10", "--seed", "1", "--jobs", "1", "--timeout", "1"],
+            environment: ["CONCORD_TEST_FUZZ_HANG_AT_INPUT": "4"], in: directory)
         #expect(run.status == 1, "\(run.errors)")
         #expect(run.errors.contains("input 4 ran for more than 1.0 s"), "\(run.errors)")
         #expect(FileManager.default.fileExists(atPath: directory.path("concord-fuzz-1-4.sqlite")))

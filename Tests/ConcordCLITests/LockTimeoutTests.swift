@@ -7,8 +7,9 @@ import Testing
 /// the database files, and not to the file an export was asked to write.
 @Suite("A lock held past the busy timeout", .tags(.cli, .concurrency, .slow))
 struct LockTimeoutTests {
-    @Test("commands fail with 'database is locked' after the timeout and leave every file byte-identical",
-          .timeLimit(.hangGuard), arguments: ["wal", "delete"])
+    @Test(
+        "commands fail with 'database is locked' after the timeout and leave every file byte-identical",
+        .timeLimit(.hangGuard), arguments: ["wal", "delete"])
     func commandsFailClearlyAndChangeNothing(journal: String) async throws {
         try await offThePool { try run(journal: journal) }
     }
@@ -24,19 +25,23 @@ struct LockTimeoutTests {
         // A changeset a.db has not seen, and writes a.db's log holds: every command below would write.
         try sqlite3Shell(directory.path("b.db"), "INSERT INTO items (id, n) VALUES ('b-1', 1);")
         try concordOK("export", "b.db", "--output", "from-b.bin", in: directory)
-        try sqlite3Shell(directory.path("a.db"), "UPDATE items SET n = 10 WHERE id = 'a-1'; INSERT INTO items (id) VALUES ('a-3');")
+        try sqlite3Shell(
+            directory.path("a.db"), "UPDATE items SET n = 10 WHERE id = 'a-1'; INSERT INTO items (id) VALUES ('a-3');")
         // The file a failed export names already holds an earlier changeset, which must survive.
         try FileManager.default.copyItem(atPath: directory.path("from-b.bin"), toPath: directory.path("out.bin"))
 
         let holder = try ChildProcess.sqlite3(directory.path("a.db"), script: nil, in: directory.url, label: "holder")
         holder.write("BEGIN EXCLUSIVE;\n.shell touch locked\n")
-        #expect(ChildProcess.poll(timeout: 10) { FileManager.default.fileExists(atPath: directory.path("locked")) },
-                "\(journal): the sqlite3 shell did not take the lock")
+        #expect(
+            ChildProcess.poll(timeout: 10) { FileManager.default.fileExists(atPath: directory.path("locked")) },
+            "\(journal): the sqlite3 shell did not take the lock")
         let files = ["a.db", "a.db-wal", "a.db-journal", "b.db", "b.db-wal", "b.db-journal", "out.bin"]
         let before = files.map { try? fileBytes(directory.path($0)) }
 
-        let commands = [["check", "a.db"], ["status", "a.db"], ["export", "a.db", "--output", "out.bin"],
-                        ["import", "a.db", "from-b.bin"], ["sync", "a.db", "b.db"]]
+        let commands = [
+            ["check", "a.db"], ["status", "a.db"], ["export", "a.db", "--output", "out.bin"],
+            ["import", "a.db", "from-b.bin"], ["sync", "a.db", "b.db"],
+        ]
         let started = try commands.enumerated().map { index, arguments in
             try ChildProcess.concord(arguments, in: directory.url, label: "command\(index)")
         }
@@ -45,18 +50,21 @@ struct LockTimeoutTests {
             let outcome = child.wait()
             let elapsed = child.elapsed
             let name = "\(journal): concord \(arguments.joined(separator: " "))"
-            report.append("\(name) -> exit \(outcome.status) after \(String(format: "%.1f", elapsed)) s: "
-                + outcome.errors.trimmingCharacters(in: .whitespacesAndNewlines))
+            report.append(
+                "\(name) -> exit \(outcome.status) after \(String(format: "%.1f", elapsed)) s: "
+                    + outcome.errors.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(!outcome.killed && outcome.status == 1, "\(name): \(outcome)")
-            #expect(outcome.errors.hasPrefix("Error: ") && outcome.errors.contains("database is locked"),
-                    "\(name) did not say the database is busy: \(outcome)")
+            #expect(
+                outcome.errors.hasPrefix("Error: ") && outcome.errors.contains("database is locked"),
+                "\(name) did not say the database is busy: \(outcome)")
             // It waited for the lock, as long as the busy timeout, before giving up.
             #expect(elapsed >= 4.5, "\(name) gave up after \(elapsed) s, before the 5 s busy timeout")
         }
         print(report.joined(separator: "\n"))
         for (file, bytes) in zip(files, before) {
             let after = try? fileBytes(directory.path(file))
-            let sizes = "\(bytes.map { "\($0.count) bytes" } ?? "absent") before, \(after.map { "\($0.count) bytes" } ?? "absent") after"
+            let sizes =
+                "\(bytes.map { "\($0.count) bytes" } ?? "absent") before, \(after.map { "\($0.count) bytes" } ?? "absent") after"
             #expect(after == bytes, "\(journal): \(file) changed while the lock was held (\(sizes))")
         }
 

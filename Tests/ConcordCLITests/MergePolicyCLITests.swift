@@ -19,11 +19,13 @@ struct MergePolicyCLITests {
     }
 
     @Test func concurrentIncrementsOfACounterAddUp() throws {
-        let directory = try replicas("CREATE TABLE counters (id TEXT PRIMARY KEY, count INTEGER NOT NULL DEFAULT 0);",
-                                     ["--table", "counters", "--merge", "counters.count=counter"])
+        let directory = try replicas(
+            "CREATE TABLE counters (id TEXT PRIMARY KEY, count INTEGER NOT NULL DEFAULT 0);",
+            ["--table", "counters", "--merge", "counters.count=counter"])
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO counters VALUES ('c', 0);")
         try concordOK("sync", "a.db", "b.db", in: directory)
-        try sqlite3Shell(directory.path("a.db"), String(repeating: "UPDATE counters SET count = count + 1;\n", count: 3))
+        try sqlite3Shell(
+            directory.path("a.db"), String(repeating: "UPDATE counters SET count = count + 1;\n", count: 3))
         try sqlite3Shell(directory.path("b.db"), "UPDATE counters SET count = count + 2;")
         try concordOK("sync", "a.db", "b.db", in: directory)
         for name in ["a.db", "b.db"] {
@@ -40,23 +42,27 @@ struct MergePolicyCLITests {
     }
 
     @Test func theSameIncrementsUnderLastWriterWinsKeepOneSide() throws {
-        let directory = try replicas("CREATE TABLE counters (id TEXT PRIMARY KEY, count INTEGER NOT NULL DEFAULT 0);",
-                                     ["--table", "counters"])
+        let directory = try replicas(
+            "CREATE TABLE counters (id TEXT PRIMARY KEY, count INTEGER NOT NULL DEFAULT 0);",
+            ["--table", "counters"])
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO counters VALUES ('c', 0);")
         try concordOK("sync", "a.db", "b.db", in: directory)
         let now = unixMillisecondsNow()
-        try sqlite3Shell(directory.path("a.db"), String(repeating: "UPDATE counters SET count = count + 1;\n", count: 3),
-                         writtenAt: now + 1000)
+        try sqlite3Shell(
+            directory.path("a.db"), String(repeating: "UPDATE counters SET count = count + 1;\n", count: 3),
+            writtenAt: now + 1000)
         try sqlite3Shell(directory.path("b.db"), "UPDATE counters SET count = count + 2;", writtenAt: now + 2000)
         try concordOK("sync", "a.db", "b.db", in: directory)
         for name in ["a.db", "b.db"] {
-            #expect(try read(directory, name, "SELECT count FROM counters;") == "2\n", "the later write wins on \(name)")
+            #expect(
+                try read(directory, name, "SELECT count FROM counters;") == "2\n", "the later write wins on \(name)")
         }
     }
 
     @Test func rowPolicyTakesTheWholeRowFromTheLaterWriter() throws {
-        let directory = try replicas("CREATE TABLE settings (id TEXT PRIMARY KEY, theme TEXT, size INTEGER);",
-                                     ["--table", "settings:row"])
+        let directory = try replicas(
+            "CREATE TABLE settings (id TEXT PRIMARY KEY, theme TEXT, size INTEGER);",
+            ["--table", "settings:row"])
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO settings VALUES ('s', 'light', 12);")
         try concordOK("sync", "a.db", "b.db", in: directory)
         let now = unixMillisecondsNow()

@@ -17,10 +17,13 @@ struct ParkedRowsCLITests {
         }
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO lists VALUES ('L', 'Home');")
         let parent = try concordOK("export", "a.db", in: directory).output
-        let version = try JSONSerialization.jsonObject(
-            with: try concordOK("status", "a.db", "--json", in: directory).output) as? [String: Any]
-        try sqlite3Shell(directory.path("a.db"), "PRAGMA foreign_keys = ON; INSERT INTO reminders VALUES ('R', 'L', 'call');")
-        let child = try concordOK("export", "a.db", "--since", "\((version?["version"] as? Int) ?? 0)", in: directory).output
+        let version =
+            try JSONSerialization.jsonObject(
+                with: try concordOK("status", "a.db", "--json", in: directory).output) as? [String: Any]
+        try sqlite3Shell(
+            directory.path("a.db"), "PRAGMA foreign_keys = ON; INSERT INTO reminders VALUES ('R', 'L', 'call');")
+        let child = try concordOK("export", "a.db", "--since", "\((version?["version"] as? Int) ?? 0)", in: directory)
+            .output
 
         try concordOK("import", "b.db", input: child, in: directory)
         #expect(try sqlite3Shell(directory.path("b.db"), "SELECT count(*) FROM reminders;") == "0\n")
@@ -36,7 +39,9 @@ struct ParkedRowsCLITests {
 
     @Test func enablingAChildBeforeItsParentIsRefusedWithTheFix() throws {
         let directory = TemporaryDirectory()
-        try sqlite3Shell(directory.path("a.db"), """
+        try sqlite3Shell(
+            directory.path("a.db"),
+            """
             CREATE TABLE lists (id TEXT PRIMARY KEY, name TEXT);
             CREATE TABLE reminders (id TEXT PRIMARY KEY, list_id TEXT REFERENCES lists(id), title TEXT);
             """)

@@ -43,16 +43,17 @@ struct ParsableOptionsTests {
     }
 
     @Test func theSpecComesFromTheDeclarationsInOrder() {
-        #expect(SampleOptions.arguments == [
-            .flag("be-verbose", help: "Say more."),
-            .option("name", valueName: "name", repeatable: true, help: "Names."),
-            .positional("input", help: "The input."),
-            .option("seeds", valueName: "a..b", help: "Which."),
-            .option("mode", default: "careful", allowedValues: ["fast", "careful"], help: "How."),
-            .positional("extra", .repeating(minimum: 0), help: "More inputs."),
-            .option("count", valueName: "n", default: "5", help: "How many."),
-            .option("output-file", short: "o", valueName: "file", help: "Where."),
-        ])
+        #expect(
+            SampleOptions.arguments == [
+                .flag("be-verbose", help: "Say more."),
+                .option("name", valueName: "name", repeatable: true, help: "Names."),
+                .positional("input", help: "The input."),
+                .option("seeds", valueName: "a..b", help: "Which."),
+                .option("mode", default: "careful", allowedValues: ["fast", "careful"], help: "How."),
+                .positional("extra", .repeating(minimum: 0), help: "More inputs."),
+                .option("count", valueName: "n", default: "5", help: "How many."),
+                .option("output-file", short: "o", valueName: "file", help: "Where."),
+            ])
     }
 
     @Test func absentArgumentsTakeTheirDeclaredDefaults() throws {
@@ -63,8 +64,10 @@ struct ParsableOptionsTests {
     }
 
     @Test func everyKindOfArgumentIsDecodedToItsType() throws {
-        let options = try decode(["in", "x", "y", "--count=-2", "--mode", "fast", "-o", "f", "--seeds", "3..<5",
-                                  "--name", "a", "--name", "b", "--be-verbose"])
+        let options = try decode([
+            "in", "x", "y", "--count=-2", "--mode", "fast", "-o", "f", "--seeds", "3..<5",
+            "--name", "a", "--name", "b", "--be-verbose",
+        ])
         #expect(options.input == "in" && options.extra == ["x", "y"])
         #expect(options.count == -2 && options.mode == .fast && options.outputFile == "f")
         #expect(options.seeds == 3...4 && options.name == ["a", "b"] && options.beVerbose)
@@ -74,7 +77,10 @@ struct ParsableOptionsTests {
         #expect(throws: UsageError("The value 'many' is invalid for '--count <n>'", command: Self.sample)) {
             try decode(["in", "--count", "many"])
         }
-        #expect(throws: UsageError("The value '9..1' is invalid for '--seeds <a..b>': the range is empty", command: Self.sample)) {
+        #expect(
+            throws: UsageError(
+                "The value '9..1' is invalid for '--seeds <a..b>': the range is empty", command: Self.sample)
+        ) {
             try decode(["in", "--seeds", "9..1"])
         }
     }
@@ -98,7 +104,8 @@ struct ParsableOptionsTests {
             for argument in subcommand.spec.positionals {
                 switch argument.kind {
                 case .positional(.required): positionals[argument.name] = ["x.db"]
-                case .positional(.repeating(let minimum)): positionals[argument.name] = Array(repeating: "x.db", count: minimum)
+                case .positional(.repeating(let minimum)):
+                    positionals[argument.name] = Array(repeating: "x.db", count: minimum)
                 default: break
                 }
             }
@@ -121,10 +128,13 @@ struct ParsableOptionsTests {
             for (property, declared) in options.declarations {
                 let name = argumentName(of: property)
                 let decoded = try declared.parsed(from: parsed, name: name)
-                guard case .option(let details) = declared.spec(named: name).kind, details.defaultValue != nil else { continue }
+                guard case .option(let details) = declared.spec(named: name).kind, details.defaultValue != nil else {
+                    continue
+                }
                 let before = declared.heldValue.map { String(describing: $0) }
-                #expect(before != nil && decoded.heldValue.map { String(describing: $0) } == before,
-                        "\(subcommand.spec.name) --\(name): declared \(before ?? "nothing")")
+                #expect(
+                    before != nil && decoded.heldValue.map { String(describing: $0) } == before,
+                    "\(subcommand.spec.name) --\(name): declared \(before ?? "nothing")")
                 checked += 1
             }
         }
@@ -133,22 +143,42 @@ struct ParsableOptionsTests {
 
     @Test func commandOptionsDecodeToTheirTypes() throws {
         func parsed(_ spec: CommandSpec, _ arguments: [String]) throws -> ParsedArguments {
-            guard case .arguments(let parsed) = try ArgumentParser(spec).parse(arguments) else { throw UsageError("help") }
+            guard case .arguments(let parsed) = try ArgumentParser(spec).parse(arguments) else {
+                throw UsageError("help")
+            }
             return parsed
         }
-        let bench = try BenchOptions(parsed(Subcommand.bench.spec, ["--rows", "10, 20", "--large-runs", "2",
-                                                                     "--no-import-probe", "--json-file", "f.json"]))
+        let bench = try BenchOptions(
+            parsed(
+                Subcommand.bench.spec,
+                [
+                    "--rows", "10, 20", "--large-runs", "2",
+                    "--no-import-probe", "--json-file", "f.json",
+                ]))
         #expect(bench.sizes == [10, 20] && bench.largeRuns == 2 && bench.noImportProbe && bench.jsonFile == "f.json")
         #expect(try BenchOptions(parsed(Subcommand.bench.spec, ["--scaling"])).sizes == [10_000, 100_000, 1_000_000])
-        let simulate = try SimulateOptions(parsed(Subcommand.simulate.spec, ["--seeds", "2..4", "--topology", "cloud"]))
+        let simulate = try SimulateOptions(
+            parsed(Subcommand.simulate.spec, ["--seeds", "2..4", "--topology", "cloud"]))
         #expect(simulate.seedRange == 2...4 && simulate.topology == .cloud && simulate.jobs == 1)
-        #expect(try SimulateOptions(parsed(Subcommand.simulate.spec, ["--seeds", "2..4", "--seed", "9"])).seedRange == 9...9)
-        let enable = try EnableOptions(parsed(Subcommand.enable.spec, ["a.db", "--table", "t:row", "--table", "u",
-                                                                       "--merge", "u.n=counter"]))
+        #expect(
+            try SimulateOptions(parsed(Subcommand.simulate.spec, ["--seeds", "2..4", "--seed", "9"])).seedRange == 9...9
+        )
+        let enable = try EnableOptions(
+            parsed(
+                Subcommand.enable.spec,
+                [
+                    "a.db", "--table", "t:row", "--table", "u",
+                    "--merge", "u.n=counter",
+                ]))
         #expect(enable.table.map(\.name) == ["t", "u"] && enable.table.map(\.policy) == [.row, .column])
         #expect(enable.merges == ["u": ["n": .counter]])
-        let fuzz = try FuzzOptions(parsed(Subcommand.fuzz.spec, ["--first", "5", "--inputs", "3", "--timeout", "2.5",
-                                                                 "--worker", "d", "--skip", "6,7"]))
+        let fuzz = try FuzzOptions(
+            parsed(
+                Subcommand.fuzz.spec,
+                [
+                    "--first", "5", "--inputs", "3", "--timeout", "2.5",
+                    "--worker", "d", "--skip", "6,7",
+                ]))
         #expect(fuzz.indices == 5..<8 && fuzz.timeout.value == 2.5 && fuzz.skip?.values == [6, 7] && fuzz.jobs == nil)
         #expect(try ExportOptions(parsed(Subcommand.export.spec, ["a.db", "--format", "json"])).format == .json)
     }
@@ -161,16 +191,25 @@ struct ParsableOptionsTests {
         (["bench", "--json", "--markdown"], "--json and --markdown cannot be combined"),
         (["simulate", "--seeds", "5..1"], "The value '5..1' is invalid for '--seeds <a..b>': the range is empty"),
         (["simulate", "--devices", "two"], "The value 'two' is invalid for '--devices <k>'"),
-        (["fuzz", "--timeout", "0"], "The value '0' is invalid for '--timeout <seconds>': expected a number of seconds above 0"),
+        (
+            ["fuzz", "--timeout", "0"],
+            "The value '0' is invalid for '--timeout <seconds>': expected a number of seconds above 0"
+        ),
         (["fuzz", "--worker", "d", "--skip", "a"], "--skip takes input indices separated by commas"),
         (["fuzz", "--jobs", "0"], "--jobs must be at least 1"),
-        (["enable", "a.db", "--table", "t:bogus"],
-         "The value 't:bogus' is invalid for '--table <name[:policy]>': the policy must be one of column, row"),
+        (
+            ["enable", "a.db", "--table", "t:bogus"],
+            "The value 't:bogus' is invalid for '--table <name[:policy]>': the policy must be one of column, row"
+        ),
         (["enable", "a.db"], "Missing expected argument '--table <name[:policy]>'"),
-        (["enable", "a.db", "--table", "t", "--merge", "u.x=max"], "--merge u.x=max names table 'u', which no --table declares"),
+        (
+            ["enable", "a.db", "--table", "t", "--merge", "u.x=max"],
+            "--merge u.x=max names table 'u', which no --table declares"
+        ),
     ])
     func aWrongValueIsAUsageErrorThatExits64(arguments: [String], message: String) {
-        let out = MemoryByteSink(), err = MemoryByteSink()
+        let out = MemoryByteSink()
+        let err = MemoryByteSink()
         let status = Main.tool.run(arguments: arguments, standardOutput: out, standardError: err)
         let errors = String(decoding: err.bytes, as: UTF8.self)
         #expect(status == 64)
@@ -180,7 +219,8 @@ struct ParsableOptionsTests {
     }
 
     @Test func progressIsDrawnOnlyOnATerminal() {
-        let out = MemoryByteSink(), err = MemoryByteSink()
+        let out = MemoryByteSink()
+        let err = MemoryByteSink()
         var output = Output(standardOutput: out, standardError: err)
         output.progress("3/10 runs")
         output.clearProgress()

@@ -7,7 +7,9 @@ import Testing
 @Suite("Silent-loss regressions on the command line", .tags(.cli), .timeLimit(.hangGuard))
 struct ProbeRegressionCLITests {
     /// `a.db` and `b.db` holding `schema`, with `tables` enabled on both.
-    private func replicas(_ schema: String, tables: [String], names: [String] = ["a.db", "b.db"]) throws -> TemporaryDirectory {
+    private func replicas(_ schema: String, tables: [String], names: [String] = ["a.db", "b.db"]) throws
+        -> TemporaryDirectory
+    {
         let directory = TemporaryDirectory()
         for name in names {
             try sqlite3Shell(directory.path(name), schema)
@@ -31,7 +33,8 @@ struct ProbeRegressionCLITests {
         let before = try fileBytes(directory.path("b.db"))
         let run = try concord(["import", "b.db", "hostile.json"], in: directory)
         #expect(run.status == 1)
-        #expect(run.errors.contains("causal length 18446744073709551615 exceeds the limit") && run.errors.contains("byte"))
+        #expect(
+            run.errors.contains("causal length 18446744073709551615 exceeds the limit") && run.errors.contains("byte"))
         #expect(try fileBytes(directory.path("b.db")) == before)
         try concordOK("sync", "a.db", "b.db", in: directory)
         try query(directory, "b.db", "DELETE FROM v WHERE id = 'k';")
@@ -41,7 +44,9 @@ struct ProbeRegressionCLITests {
 
     @Test func textWithNULOrBytesThatAreNotUTF8ArrivesUnchanged() throws {
         let directory = try replicas("CREATE TABLE v (id TEXT PRIMARY KEY, t);", tables: ["v"])
-        try query(directory, "a.db", """
+        try query(
+            directory, "a.db",
+            """
             INSERT INTO v VALUES ('nul', 'ab' || char(0) || 'cd'), ('utf', CAST(x'61ff62' AS TEXT)),
                 (CAST(x'6b00ff' AS TEXT), 'key with NUL and FF');
             """)
@@ -54,11 +59,13 @@ struct ProbeRegressionCLITests {
     }
 
     @Test func anIntegerKeyIsRefusedAtTheWriteAndOtherTablesKeepSyncing() throws {
-        let directory = try replicas("""
+        let directory = try replicas(
+            """
             CREATE TABLE things (id BLOB PRIMARY KEY, v); CREATE TABLE notes (id TEXT PRIMARY KEY, v);
             """, tables: ["things", "notes"])
         #expect(throws: ShellError.self) { try query(directory, "a.db", "INSERT INTO things VALUES (5, 'five');") }
-        try query(directory, "a.db", "INSERT INTO notes VALUES ('n', 'syncs'); INSERT INTO things VALUES (x'05', 'ok');")
+        try query(
+            directory, "a.db", "INSERT INTO notes VALUES ('n', 'syncs'); INSERT INTO things VALUES (x'05', 'ok');")
         try concordOK("sync", "a.db", "b.db", in: directory)
         #expect(try query(directory, "b.db", "SELECT v FROM notes UNION ALL SELECT v FROM things;") == "syncs\nok\n")
     }
@@ -94,18 +101,23 @@ struct ProbeRegressionCLITests {
     }
 
     @Test func aColumnNamedPkSyncsAndAFailedEnableLeavesNothing() throws {
-        let directory = try replicas("CREATE TABLE a (id TEXT PRIMARY KEY, pk TEXT); CREATE TABLE a_key (id TEXT PRIMARY KEY, v);",
-                                     tables: ["a", "a_key"])
+        let directory = try replicas(
+            "CREATE TABLE a (id TEXT PRIMARY KEY, pk TEXT); CREATE TABLE a_key (id TEXT PRIMARY KEY, v);",
+            tables: ["a", "a_key"])
         try query(directory, "a.db", "INSERT INTO a VALUES ('x', 'pk value'); INSERT INTO a_key VALUES ('y', 1);")
         try concordOK("sync", "a.db", "b.db", in: directory)
         #expect(try query(directory, "b.db", "SELECT pk FROM a;") == "pk value\n")
 
-        try sqlite3Shell(directory.path("fresh.db"), "CREATE TABLE ok (id TEXT PRIMARY KEY, v); CREATE TABLE bad (id INTEGER PRIMARY KEY, v);")
+        try sqlite3Shell(
+            directory.path("fresh.db"),
+            "CREATE TABLE ok (id TEXT PRIMARY KEY, v); CREATE TABLE bad (id INTEGER PRIMARY KEY, v);")
         let run = try concord(["enable", "fresh.db", "--table", "ok", "--table", "bad"], in: directory)
         #expect(run.status == 1)
         #expect(!run.errors.contains("CREATE"), "no SQL script in the message: \(run.errors)")
-        #expect(try query(directory, "fresh.db", "SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_concord%' ESCAPE '\\';")
-            == "0\n")
+        #expect(
+            try query(
+                directory, "fresh.db", "SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_concord%' ESCAPE '\\';")
+                == "0\n")
     }
 
     @Test func negativeZeroReachesThePeer() throws {
@@ -114,8 +126,9 @@ struct ProbeRegressionCLITests {
         try concordOK("sync", "a.db", "b.db", in: directory)
         try query(directory, "a.db", "UPDATE m SET x = -0.0;")
         try concordOK("sync", "a.db", "b.db", in: directory)
-        #expect(try concordOK("export", "b.db", "--format", "json", in: directory).text.contains(#""real" : -0.0"#)
-            || concordOK("export", "b.db", "--format", "json", in: directory).text.contains(#""real": -0.0"#))
+        #expect(
+            try concordOK("export", "b.db", "--format", "json", in: directory).text.contains(#""real" : -0.0"#)
+                || concordOK("export", "b.db", "--format", "json", in: directory).text.contains(#""real": -0.0"#))
     }
 
     // MARK: The minor ones
@@ -124,8 +137,9 @@ struct ProbeRegressionCLITests {
         let directory = try replicas("CREATE TABLE r (id TEXT PRIMARY KEY, t TEXT);", tables: ["r"])
         try query(directory, "a.db", "INSERT INTO r VALUES ('k', 'v');")
         for format in ["json", "binary"] {
-            let run = try concordOK("export", "a.db", "--since", "9223372036854775000", "--format", format,
-                                    "-o", "far.\(format)", in: directory)
+            let run = try concordOK(
+                "export", "a.db", "--since", "9223372036854775000", "--format", format,
+                "-o", "far.\(format)", in: directory)
             #expect(run.errors.contains("note:"))
             try concordOK("import", "b.db", "far.\(format)", in: directory)
         }
@@ -135,11 +149,14 @@ struct ProbeRegressionCLITests {
     @Test func aFailedExportLeavesAnExistingFileAlone() throws {
         let directory = try replicas("CREATE TABLE r (id TEXT PRIMARY KEY, t TEXT);", tables: ["r"])
         try Data("precious".utf8).write(to: directory.url.appendingPathComponent("out.bin"))
-        try query(directory, "a.db", "ALTER TABLE r ADD COLUMN x;")   // makes the export fail
+        try query(directory, "a.db", "ALTER TABLE r ADD COLUMN x;")  // makes the export fail
         let run = try concord(["export", "a.db", "-o", "out.bin"], in: directory)
         #expect(run.status == 1)
         #expect(try String(decoding: fileBytes(directory.path("out.bin")), as: UTF8.self) == "precious")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["a.db", "b.db", "out.bin"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == [
+                "a.db", "b.db", "out.bin",
+            ])
     }
 
     @Test func aNegativeSinceIsAUsageErrorThatSaysWhy() throws {
@@ -150,16 +167,21 @@ struct ProbeRegressionCLITests {
     }
 
     @Test func aClockRefusalStopsOnlyItsOwnDirection() throws {
-        let directory = try replicas("CREATE TABLE r (id TEXT PRIMARY KEY, t TEXT);", tables: ["r"], names: ["a.db", "b.db", "c.db"])
+        let directory = try replicas(
+            "CREATE TABLE r (id TEXT PRIMARY KEY, t TEXT);", tables: ["r"], names: ["a.db", "b.db", "c.db"])
         // c's clock ran an hour ahead when it wrote.
-        try query(directory, "c.db", """
+        try query(
+            directory, "c.db",
+            """
             INSERT INTO r VALUES ('from-c', 'ahead');
             UPDATE _concord_log SET at = at + 1.0 / 24;
             """)
         try query(directory, "a.db", "INSERT INTO r VALUES ('from-a', 'fine');")
         let run = try concord(["sync", "a.db", "b.db", "c.db"], in: directory)
         #expect(run.status == 1)
-        #expect(run.errors.contains("a.db refused the changes of c.db") && run.errors.contains("Either that device's clock"))
+        #expect(
+            run.errors.contains("a.db refused the changes of c.db") && run.errors.contains("Either that device's clock")
+        )
         for name in ["b.db", "c.db"] {
             #expect(try query(directory, name, "SELECT id FROM r WHERE id = 'from-a';") == "from-a\n", "\(name)")
         }

@@ -17,7 +17,8 @@ struct SimulateCLITests {
         let directory = TemporaryDirectory()
         let hashes = try (0..<2).map { _ in
             let run = try concordOK("simulate", "--seed", "9", "--steps", "80", "--json", in: directory)
-            let results = (try JSONSerialization.jsonObject(with: run.output) as? [String: Any])?["results"] as? [[String: Any]]
+            let results =
+                (try JSONSerialization.jsonObject(with: run.output) as? [String: Any])?["results"] as? [[String: Any]]
             return results?.first?["traceHash"] as? String
         }
         #expect(hashes[0] != nil && hashes[0] == hashes[1])
@@ -27,7 +28,9 @@ struct SimulateCLITests {
 @Suite("concord replay", .tags(.cli, .simulation), .timeLimit(.hangGuard))
 struct ReplayCLITests {
     static let regression = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Simulations/regressions/local-delete-kept-counter-value.json").path
+        .deletingLastPathComponent().appendingPathComponent(
+            "Simulations/regressions/local-delete-kept-counter-value.json"
+        ).path
 
     @Test func aReproducerReplaysItsPlanWithTheFullTrace() throws {
         let directory = TemporaryDirectory()
@@ -36,8 +39,10 @@ struct ReplayCLITests {
         let run = try concordOK("replay", "r.json", "--shrink", in: directory)
         #expect(run.text.hasPrefix("step 0: +0 ms device 2 writes: INSERT INTO counters"))
         #expect(run.text.contains("device 2 wrote: DELETE FROM counters WHERE id = 'c3'"))
-        #expect(run.text.hasSuffix("counter-app seed 3 passes now (it failed with: safety failure at step 2: device 2: "
-                                   + "counters 'c3'.taps: counter holds -1 but its contributions add up to 0)\n"))
+        #expect(
+            run.text.hasSuffix(
+                "counter-app seed 3 passes now (it failed with: safety failure at step 2: device 2: "
+                    + "counters 'c3'.taps: counter holds -1 but its contributions add up to 0)\n"))
         // A passing plan has nothing to shrink: the file stays as it was.
         #expect(try String(contentsOfFile: directory.path("r.json"), encoding: .utf8) == original)
         let again = try concordOK("replay", "r.json", in: directory)
@@ -67,9 +72,12 @@ struct ScenarioCLITests {
 
     @Test func aBadScenarioFileSaysWhatIsWrong() throws {
         let directory = TemporaryDirectory()
-        try #"{"name": "x", "faults": {"crash": [9, 2]}}"#.write(toFile: directory.path("x.json"), atomically: true, encoding: .utf8)
+        try #"{"name": "x", "faults": {"crash": [9, 2]}}"#.write(
+            toFile: directory.path("x.json"), atomically: true, encoding: .utf8)
         let run = try concord(["simulate", "x.json"], in: directory)
         #expect(run.status == 1)
-        #expect(run.errors == "Error: scenario 'x.json': faults.crash is [9, 2]; give it as [low, high] with 0 <= low <= high\n")
+        #expect(
+            run.errors
+                == "Error: scenario 'x.json': faults.crash is [9, 2]; give it as [low, high] with 0 <= low <= high\n")
     }
 }

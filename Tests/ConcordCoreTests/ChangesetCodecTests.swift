@@ -23,7 +23,7 @@ private let tiny = Changeset(
             table: "reminders", key: 1,
             registers: RowRegisters(
                 liveness: Liveness(causalLength: 1, stamp: stamp(65536)),
-                columns: [ColumnRegister(value: "Buy milk", stamp: stamp(65537, otherNode)), nil])),
+                columns: [ColumnRegister(value: "Buy milk", stamp: stamp(65537, otherNode)), nil]))
     ])
 
 /// The bytes of `tiny`, worked out by hand from the layout on `ChangesetEncoder` (CRC from zlib).
@@ -46,7 +46,7 @@ private let counters = Changeset(
     tables: [
         TableSchema(
             name: "posts", key: "id", columns: ["likes", "tags", "score"], policy: .column,
-            merges: [.counter, .custom("tagSet"), .max]),
+            merges: [.counter, .custom("tagSet"), .max])
     ],
     rows: [
         RowChange(
@@ -54,11 +54,13 @@ private let counters = Changeset(
             registers: RowRegisters(
                 liveness: Liveness(causalLength: 3, stamp: stamp(0x2_0000)),
                 columns: [
-                    ColumnRegister(value: 3, stamp: stamp(0x2_0005, thirdNode), contributions: [
-                        CounterContribution(causalLength: 3, amount: 5, stamp: stamp(0x2_0001)),
-                        CounterContribution(causalLength: 3, amount: -2, stamp: stamp(0x2_0005, thirdNode)),
-                        CounterContribution(causalLength: 1, amount: 7, stamp: stamp(0x1_0000, otherNode)),
-                    ]),
+                    ColumnRegister(
+                        value: 3, stamp: stamp(0x2_0005, thirdNode),
+                        contributions: [
+                            CounterContribution(causalLength: 3, amount: 5, stamp: stamp(0x2_0001)),
+                            CounterContribution(causalLength: 3, amount: -2, stamp: stamp(0x2_0005, thirdNode)),
+                            CounterContribution(causalLength: 1, amount: 7, stamp: stamp(0x1_0000, otherNode)),
+                        ]),
                     ColumnRegister(value: #"["a"]"#, stamp: stamp(0x2_0002, otherNode)),
                     nil,
                 ])),
@@ -113,19 +115,23 @@ private let everyKind: Changeset = {
     for (n, value) in values.enumerated() {
         let node = [sourceNode, otherNode, thirdNode][n % 3]
         let key: SQLiteValue = value.isNull ? .integer(-7) : value
-        rows.append(RowChange(
-            table: "notes", key: key,
-            registers: RowRegisters(
-                liveness: n % 4 == 0 ? .unknown : Liveness(causalLength: UInt64(n), stamp: stamp(UInt64(n) << 16, node)),
-                columns: [
-                    ColumnRegister(value: value, stamp: stamp(ChangesetFormat.maxClock - UInt64(n), node)),
-                    n % 2 == 0 ? nil : ColumnRegister(value: .null, stamp: stamp(0, thirdNode)),
-                    ColumnRegister(value: values[values.count - 1 - n], stamp: stamp(UInt64(n), otherNode)),
-                ])))
+        rows.append(
+            RowChange(
+                table: "notes", key: key,
+                registers: RowRegisters(
+                    liveness: n % 4 == 0
+                        ? .unknown : Liveness(causalLength: UInt64(n), stamp: stamp(UInt64(n) << 16, node)),
+                    columns: [
+                        ColumnRegister(value: value, stamp: stamp(ChangesetFormat.maxClock - UInt64(n), node)),
+                        n % 2 == 0 ? nil : ColumnRegister(value: .null, stamp: stamp(0, thirdNode)),
+                        ColumnRegister(value: values[values.count - 1 - n], stamp: stamp(UInt64(n), otherNode)),
+                    ])))
     }
-    rows.append(RowChange(
-        table: "tags 🏷", key: "x",
-        registers: RowRegisters(liveness: Liveness(causalLength: Liveness.maxCausalLength, stamp: stamp(9)), columns: [])))
+    rows.append(
+        RowChange(
+            table: "tags 🏷", key: "x",
+            registers: RowRegisters(
+                liveness: Liveness(causalLength: Liveness.maxCausalLength, stamp: stamp(9)), columns: [])))
     return Changeset(source: sourceNode, since: 5, upTo: .max, tables: [notes, empty], rows: rows)
 }()
 
@@ -137,7 +143,9 @@ private func hexBytes(_ hex: String) -> [UInt8] {
 }
 
 /// The error `body` throws, or `nil` (recorded as an issue) if it throws none or another type.
-private func changesetError<T>(_ body: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation) -> ChangesetError? {
+private func changesetError<T>(_ body: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation)
+    -> ChangesetError?
+{
     do {
         _ = try body()
         Issue.record("expected a ChangesetError, but nothing was thrown", sourceLocation: sourceLocation)
@@ -229,16 +237,34 @@ private struct Raw {
 
     /// A valid row of table 0 (one column): key 1, alive, column unset.
     mutating func row(key: Int64 = 1) {
-        u8(1); varint(0); u8(1); zigzag(key); varint(1); varint(1); varint(1); u64(42); varint(0)
+        u8(1)
+        varint(0)
+        u8(1)
+        zigzag(key)
+        varint(1)
+        varint(1)
+        varint(1)
+        u64(42)
+        varint(0)
     }
 
     /// The start of a row of table 0 up to its first column: key `key`, alive (length 1), stamped by the source.
     mutating func rowStart(key: Int64 = 1, columns: UInt64 = 1) {
-        u8(1); varint(0); u8(1); zigzag(key); varint(columns); varint(1); varint(1); u64(42)
+        u8(1)
+        varint(0)
+        u8(1)
+        zigzag(key)
+        varint(columns)
+        varint(1)
+        varint(1)
+        u64(42)
     }
 
     /// A stamp by node reference `ref` (1 is the source) at clock `hlc`.
-    mutating func stamp(_ ref: UInt64, _ hlc: UInt64) { varint(ref); u64(hlc) }
+    mutating func stamp(_ ref: UInt64, _ hlc: UInt64) {
+        varint(ref)
+        u64(hlc)
+    }
 
     /// End tag, row count, CRC of everything so far.
     func sealed(rows: UInt64) -> [UInt8] {
@@ -252,8 +278,10 @@ private struct Raw {
 }
 
 /// Expects decoding `bytes` to be refused as malformed for `reason` at byte `offset`, which the message names.
-private func expectMalformed(_ bytes: [UInt8], at offset: Int, _ reason: ChangesetError.Reason,
-                             sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectMalformed(
+    _ bytes: [UInt8], at offset: Int, _ reason: ChangesetError.Reason,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     guard let error = changesetError({ try Changeset(decoding: bytes) }, sourceLocation: sourceLocation) else { return }
     guard case .malformed(let found, _, let foundReason) = error else {
         Issue.record("expected .malformed(\(reason)) at byte \(offset), got \(error)", sourceLocation: sourceLocation)
@@ -265,9 +293,13 @@ private func expectMalformed(_ bytes: [UInt8], at offset: Int, _ reason: Changes
 }
 
 /// Expects the JSON `text` to be refused as malformed for `reason` at byte `offset`, which the message names.
-private func expectRefused(_ text: String, at offset: Int, _ reason: ChangesetError.Reason,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
-    guard let error = changesetError({ try Changeset(json: Array(text.utf8)) }, sourceLocation: sourceLocation) else { return }
+private func expectRefused(
+    _ text: String, at offset: Int, _ reason: ChangesetError.Reason,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard let error = changesetError({ try Changeset(json: Array(text.utf8)) }, sourceLocation: sourceLocation) else {
+        return
+    }
     guard case .malformed(let found, _, let foundReason) = error else {
         Issue.record("expected .malformed(\(reason)) at byte \(offset), got \(error)", sourceLocation: sourceLocation)
         return
@@ -278,8 +310,10 @@ private func expectRefused(_ text: String, at offset: Int, _ reason: ChangesetEr
 }
 
 /// Expects the JSON `text` to be refused for `reason` where `marker` starts, the first time it follows `prefix`.
-private func expectRefused(_ text: String, at marker: String, after prefix: String = "", _ reason: ChangesetError.Reason,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectRefused(
+    _ text: String, at marker: String, after prefix: String = "", _ reason: ChangesetError.Reason,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let bytes = Array(text.utf8)
     guard let range = bytes.firstRange(of: Array((prefix + marker).utf8)) else {
         Issue.record("the JSON text lacks \((prefix + marker).debugDescription)", sourceLocation: sourceLocation)
@@ -297,10 +331,11 @@ private func fieldStarts(_ bytes: [UInt8]) -> [Int] {
     var starts: [Int] = []
     var previous: String?
     for n in bytes.indices {
-        var field: String = switch changesetError({ try Changeset(decoding: Array(bytes.prefix(n))) }) {
-        case .truncated(_, let field)?: field
-        case let other: "unexpected \(String(describing: other))"
-        }
+        var field: String =
+            switch changesetError({ try Changeset(decoding: Array(bytes.prefix(n))) }) {
+            case .truncated(_, let field)?: field
+            case let other: "unexpected \(String(describing: other))"
+            }
         // The decoder checks the version range as one field, "since and upTo", at since's offset.
         if field == "upTo" { field = "since" }
         starts.append(field == previous ? starts[n - 1] : n)
@@ -318,7 +353,9 @@ private func seeds(_ count: UInt64, salt: UInt64) -> [UInt64] {
 }
 
 private func randomText(_ rng: inout SeededGenerator, maxLength: Int = 12) -> String {
-    let ranges: [ClosedRange<UInt32>] = [0x20...0x7E, 0x00...0x1F, 0xA0...0x17F, 0x300...0x36F, 0x4E00...0x4E80, 0x1F600...0x1F64F, 0xFFF0...0xFFFF]
+    let ranges: [ClosedRange<UInt32>] = [
+        0x20...0x7E, 0x00...0x1F, 0xA0...0x17F, 0x300...0x36F, 0x4E00...0x4E80, 0x1F600...0x1F64F, 0xFFF0...0xFFFF,
+    ]
     var text = String.UnicodeScalarView()
     for _ in 0..<Int.random(in: 0...maxLength, using: &rng) {
         let range = ranges.randomElement(using: &rng)!
@@ -336,7 +373,10 @@ private func randomValue(_ rng: inout SeededGenerator) -> SQLiteValue {
         var bits = rng.next()
         while Double(bitPattern: bits).isNaN { bits = rng.next() }
         return .real(Double(bitPattern: bits))
-    case 4: return .real([0.0, -0.0, .infinity, -.infinity, 0.1, 1e-5, 123456.789, .leastNonzeroMagnitude].randomElement(using: &rng)!)
+    case 4:
+        return .real(
+            [0.0, -0.0, .infinity, -.infinity, 0.1, 1e-5, 123456.789, .leastNonzeroMagnitude].randomElement(
+                using: &rng)!)
     case 5, 6: return .text(randomText(&rng))
     default: return .blob((0..<Int.random(in: 0...20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }
@@ -361,9 +401,10 @@ private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
         let merges = columns.map { _ in
             Bool.random(using: &rng) ? ColumnMerge.counter : mergeChoices.randomElement(using: &rng)!
         }
-        tables.append(TableSchema(
-            name: name, key: "id", columns: Array(columns),
-            policy: TablePolicy.allCases.randomElement(using: &rng)!, merges: merges))
+        tables.append(
+            TableSchema(
+                name: name, key: "id", columns: Array(columns),
+                policy: TablePolicy.allCases.randomElement(using: &rng)!, merges: merges))
     }
     func randomStamp(_ rng: inout SeededGenerator) -> Stamp {
         Stamp(node: nodes.randomElement(using: &rng)!, &rng)
@@ -375,7 +416,8 @@ private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
             var key = randomValue(&rng)
             if key.isNull { key = .integer(0) }
             let length = Bool.random(using: &rng) ? UInt64.random(in: 0...5, using: &rng) : rng.next() >> 2
-            let liveness = length == 0 && Bool.random(using: &rng)
+            let liveness =
+                length == 0 && Bool.random(using: &rng)
                 ? Liveness.unknown : Liveness(causalLength: length, stamp: randomStamp(&rng))
             let columns: [ColumnRegister?] = table.merges.map { merge in
                 if Bool.random(using: &rng) { return nil }
@@ -383,16 +425,21 @@ private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
                 if merge == .counter {
                     // A random subset of the nodes, each at most once, in node order.
                     register.contributions = nodes.sorted().filter { _ in Bool.random(using: &rng) }.map { node in
-                        let amounts: [Int64] = [0, 1, -1, .min, .max, Int64(bitPattern: rng.next()) >> UInt64.random(in: 0...63, using: &rng)]
+                        let amounts: [Int64] = [
+                            0, 1, -1, .min, .max,
+                            Int64(bitPattern: rng.next()) >> UInt64.random(in: 0...63, using: &rng),
+                        ]
                         return CounterContribution(
-                            causalLength: Bool.random(using: &rng) ? UInt64.random(in: 0...5, using: &rng) : rng.next() >> 2,
+                            causalLength: Bool.random(using: &rng)
+                                ? UInt64.random(in: 0...5, using: &rng) : rng.next() >> 2,
                             amount: amounts.randomElement(using: &rng)!,
                             stamp: Stamp(node: node, &rng))
                     }
                 }
                 return register
             }
-            rows.append(RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns)))
+            rows.append(
+                RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns)))
         }
     }
     let upTo = Int64.random(in: 0...Int64.max, using: &rng)
@@ -499,8 +546,9 @@ struct ChangesetCodecTests {
         let negativeZero = decoded.rows.first { $0.key.description == "-0.0" }
         #expect(negativeZero.map { if case .real(let v) = $0.key { v.sign == .minus } else { false } } == true)
         // Text keeps its exact bytes, not merely a canonically equivalent string.
-        #expect(decoded.rows.map { Array($0.key.textValue?.utf8 ?? "".utf8) }
-            == everyKind.rows.map { Array($0.key.textValue?.utf8 ?? "".utf8) })
+        #expect(
+            decoded.rows.map { Array($0.key.textValue?.utf8 ?? "".utf8) }
+                == everyKind.rows.map { Array($0.key.textValue?.utf8 ?? "".utf8) })
     }
 
     @Test func jsonRoundTripKeepsEveryValueBitExact() throws {
@@ -588,7 +636,8 @@ struct ChangesetCodecTests {
                     continue
                 }
                 guard case .truncated(let offset, let field)? = error else {
-                    Issue.record("\(name), prefix of \(length) bytes: expected .truncated, got \(String(describing: error))")
+                    Issue.record(
+                        "\(name), prefix of \(length) bytes: expected .truncated, got \(String(describing: error))")
                     continue
                 }
                 #expect(offset == length, "\(name), field: \(field)")
@@ -625,8 +674,9 @@ struct ChangesetCodecTests {
                         #expect(flipped < 4 && prefix == Array(damaged.prefix(prefix.count)), "\(context): \(error)")
                     case .unsupportedVersion(let found, _):
                         kinds["unsupportedVersion", default: 0] += 1
-                        #expect((4...5).contains(flipped) && found == UInt64(damaged[4]) | UInt64(damaged[5]) << 8,
-                                "\(context): \(error)")
+                        #expect(
+                            (4...5).contains(flipped) && found == UInt64(damaged[4]) | UInt64(damaged[5]) << 8,
+                            "\(context): \(error)")
                     case .truncated(let offset, _):
                         // A flipped length or count claimed more bytes than there are: they run out at the end.
                         kinds["truncated", default: 0] += 1
@@ -646,8 +696,9 @@ struct ChangesetCodecTests {
                         #expect(offset > flipped && offset < checksumOffset, "\(context): \(error)")
                     case .malformed(let offset, _, _):
                         kinds["malformed", default: 0] += 1
-                        #expect(offset >= fieldStart[flipped],
-                                "\(context): the field holding the flip starts at \(fieldStart[flipped]); \(error)")
+                        #expect(
+                            offset >= fieldStart[flipped],
+                            "\(context): the field holding the flip starts at \(fieldStart[flipped]); \(error)")
                     case .trailingBytes(let offset):
                         kinds["trailingBytes", default: 0] += 1
                         #expect(offset >= fieldStart[flipped], "\(context): \(error)")
@@ -659,8 +710,11 @@ struct ChangesetCodecTests {
         }
         // Every way a flip is caught comes up (trailing bytes would need a flip that parses to an earlier,
         // matching checksum: none here).
-        #expect(Set(kinds.keys) == ["notAChangeset", "unsupportedVersion", "truncated", "checksumMismatch",
-                                    "checksumMismatch early", "malformed"], "\(kinds)")
+        #expect(
+            Set(kinds.keys) == [
+                "notAChangeset", "unsupportedVersion", "truncated", "checksumMismatch",
+                "checksumMismatch early", "malformed",
+            ], "\(kinds)")
     }
 
     @Test func checksumMismatchNamesBothValues() throws {
@@ -676,8 +730,10 @@ struct ChangesetCodecTests {
         var text = try tiny.encoded()
         let position = text.firstIndex(of: UInt8(ascii: "B"))!
         text[position] = UInt8(ascii: "C")
-        #expect(changesetError { try Changeset(decoding: text) }
-            == .checksumMismatch(stored: 0xB0A1_662F, computed: CRC32.checksum(text.dropLast(4)), offset: text.count - 4))
+        #expect(
+            changesetError { try Changeset(decoding: text) }
+                == .checksumMismatch(
+                    stored: 0xB0A1_662F, computed: CRC32.checksum(text.dropLast(4)), offset: text.count - 4))
     }
 
     @Test func badMagicUnknownVersionAndTrailingBytesAreRefused() throws {
@@ -686,7 +742,9 @@ struct ChangesetCodecTests {
         let notOurs = changesetError { try Changeset(decoding: zip) }
         #expect(notOurs == .notAChangeset(prefix: Array(zip.prefix(8))))
         #expect(notOurs?.description.contains("50 4B 03 04") == true)
-        #expect(changesetError { try Changeset.decode(anyFormat: Array("hello".utf8)) } == .notAChangeset(prefix: Array("hello".utf8)))
+        #expect(
+            changesetError { try Changeset.decode(anyFormat: Array("hello".utf8)) }
+                == .notAChangeset(prefix: Array("hello".utf8)))
         #expect(changesetError { try Changeset.decode(anyFormat: []) } == .notAChangeset(prefix: []))
 
         var future = bytes
@@ -704,8 +762,10 @@ struct ChangesetCodecTests {
 
     @Test func malformedHeadersAreRefusedWithReasonAndOffset() throws {
         /// Expects `header` to be refused for `reason` at the start of its field `field`.
-        func expectRefused(_ header: Raw, at field: String, _ reason: ChangesetError.Reason,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+        func expectRefused(
+            _ header: Raw, at field: String, _ reason: ChangesetError.Reason,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             expectMalformed(header.sealed(rows: 0), at: header.offsets[field]!, reason, sourceLocation: sourceLocation)
         }
         // since > upTo, or negative: the pair is checked at since.
@@ -715,8 +775,10 @@ struct ChangesetCodecTests {
         expectRefused(Raw.header(tables: [("", "id", [], 0)]), at: "tables[0].name", .emptyIdentifier)
         expectRefused(Raw.header(tables: [("t", "i\u{0}d", [], 0)]), at: "tables[0].key", .identifierContainsNUL)
         expectRefused(Raw.header(tables: [("t", "id", [""], 0)]), at: "tables[0].columns[0]", .emptyIdentifier)
-        expectRefused(Raw.header(tables: [("t", "id", [], 0), ("T", "id", [], 0)]), at: "tables[1].name", .duplicateTable("T"))
-        expectRefused(Raw.header(tables: [("t", "id", ["a", "A"], 0)]), at: "tables[0].columns[1]", .duplicateColumn("A"))
+        expectRefused(
+            Raw.header(tables: [("t", "id", [], 0), ("T", "id", [], 0)]), at: "tables[1].name", .duplicateTable("T"))
+        expectRefused(
+            Raw.header(tables: [("t", "id", ["a", "A"], 0)]), at: "tables[0].columns[1]", .duplicateColumn("A"))
         expectRefused(Raw.header(tables: [("t", "id", ["ID"], 0)]), at: "tables[0].columns[0]", .duplicateColumn("ID"))
         expectRefused(Raw.header(tables: [("t", "id", [], 2)]), at: "tables[0].policy", .unknownPolicy("byte 2"))
         // Invalid UTF-8 in a name, at the name's offset.
@@ -729,7 +791,9 @@ struct ChangesetCodecTests {
         // Too many columns for SQLite, at the column count.
         var wide = Raw.header(tables: [])
         wide.bytes.removeLast()
-        wide.varint(1); wide.string("t"); wide.string("id")
+        wide.varint(1)
+        wide.string("t")
+        wide.string("id")
         let countOffset = wide.bytes.count
         wide.varint(40_000)
         expectMalformed(wide.sealed(rows: 0), at: countOffset, .countTooLarge(declared: 40_000, limit: 32_767))
@@ -755,16 +819,26 @@ struct ChangesetCodecTests {
 
         // Record tag, table index, value tag (blob), then the length.
         var huge = Raw.header()
-        huge.u8(1); huge.varint(0); huge.u8(4); huge.varint(2_000_000_000)
-        expectMalformed(huge.sealed(rows: 0), at: rowStart + 3, .lengthTooLarge(declared: 2_000_000_000, limit: 1_000_000_000))
+        huge.u8(1)
+        huge.varint(0)
+        huge.u8(4)
+        huge.varint(2_000_000_000)
+        expectMalformed(
+            huge.sealed(rows: 0), at: rowStart + 3, .lengthTooLarge(declared: 2_000_000_000, limit: 1_000_000_000))
 
         // A length SQLite allows but the data does not hold: refused before allocating, as a truncation.
         var long2 = Raw.header()
-        long2.u8(1); long2.varint(0); long2.u8(4); long2.varint(900_000_000)
+        long2.u8(1)
+        long2.varint(0)
+        long2.u8(4)
+        long2.varint(900_000_000)
         let bytes = long2.sealed(rows: 0)
-        #expect(changesetError { try Changeset(decoding: bytes) } == .truncated(offset: bytes.count, field: "rows[0].key (table 't')"))
-        #expect(changesetError { try decodeStreaming(bytes, chunks: [65536]) }
-            == .truncated(offset: bytes.count, field: "rows[0].key (table 't')"))
+        #expect(
+            changesetError { try Changeset(decoding: bytes) }
+                == .truncated(offset: bytes.count, field: "rows[0].key (table 't')"))
+        #expect(
+            changesetError { try decodeStreaming(bytes, chunks: [65536]) }
+                == .truncated(offset: bytes.count, field: "rows[0].key (table 't')"))
     }
 
     @Test func malformedRowsAreRefusedWithReasonAndOffset() throws {
@@ -776,24 +850,83 @@ struct ChangesetCodecTests {
         let rowStart = Raw.header().bytes.count
 
         expectMalformed(row { $0.u8(9) }, at: rowStart, .unknownRecordTag(9))
-        expectMalformed(row { $0.u8(1); $0.varint(1) }, at: rowStart + 1, .tableIndexOutOfRange(index: 1, tableCount: 1))
-        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(7) }, at: rowStart + 2, .unknownValueTag(7))
-        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(0) }, at: rowStart + 2, .nullKey)
-        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(2); $0.u64(Double.nan.bitPattern) }, at: rowStart + 2, .notANumber)
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(1)
+            }, at: rowStart + 1, .tableIndexOutOfRange(index: 1, tableCount: 1))
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(7)
+            }, at: rowStart + 2, .unknownValueTag(7))
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(0)
+            }, at: rowStart + 2, .nullKey)
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(2)
+                $0.u64(Double.nan.bitPattern)
+            }, at: rowStart + 2, .notANumber)
         // Text is bytes, as in SQLite: a key that is not UTF-8 is a key like any other (the row is cut short after it).
         // The row then reads the end tag (2) as its column count.
-        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(3); $0.raw([1, 0xFF]) }, at: rowStart + 5,
-                        .columnCountMismatch(expected: 1, found: 2))
-        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(2) },
-                        at: rowStart + 4, .columnCountMismatch(expected: 1, found: 2))
-        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(3); $0.varint(0) },
-                        at: rowStart + 6, .liveWithoutStamp(causalLength: 3))
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(3)
+                $0.raw([1, 0xFF])
+            }, at: rowStart + 5,
+            .columnCountMismatch(expected: 1, found: 2))
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(1)
+                $0.zigzag(1)
+                $0.varint(2)
+            },
+            at: rowStart + 4, .columnCountMismatch(expected: 1, found: 2))
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(1)
+                $0.zigzag(1)
+                $0.varint(1)
+                $0.varint(3)
+                $0.varint(0)
+            },
+            at: rowStart + 6, .liveWithoutStamp(causalLength: 3))
         // Node references: 1 is the source, 2 would introduce a new node, 3 is out of range.
-        expectMalformed(row { $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(1); $0.varint(3) },
-                        at: rowStart + 6, .nodeIndexOutOfRange(index: 3, nodeCount: 1))
-        expectMalformed(row {
-            $0.u8(1); $0.varint(0); $0.u8(1); $0.zigzag(1); $0.varint(1); $0.varint(1); $0.varint(2); $0.raw(sourceNode.bytes)
-        }, at: rowStart + 7, .duplicateNode(sourceNode))
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(1)
+                $0.zigzag(1)
+                $0.varint(1)
+                $0.varint(1)
+                $0.varint(3)
+            },
+            at: rowStart + 6, .nodeIndexOutOfRange(index: 3, nodeCount: 1))
+        expectMalformed(
+            row {
+                $0.u8(1)
+                $0.varint(0)
+                $0.u8(1)
+                $0.zigzag(1)
+                $0.varint(1)
+                $0.varint(1)
+                $0.varint(2)
+                $0.raw(sourceNode.bytes)
+            }, at: rowStart + 7, .duplicateNode(sourceNode))
         // The end record must count the rows.
         var miscounted = Raw.header()
         miscounted.row()
@@ -801,11 +934,23 @@ struct ChangesetCodecTests {
         expectMalformed(miscounted.sealed(rows: 2), at: countOffset, .rowCountMismatch(stored: 2, counted: 1))
         // A length-0 row without a stamp is fine, as is a new node introduced once.
         var fine = Raw.header()
-        fine.u8(1); fine.varint(0); fine.u8(1); fine.zigzag(1); fine.varint(1); fine.varint(0); fine.varint(0)
-        fine.varint(2); fine.raw(otherNode.bytes); fine.u64(5); fine.u8(0)
+        fine.u8(1)
+        fine.varint(0)
+        fine.u8(1)
+        fine.zigzag(1)
+        fine.varint(1)
+        fine.varint(0)
+        fine.varint(0)
+        fine.varint(2)
+        fine.raw(otherNode.bytes)
+        fine.u64(5)
+        fine.u8(0)
         fine.row(key: 2)
         let decoded = try Changeset(decoding: fine.sealed(rows: 2))
-        #expect(decoded.rows[0].registers == RowRegisters(liveness: .unknown, columns: [ColumnRegister(value: .null, stamp: stamp(5, otherNode))]))
+        #expect(
+            decoded.rows[0].registers
+                == RowRegisters(liveness: .unknown, columns: [ColumnRegister(value: .null, stamp: stamp(5, otherNode))])
+        )
         #expect(decoded.rows[1].key == 2)
     }
 
@@ -824,7 +969,9 @@ struct ChangesetCodecTests {
         func refusal(_ changes: Changeset) -> ChangesetError? { changesetError { try changes.encoded() } }
         var c = tiny
         c.since = 4
-        #expect(refusal(c) == .unencodable(field: "the header's since and upTo", reason: .invalidVersionRange(since: 4, upTo: 3)))
+        #expect(
+            refusal(c)
+                == .unencodable(field: "the header's since and upTo", reason: .invalidVersionRange(since: 4, upTo: 3)))
         c = tiny
         c.rows[0].table = "Reminders"
         #expect(refusal(c) == .unencodable(field: "rows[0].table", reason: .unknownTable("Reminders")))
@@ -833,14 +980,23 @@ struct ChangesetCodecTests {
         #expect(refusal(c) == .unencodable(field: "rows[0].key (table 'reminders')", reason: .nullKey))
         c = tiny
         c.rows[0].registers.columns[0]!.value = .real(.nan)
-        #expect(refusal(c) == .unencodable(field: "rows[0].columns[0].value (table 'reminders', column 'title')", reason: .notANumber))
+        #expect(
+            refusal(c)
+                == .unencodable(
+                    field: "rows[0].columns[0].value (table 'reminders', column 'title')", reason: .notANumber))
         c = tiny
         c.rows[0].registers.columns.append(nil)
-        #expect(refusal(c) == .unencodable(field: "rows[0].columns (table 'reminders')",
-                                           reason: .columnCountMismatch(expected: 2, found: 3)))
+        #expect(
+            refusal(c)
+                == .unencodable(
+                    field: "rows[0].columns (table 'reminders')",
+                    reason: .columnCountMismatch(expected: 2, found: 3)))
         c = tiny
         c.rows[0].registers.liveness.stamp = nil
-        #expect(refusal(c) == .unencodable(field: "rows[0].liveness (table 'reminders')", reason: .liveWithoutStamp(causalLength: 1)))
+        #expect(
+            refusal(c)
+                == .unencodable(
+                    field: "rows[0].liveness (table 'reminders')", reason: .liveWithoutStamp(causalLength: 1)))
         c = tiny
         c.tables.append(TableSchema(name: "REMINDERS", key: "id", columns: [], policy: .row))
         #expect(refusal(c) == .unencodable(field: "tables[1].name", reason: .duplicateTable("REMINDERS")))
@@ -852,7 +1008,8 @@ struct ChangesetCodecTests {
         #expect(refusal(c) == .unencodable(field: "tables[0].key", reason: .emptyIdentifier))
         c = tiny
         c.tables[0].merges = [.lww]
-        #expect(refusal(c) == .unencodable(field: "tables[0].merges", reason: .mergeCountMismatch(columns: 2, merges: 1)))
+        #expect(
+            refusal(c) == .unencodable(field: "tables[0].merges", reason: .mergeCountMismatch(columns: 2, merges: 1)))
         c = tiny
         c.tables[0].merges[1] = .custom("")
         #expect(refusal(c) == .unencodable(field: "tables[0].merges[1]", reason: .emptyIdentifier))
@@ -865,12 +1022,15 @@ struct ChangesetCodecTests {
         #expect(refusal(c)?.description.contains("tables[0].merges[1]") == true)
 
         /// Expects `body` to be refused as a call to `call` out of order, saying `why`.
-        func expectOutOfOrder(_ call: String, _ why: String, sourceLocation: SourceLocation = #_sourceLocation,
-                              _ body: () throws -> Void) {
+        func expectOutOfOrder(
+            _ call: String, _ why: String, sourceLocation: SourceLocation = #_sourceLocation,
+            _ body: () throws -> Void
+        ) {
             let error = changesetError(body, sourceLocation: sourceLocation)
             guard case .unencodable(call, .encoderState(let detail))? = error, detail.contains(why) else {
-                Issue.record("expected \(call) to be refused as \(why.debugDescription), got \(String(describing: error))",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "expected \(call) to be refused as \(why.debugDescription), got \(String(describing: error))",
+                    sourceLocation: sourceLocation)
                 return
             }
         }
@@ -882,7 +1042,9 @@ struct ChangesetCodecTests {
         expectOutOfOrder("begin(header:)", "may be called only once") { try encoder.begin(header: tiny.header) }
         var bad = tiny.rows[0]
         bad.key = .null
-        #expect(changesetError { try encoder.write(bad) } == .unencodable(field: "rows[0].key (table 'reminders')", reason: .nullKey))
+        #expect(
+            changesetError { try encoder.write(bad) }
+                == .unencodable(field: "rows[0].key (table 'reminders')", reason: .nullKey))
         try encoder.write(tiny.rows[0])
         try encoder.finish()
         #expect(sink.bytes == (try tiny.encoded()))
@@ -900,40 +1062,54 @@ struct ChangesetCodecTests {
         // The offset is the offending key, value or character: each case names it (after a prefix
         // where it is not the first of its kind).
         expectRefused(edit(#""upTo": 3"#, #""upTo": 3, "extra": 1"#), at: #""extra""#, .unexpectedKey("extra"))
-        expectRefused(edit(#""upTo": 3"#, #""upTo": 3, "since": 0"#), at: #""since""#, after: "3, ", .duplicateKey("since"))
+        expectRefused(
+            edit(#""upTo": 3"#, #""upTo": 3, "since": 0"#), at: #""since""#, after: "3, ", .duplicateKey("since"))
         expectRefused(edit(#""since": 0,"#, ""), at: 0, .missingKey("since"))  // the object that lacks it
-        expectRefused(edit(#""since": 0"#, #""since": "0""#), at: #""0""#, after: #""since": "#,
-                      .wrongType(expected: "an integer", found: "a string"))
+        expectRefused(
+            edit(#""since": 0"#, #""since": "0""#), at: #""0""#, after: #""since": "#,
+            .wrongType(expected: "an integer", found: "a string"))
         expectRefused(edit(#""since": 0"#, #""since": 0.0"#), at: "0.0", .numberOutOfRange("0.0"))
-        expectRefused(edit(#""upTo": 3"#, #""upTo": 9223372036854775808"#), at: "9223372036854775808",
-                      .numberOutOfRange("9223372036854775808"))
-        expectRefused(edit(#""since": 0"#, #""since": 4"#), at: "4", after: #""since": "#,
-                      .invalidVersionRange(since: 4, upTo: 3))  // the pair, at since
-        expectRefused(edit(#""policy": "column""#, #""policy": "Column""#), at: #""Column""#, .unknownPolicy("\"Column\""))
+        expectRefused(
+            edit(#""upTo": 3"#, #""upTo": 9223372036854775808"#), at: "9223372036854775808",
+            .numberOutOfRange("9223372036854775808"))
+        expectRefused(
+            edit(#""since": 0"#, #""since": 4"#), at: "4", after: #""since": "#,
+            .invalidVersionRange(since: 4, upTo: 3))  // the pair, at since
+        expectRefused(
+            edit(#""policy": "column""#, #""policy": "Column""#), at: #""Column""#, .unknownPolicy("\"Column\""))
         expectRefused(edit(#""done""#, #""Title""#), at: #""Title""#, .duplicateColumn("Title"))
         expectRefused(edit(#""name": "reminders""#, #""name": """#), at: #""""#, after: #""name": "#, .emptyIdentifier)
         expectRefused(edit(#""table": "reminders""#, #""table": "lists""#), at: #""lists""#, .unknownTable("lists"))
-        expectRefused(edit(#""integer": 1"#, #""integer": 1, "text": "x""#), at: "{", after: #""key": "#,
-                      .wrongType(expected: "null or an object with one key: integer, real, text, textHex or blob",
-                                 found: "an object with 2 keys"))
+        expectRefused(
+            edit(#""integer": 1"#, #""integer": 1, "text": "x""#), at: "{", after: #""key": "#,
+            .wrongType(
+                expected: "null or an object with one key: integer, real, text, textHex or blob",
+                found: "an object with 2 keys"))
         expectRefused(edit(#""integer": 1"#, #""float": 1"#), at: #""float""#, .unexpectedKey("float"))
         expectRefused(edit(#""integer": 1"#, #""real": "NaN""#), at: #""NaN""#, .notANumber)
         expectRefused(edit(#""integer": 1"#, #""real": 1e999"#), at: "1e999", .numberOutOfRange("1e999"))
         expectRefused(edit(#""integer": 1"#, #""blob": "abc""#), at: #""abc""#, .invalidHex)
         expectRefused(edit(#""integer": 1"#, #""blob": "zz""#), at: #""zz""#, .invalidHex)
         expectRefused(edit(#""key": {"#, #""key": null, "was": {"#), at: #""was""#, .unexpectedKey("was"))
-        expectRefused(edit(#""source": "000102030405060708090a0b0c0d0e0f""#, #""source": "0001""#), at: #""0001""#,
-                      .invalidNodeID("0001"))
+        expectRefused(
+            edit(#""source": "000102030405060708090a0b0c0d0e0f""#, #""source": "0001""#), at: #""0001""#,
+            .invalidNodeID("0001"))
         expectRefused(edit(#""causalLength": 1"#, #""causalLength": -1"#), at: "-1", .numberOutOfRange("-1"))
-        expectRefused(edit("        null\n", "        null,\n        null\n"), at: "[", after: #""columns": "#,
-                      .columnCountMismatch(expected: 2, found: 3))  // the row's list of columns
-        expectRefused(edit(#""Buy milk""#, #""Buy \ud83d milk""#), at: #"\ud83d"#,
-                      .invalidJSON("a high surrogate escape must be followed by a low one"))
-        expectRefused(edit(#""Buy milk""#, "\"Buy\tmilk\""), at: "\t",
-                      .invalidJSON("a control character must be escaped inside a string"))
-        expectRefused(edit(#""since": 0"#, #""since": 01"#), at: "01", after: #""since": "#,
-                      .invalidJSON("a number cannot start with 0"))
-        expectRefused(edit(#""since": 0,"#, #""since": 0,,"#), at: ",", after: #""since": 0,"#, .invalidJSON("expected a string key"))
+        expectRefused(
+            edit("        null\n", "        null,\n        null\n"), at: "[", after: #""columns": "#,
+            .columnCountMismatch(expected: 2, found: 3))  // the row's list of columns
+        expectRefused(
+            edit(#""Buy milk""#, #""Buy \ud83d milk""#), at: #"\ud83d"#,
+            .invalidJSON("a high surrogate escape must be followed by a low one"))
+        expectRefused(
+            edit(#""Buy milk""#, "\"Buy\tmilk\""), at: "\t",
+            .invalidJSON("a control character must be escaped inside a string"))
+        expectRefused(
+            edit(#""since": 0"#, #""since": 01"#), at: "01", after: #""since": "#,
+            .invalidJSON("a number cannot start with 0"))
+        expectRefused(
+            edit(#""since": 0,"#, #""since": 0,,"#), at: ",", after: #""since": 0,"#,
+            .invalidJSON("expected a string key"))
         expectRefused(String(repeating: "[", count: 100), at: 32, .nestingTooDeep(limit: 32))  // the 33rd bracket
 
         // Escapes decode; invalid UTF-8, truncation, trailing text, other versions are refused.
@@ -942,13 +1118,16 @@ struct ChangesetCodecTests {
         var invalidUTF8 = Array(good.utf8)
         let buy = invalidUTF8.firstRange(of: Array("Buy".utf8))!.lowerBound
         invalidUTF8[buy] = 0xFF
-        #expect(changesetError { try Changeset(json: invalidUTF8) }  // at the string that holds it
-            == .malformed(offset: buy - 1, field: "the JSON text", reason: .invalidUTF8))
+        #expect(
+            changesetError { try Changeset(json: invalidUTF8) }  // at the string that holds it
+                == .malformed(offset: buy - 1, field: "the JSON text", reason: .invalidUTF8))
         let cut = Array(good.utf8.prefix(100))
         #expect(changesetError { try Changeset(json: cut) } == .truncated(offset: 100, field: "the JSON text"))
-        #expect(changesetError { try Changeset(json: Array((good + "x").utf8)) } == .trailingBytes(offset: good.utf8.count))
-        #expect(changesetError { try Changeset(json: Array(edit(#""format": 1"#, #""format": 7"#).utf8)) }
-            == .unsupportedVersion(found: 7, supported: [1]))
+        #expect(
+            changesetError { try Changeset(json: Array((good + "x").utf8)) } == .trailingBytes(offset: good.utf8.count))
+        #expect(
+            changesetError { try Changeset(json: Array(edit(#""format": 1"#, #""format": 7"#).utf8)) }
+                == .unsupportedVersion(found: 7, supported: [1]))
         #expect(try Changeset.decode(anyFormat: Array(("\u{FEFF} \n" + good).utf8)) == tiny)
     }
 
@@ -1138,7 +1317,9 @@ struct ChangesetCodecTests {
     }
 
     @Test func customMergeNamesRoundTripExactly() throws {
-        let names = ["lww", "max", "min", "counter", "union", "tagSet", "Max", "LWW", " counter", "ünïon 🧮", "a\"b\\c\n"]
+        let names = [
+            "lww", "max", "min", "counter", "union", "tagSet", "Max", "LWW", " counter", "ünïon 🧮", "a\"b\\c\n",
+        ]
         let merges = names.map(ColumnMerge.init(name:))
         #expect(Array(merges.prefix(5)) == ColumnMerge.builtIns)
         #expect(merges[6] == .custom("Max"))  // names compare exactly: no case folding into a built-in
@@ -1163,7 +1344,8 @@ struct ChangesetCodecTests {
         expectMalformed(nul.sealed(rows: 0), at: nul.bytes.count - 6, .identifierContainsNUL)
         var utf8 = Raw.header(tables: [("t", "id", [], 0)])
         utf8.bytes.removeLast(2)  // column count 0, policy
-        utf8.varint(1); utf8.string("a")
+        utf8.varint(1)
+        utf8.string("a")
         let mergeOffset = utf8.bytes.count
         utf8.raw([2, 0xC3, 0x28, 0])
         expectMalformed(utf8.sealed(rows: 0), at: mergeOffset, .invalidUTF8)
@@ -1177,7 +1359,8 @@ struct ChangesetCodecTests {
             var r = Raw.header(tables: [("t", "id", ["n"], 0)], merges: [["counter"]])
             r.rowStart()
             r.stamp(1, 50)
-            r.u8(1); r.zigzag(3)
+            r.u8(1)
+            r.zigzag(3)
             r.varint(count)
             let listStart = r.bytes.count
             build(&r)
@@ -1190,57 +1373,87 @@ struct ChangesetCodecTests {
 
         // other (ffee...), then source (0001...): out of order.
         let unsorted = row(2) {
-            $0.varint(1); $0.zigzag(5); $0.varint(2); $0.raw(otherNode.bytes); $0.u64(7)
-            $0.varint(1); $0.zigzag(-2); $0.stamp(1, 8)
+            $0.varint(1)
+            $0.zigzag(5)
+            $0.varint(2)
+            $0.raw(otherNode.bytes)
+            $0.u64(7)
+            $0.varint(1)
+            $0.zigzag(-2)
+            $0.stamp(1, 8)
         }
-        expectMalformed(unsorted.bytes, at: unsorted.listStart + entry + newNodeStampSize + entry,
-                        .contributionsOutOfOrder(previous: otherNode, found: sourceNode))
+        expectMalformed(
+            unsorted.bytes, at: unsorted.listStart + entry + newNodeStampSize + entry,
+            .contributionsOutOfOrder(previous: otherNode, found: sourceNode))
         let message = changesetError { try Changeset(decoding: unsorted.bytes) }?.description ?? ""
         #expect(message.contains("rows[0].columns[0].contributions[1].stamp (table 't', column 'n')"))
         #expect(message.contains("strictly increasing node-id order"))
 
         // source twice.
         let duplicate = row(2) {
-            $0.varint(1); $0.zigzag(5); $0.stamp(1, 7)
-            $0.varint(3); $0.zigzag(1); $0.stamp(1, 8)
+            $0.varint(1)
+            $0.zigzag(5)
+            $0.stamp(1, 7)
+            $0.varint(3)
+            $0.zigzag(1)
+            $0.stamp(1, 8)
         }
-        expectMalformed(duplicate.bytes, at: duplicate.listStart + entry + stampSize + entry, .duplicateContribution(sourceNode))
+        expectMalformed(
+            duplicate.bytes, at: duplicate.listStart + entry + stampSize + entry, .duplicateContribution(sourceNode))
 
         // A contribution without a stamp, and a count beyond the limit.
-        let unstamped = row(1) { $0.varint(1); $0.zigzag(5); $0.varint(0) }
+        let unstamped = row(1) {
+            $0.varint(1)
+            $0.zigzag(5)
+            $0.varint(0)
+        }
         expectMalformed(unstamped.bytes, at: unstamped.listStart + entry, .contributionWithoutStamp)
         let tooMany = row(3_000_000_000) { _ in }
-        expectMalformed(tooMany.bytes, at: tooMany.listStart - 5, .countTooLarge(declared: 3_000_000_000, limit: 2_147_483_647))
+        expectMalformed(
+            tooMany.bytes, at: tooMany.listStart - 5, .countTooLarge(declared: 3_000_000_000, limit: 2_147_483_647))
 
         // The same entries sorted decode, the new node introduced inside a contribution.
         let sorted = row(2) {
-            $0.varint(1); $0.zigzag(-2); $0.stamp(1, 8)
-            $0.varint(1); $0.zigzag(5); $0.varint(2); $0.raw(otherNode.bytes); $0.u64(7)
+            $0.varint(1)
+            $0.zigzag(-2)
+            $0.stamp(1, 8)
+            $0.varint(1)
+            $0.zigzag(5)
+            $0.varint(2)
+            $0.raw(otherNode.bytes)
+            $0.u64(7)
         }
         let decoded = try Changeset(decoding: sorted.bytes)
-        #expect(decoded.rows[0].registers.columns[0]?.contributions == [
-            CounterContribution(causalLength: 1, amount: -2, stamp: stamp(8)),
-            CounterContribution(causalLength: 1, amount: 5, stamp: stamp(7, otherNode)),
-        ])
+        #expect(
+            decoded.rows[0].registers.columns[0]?.contributions == [
+                CounterContribution(causalLength: 1, amount: -2, stamp: stamp(8)),
+                CounterContribution(causalLength: 1, amount: 5, stamp: stamp(7, otherNode)),
+            ])
 
         // The encoder refuses the same, naming the entry, and writes nothing for the row.
         func refusal(_ changes: Changeset) -> ChangesetError? { changesetError { try changes.encoded() } }
         var swapped = counters
         swapped.rows[0].registers.columns[0]!.contributions.swapAt(0, 1)
-        #expect(refusal(swapped) == .unencodable(
-            field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
-            reason: .contributionsOutOfOrder(previous: thirdNode, found: sourceNode)))
+        #expect(
+            refusal(swapped)
+                == .unencodable(
+                    field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
+                    reason: .contributionsOutOfOrder(previous: thirdNode, found: sourceNode)))
         var twice = counters
         twice.rows[0].registers.columns[0]!.contributions[1].stamp.node = sourceNode
-        #expect(refusal(twice) == .unencodable(
-            field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
-            reason: .duplicateContribution(sourceNode)))
+        #expect(
+            refusal(twice)
+                == .unencodable(
+                    field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
+                    reason: .duplicateContribution(sourceNode)))
         let sink = MemoryByteSink()
         let encoder = ChangesetEncoder(sink: sink)
         try encoder.begin(header: counters.header)
-        #expect(changesetError { try encoder.write(swapped.rows[0]) } == .unencodable(
-            field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
-            reason: .contributionsOutOfOrder(previous: thirdNode, found: sourceNode)))
+        #expect(
+            changesetError { try encoder.write(swapped.rows[0]) }
+                == .unencodable(
+                    field: "rows[0].columns[0].contributions[1].stamp.node (table 'posts', column 'likes')",
+                    reason: .contributionsOutOfOrder(previous: thirdNode, found: sourceNode)))
         for row in counters.rows { try encoder.write(row) }
         try encoder.finish()
         #expect(sink.bytes == hexBytes(countersHex))
@@ -1254,8 +1467,10 @@ struct ChangesetCodecTests {
             let list = json.firstRange(of: Array(#""contributions": ["#.utf8))!.upperBound
             let stamps = json[list...].ranges(of: Array(#""stamp": {"#.utf8))
             let secondStamp = stamps[1].upperBound - 1
-            #expect(changesetError { try Changeset(json: json) } == .malformed(
-                offset: secondStamp, field: "rows[0].columns[0].contributions[1].stamp", reason: reason))
+            #expect(
+                changesetError { try Changeset(json: json) }
+                    == .malformed(
+                        offset: secondStamp, field: "rows[0].columns[0].contributions[1].stamp", reason: reason))
         }
     }
 
@@ -1264,14 +1479,18 @@ struct ChangesetCodecTests {
         // Encoder: an lww column and a custom one.
         var lww = tiny
         lww.rows[0].registers.columns[0]!.contributions = [contribution]
-        #expect(changesetError { try lww.encoded() } == .unencodable(
-            field: "rows[0].columns[0].contributions (table 'reminders', column 'title')",
-            reason: .contributionsOnNonCounterColumn(merge: "lww")))
+        #expect(
+            changesetError { try lww.encoded() }
+                == .unencodable(
+                    field: "rows[0].columns[0].contributions (table 'reminders', column 'title')",
+                    reason: .contributionsOnNonCounterColumn(merge: "lww")))
         var custom = counters
         custom.rows[0].registers.columns[1]!.contributions = [contribution]
-        #expect(changesetError { try custom.encoded() } == .unencodable(
-            field: "rows[0].columns[1].contributions (table 'posts', column 'tags')",
-            reason: .contributionsOnNonCounterColumn(merge: "tagSet")))
+        #expect(
+            changesetError { try custom.encoded() }
+                == .unencodable(
+                    field: "rows[0].columns[1].contributions (table 'posts', column 'tags')",
+                    reason: .contributionsOnNonCounterColumn(merge: "tagSet")))
         #expect(changesetError { try custom.encoded() }?.description.contains("only 'counter' columns") == true)
 
         // JSON: the key is refused where it stands (jsonData writes it rather than drop the contributions).
@@ -1279,8 +1498,11 @@ struct ChangesetCodecTests {
         for (bad, merge, column, occurrence) in [(lww, "lww", 0, 0), (custom, "tagSet", 1, 1)] {
             let json = bad.jsonData()
             let key = json.ranges(of: Array(#""contributions""#.utf8))[occurrence].lowerBound
-            #expect(changesetError { try Changeset(json: json) } == .malformed(
-                offset: key, field: "rows[0].columns[\(column)]", reason: .contributionsOnNonCounterColumn(merge: merge)))
+            #expect(
+                changesetError { try Changeset(json: json) }
+                    == .malformed(
+                        offset: key, field: "rows[0].columns[\(column)]",
+                        reason: .contributionsOnNonCounterColumn(merge: merge)))
         }
         // ... and a counter column's register must have the key, even when empty.
         let good = String(decoding: counters.jsonData(), as: UTF8.self)
@@ -1289,18 +1511,22 @@ struct ChangesetCodecTests {
         // At the register that lacks it: the first object in the second row's columns.
         let secondRow = missing.ranges(of: Array(#""columns": ["#.utf8))[1].upperBound
         let register = try #require(missing[secondRow...].firstIndex(of: UInt8(ascii: "{")))
-        #expect(changesetError { try Changeset(json: missing) }
-            == .malformed(offset: register, field: "rows[1].columns[0]", reason: .missingKey("contributions")))
+        #expect(
+            changesetError { try Changeset(json: missing) }
+                == .malformed(offset: register, field: "rows[1].columns[0]", reason: .missingKey("contributions")))
 
         // Binary: an lww register has no place for contributions, so bytes that try to add one
         // are read as the next record (tag 1 = a row, whose table index is then out of range).
         var r = Raw.header()
         r.rowStart()
         r.stamp(1, 50)
-        r.u8(1); r.zigzag(3)
+        r.u8(1)
+        r.zigzag(3)
         r.varint(1)
         let misread = r.bytes.count
-        r.varint(1); r.zigzag(1); r.stamp(1, 7)
+        r.varint(1)
+        r.zigzag(1)
+        r.stamp(1, 7)
         expectMalformed(r.sealed(rows: 1), at: misread, .tableIndexOutOfRange(index: 1, tableCount: 1))
     }
 
@@ -1312,12 +1538,14 @@ struct ChangesetCodecTests {
             return good.replacingOccurrences(of: old, with: new)
         }
         let firstMerge = "\"merges\": [\n        "
-        expectRefused(edit(#""merges": ["#, #""merges": ["max", "#), at: "[", after: #""merges": "#,
-                      .mergeCountMismatch(columns: 2, merges: 3))  // the list
+        expectRefused(
+            edit(#""merges": ["#, #""merges": ["max", "#), at: "[", after: #""merges": "#,
+            .mergeCountMismatch(columns: 2, merges: 3))  // the list
         expectRefused(edit(#""merges": ["#, #""was": ["#), at: #""was""#, .unexpectedKey("was"))
         expectRefused(edit(#""lww""#, #""""#), at: #""""#, after: firstMerge, .emptyIdentifier)
         expectRefused(edit(#""lww""#, #""a\u0000""#), at: #""a\u0000""#, after: firstMerge, .identifierContainsNUL)
-        expectRefused(edit(#""lww""#, "7"), at: "7", after: firstMerge, .wrongType(expected: "a string", found: "a number"))
+        expectRefused(
+            edit(#""lww""#, "7"), at: "7", after: firstMerge, .wrongType(expected: "a string", found: "a number"))
         // Names compare exactly, so "lww " is a custom merge, not an error.
         let spaced = good.replacingOccurrences(of: #""lww""#, with: #""lww ""#)
         #expect(try Changeset(json: Array(spaced.utf8)).tables[0].merges == [.custom("lww "), .custom("lww ")])
@@ -1329,14 +1557,19 @@ struct ChangesetCodecTests {
         for seed in seeds(200, salt: 1) {
             var rng = SeededGenerator(seed: seed)
             let changes = randomChangeset(&rng)
-            contributionsSeen += changes.rows.flatMap(\.registers.columns).reduce(0) { $0 + ($1?.contributions.count ?? 0) }
-            customMergesSeen += changes.tables.flatMap(\.merges).filter { if case .custom = $0 { true } else { false } }.count
+            contributionsSeen += changes.rows.flatMap(\.registers.columns).reduce(0) {
+                $0 + ($1?.contributions.count ?? 0)
+            }
+            customMergesSeen +=
+                changes.tables.flatMap(\.merges).filter { if case .custom = $0 { true } else { false } }.count
             let bytes = try changes.encoded()
             let decoded = try Changeset(decoding: bytes)
             #expect(decoded == changes, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
             #expect(try decoded.encoded() == bytes, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
             let chunks = (0..<3).map { _ in Int.random(in: 1...300, using: &rng) }
-            #expect(try decodeStreaming(bytes, chunks: chunks) == changes, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
+            #expect(
+                try decodeStreaming(bytes, chunks: chunks) == changes, "seed \(seed) (replay with CONCORD_SEED=\(seed))"
+            )
             let json = changes.jsonData()
             let fromJSON = try Changeset(json: json)
             #expect(try fromJSON.encoded() == bytes, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
@@ -1381,7 +1614,8 @@ struct ChangesetCodecTests {
                     switch error {
                     case .notAChangeset, .unsupportedVersion: break
                     case .truncated(let offset, _): #expect(offset == data.count, "\(context): \(error)")
-                    case .checksumMismatch(_, _, let offset): #expect(offset >= 0 && offset <= data.count - 4, "\(context): \(error)")
+                    case .checksumMismatch(_, _, let offset):
+                        #expect(offset >= 0 && offset <= data.count - 4, "\(context): \(error)")
                     case .malformed(let offset, _, _), .trailingBytes(let offset):
                         #expect(offset >= 0 && offset < data.count, "\(context): \(error)")
                     case .unencodable, .io: Issue.record("\(context): a decoding error was expected, got \(error)")

@@ -1,5 +1,6 @@
 import ConcordTestTraits
 import Testing
+
 @testable import ConcordCore
 
 @Suite("Hybrid logical clock", .tags(.core))
@@ -8,8 +9,12 @@ struct HybridLogicalClockTests {
         var rng = SeededGenerator(seed: 11)
         for _ in 0..<2_000 {
             let a = (UInt64.random(in: 0..<1 << 47, using: &rng), UInt16.random(in: .min ... .max, using: &rng))
-            let b = (UInt64.random(in: a.0 - min(a.0, 2)...a.0 + 2, using: &rng), UInt16.random(in: .min ... .max, using: &rng))
-            let x = HLCTimestamp(milliseconds: a.0, counter: a.1), y = HLCTimestamp(milliseconds: b.0, counter: b.1)
+            let b = (
+                UInt64.random(in: a.0 - min(a.0, 2)...a.0 + 2, using: &rng),
+                UInt16.random(in: .min ... .max, using: &rng)
+            )
+            let x = HLCTimestamp(milliseconds: a.0, counter: a.1)
+            let y = HLCTimestamp(milliseconds: b.0, counter: b.1)
             #expect((x < y) == (a.0 != b.0 ? a.0 < b.0 : a.1 < b.1))
             #expect(x.milliseconds == a.0 && x.counter == a.1)
         }
@@ -31,13 +36,16 @@ struct HybridLogicalClockTests {
     @Test func receiveFollowsThePaper() throws {
         var clock = HybridLogicalClock(last: HLCTimestamp(milliseconds: 100, counter: 4))
         // l == l_m: max of the counters + 1
-        #expect(try clock.receive(HLCTimestamp(milliseconds: 100, counter: 9), from: node(1), physical: 50)
+        #expect(
+            try clock.receive(HLCTimestamp(milliseconds: 100, counter: 9), from: node(1), physical: 50)
                 == HLCTimestamp(milliseconds: 100, counter: 10))
         // remote ahead: remote counter + 1
-        #expect(try clock.receive(HLCTimestamp(milliseconds: 120, counter: 3), from: node(1), physical: 50)
+        #expect(
+            try clock.receive(HLCTimestamp(milliseconds: 120, counter: 3), from: node(1), physical: 50)
                 == HLCTimestamp(milliseconds: 120, counter: 4))
         // physical ahead of both: counter resets
-        #expect(try clock.receive(HLCTimestamp(milliseconds: 120, counter: 3), from: node(1), physical: 200)
+        #expect(
+            try clock.receive(HLCTimestamp(milliseconds: 120, counter: 3), from: node(1), physical: 200)
                 == HLCTimestamp(milliseconds: 200, counter: 0))
     }
 
@@ -64,7 +72,7 @@ struct HybridLogicalClockTests {
         var issued: Set<HLCTimestamp> = []
         var previous = HLCTimestamp.zero
         for step in 0..<500 {
-            physical += Int64.random(in: -20...40, using: &rng)   // clocks jump back too
+            physical += Int64.random(in: -20...40, using: &rng)  // clocks jump back too
             switch Int.random(in: 0..<10, using: &rng) {
             case 0..<6:
                 let stamp = clock.tick(physical: physical)
@@ -74,8 +82,9 @@ struct HybridLogicalClockTests {
                 previous = stamp
             case 6..<9:
                 let skew = Int64.random(in: -1_000...1_000, using: &rng)
-                let remote = HLCTimestamp(milliseconds: UInt64(physical + skew),
-                                          counter: UInt16.random(in: 0...5, using: &rng))
+                let remote = HLCTimestamp(
+                    milliseconds: UInt64(physical + skew),
+                    counter: UInt16.random(in: 0...5, using: &rng))
                 let stamp = try clock.receive(remote, from: node(2), physical: physical)
                 #expect(stamp > previous && stamp > remote, "seed \(seed) step \(step): receive not above inputs")
                 previous = stamp

@@ -1,5 +1,6 @@
-@testable import ConcordCore
 import ConcordTesting
+
+@testable import ConcordCore
 
 /// Generators of registers for merge tests.
 ///
@@ -20,17 +21,22 @@ enum MergeGen {
     }
 
     /// Values that collide under SQLite's order: 0 and 0.0, NULL, text and blob.
-    static let scalarPool: [SQLiteValue] = [.null, .integer(0), .real(0), .integer(1), .real(1.5), .text("a"), .text("b"), .blob([0])]
+    static let scalarPool: [SQLiteValue] = [
+        .null, .integer(0), .real(0), .integer(1), .real(1.5), .text("a"), .text("b"), .blob([0]),
+    ]
     /// Union values as the fold stores them: canonical arrays.
-    static let unionPool: [SQLiteValue] = [.text("[]"), .text(#"["a"]"#), .text(#"[1,"a"]"#), .text(#"[2,"b"]"#), .text("[2]")]
+    static let unionPool: [SQLiteValue] = [
+        .text("[]"), .text(#"["a"]"#), .text(#"[1,"a"]"#), .text(#"[2,"b"]"#), .text("[2]"),
+    ]
 
     static func register(_ pool: [SQLiteValue]) -> Gen<ColumnRegister?> {
         stamp.map { ColumnRegister(value: pool[fingerprint($0) % pool.count], stamp: $0) }.optional()
     }
 
     static let contribution: Gen<CounterContribution> = stamp.map { stamp in
-        CounterContribution(causalLength: UInt64(1 + fingerprint(stamp, 1) % 3),
-                            amount: Int64(fingerprint(stamp, 2) % 11) - 5, stamp: stamp)
+        CounterContribution(
+            causalLength: UInt64(1 + fingerprint(stamp, 1) % 3),
+            amount: Int64(fingerprint(stamp, 2) % 11) - 5, stamp: stamp)
     }
 
     /// A counter register: at most one contribution per node.
@@ -61,8 +67,10 @@ enum MergeGen {
 
     /// A row-policy row: one write supplied every column, so they share its stamp.
     static let wholeRow: Gen<RowRegisters> = Gen.zip(liveness, stamp.optional()).map { liveness, stamp in
-        RowRegisters(liveness: liveness, columns: (0..<5).map { column in
-            stamp.map { ColumnRegister(value: scalarPool[fingerprint($0, column) % scalarPool.count], stamp: $0) }
-        })
+        RowRegisters(
+            liveness: liveness,
+            columns: (0..<5).map { column in
+                stamp.map { ColumnRegister(value: scalarPool[fingerprint($0, column) % scalarPool.count], stamp: $0) }
+            })
     }
 }

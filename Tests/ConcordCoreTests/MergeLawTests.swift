@@ -1,7 +1,8 @@
-@testable import ConcordCore
 import ConcordTestTraits
 import ConcordTesting
 import Testing
+
+@testable import ConcordCore
 
 /// Every built-in merge is a join: commutative, associative, idempotent.
 @Suite("Merge laws of the built-in merges", .tags(.core))
@@ -30,7 +31,8 @@ struct MergeLawTests {
 
     @Test(arguments: [TablePolicy.column, .row])
     func wholeRowMergesAreJoins(policy: TablePolicy) {
-        let rules = RowMerge.Rules(policy: policy, merges: policy == .row ? Array(repeating: .lww, count: 5) : MergeGen.merges)
+        let rules = RowMerge.Rules(
+            policy: policy, merges: policy == .row ? Array(repeating: .lww, count: 5) : MergeGen.merges)
         let report = MergeLaws.check(policy == .row ? MergeGen.wholeRow : MergeGen.row, iterations: 300) { a, b in
             RowMerge.merge(local: a, remote: b, rules: rules).merged
         }
@@ -42,21 +44,24 @@ struct MergeLawTests {
         let report = MergeLaws.check(Gen.sqliteValue, laws: [.commutativity]) { keepLeft.join($0, $1) }
         let violation = try #require(report.violation(of: .commutativity))
         #expect(violation.values.count <= 3)
-        #expect(violation.values.allSatisfy { value in
-            switch value {
-            case .null: true
-            case .integer(let v): abs(v) <= 1
-            case .real(let v): abs(v) <= 1
-            case .text(let t): t.bytes.count <= 1
-            case .blob(let b): b.count <= 1
-            }
-        }, "\(violation)")
+        #expect(
+            violation.values.allSatisfy { value in
+                switch value {
+                case .null: true
+                case .integer(let v): abs(v) <= 1
+                case .real(let v): abs(v) <= 1
+                case .text(let t): t.bytes.count <= 1
+                case .blob(let b): b.count <= 1
+                }
+            }, "\(violation)")
     }
 
     @Test func counterValueCountsOnlyTheCurrentLife() {
-        let entries = [CounterContribution(causalLength: 1, amount: 5, stamp: Stamp(hlc: .zero, node: node(1))),
-                       CounterContribution(causalLength: 3, amount: 2, stamp: Stamp(hlc: .zero, node: node(2))),
-                       CounterContribution(causalLength: 3, amount: 4, stamp: Stamp(hlc: .zero, node: node(3)))]
+        let entries = [
+            CounterContribution(causalLength: 1, amount: 5, stamp: Stamp(hlc: .zero, node: node(1))),
+            CounterContribution(causalLength: 3, amount: 2, stamp: Stamp(hlc: .zero, node: node(2))),
+            CounterContribution(causalLength: 3, amount: 4, stamp: Stamp(hlc: .zero, node: node(3))),
+        ]
         #expect(RowMerge.counterValue(entries, life: 3) == 6)
         #expect(RowMerge.counterValue(entries, life: 1) == 5)
     }

@@ -31,32 +31,38 @@ final class PureDevice: RowGraph {
         let table = tables[row.table]!
         let stamp = Stamp(hlc: clock.tick(physical: time), node: node)
         let before = rows[row]
-        let write: LocalWrite = switch kind {
-        case .insert: .insert
-        case .delete: .delete
-        case .update: .update(changed: table.columns.indices.map { values[$0] != nil })
-        }
+        let write: LocalWrite =
+            switch kind {
+            case .insert: .insert
+            case .delete: .delete
+            case .update: .update(changed: table.columns.indices.map { values[$0] != nil })
+            }
         var after = write.applied(to: before, columnCount: table.columns.count, stamp: stamp, policy: table.policy)
         for (index, value) in values.sorted(by: { $0.key < $1.key }) {
-            after.columns[index] = written(value, column: index, table: table, kind: kind, before: before, after: after, stamp: stamp)
+            after.columns[index] = written(
+                value, column: index, table: table, kind: kind, before: before, after: after, stamp: stamp)
         }
         if kind == .delete { settleCounters(&after, table) }
         rows[row] = after
-        let id = ledger.record(node: node, stamp: stamp, row: row, kind: kind, values: values, seen: knowledge[row] ?? [])
+        let id = ledger.record(
+            node: node, stamp: stamp, row: row, kind: kind, values: values, seen: knowledge[row] ?? [])
         knowledge[row, default: []].insert(id)
         for child in cascaded { try self.write(.delete, child, values: [:], ledger: &ledger) }
     }
 
     /// A column's register after a local write of `value` (a counter: a change by `value`).
-    private func written(_ value: SQLiteValue, column index: Int, table: TableSchema, kind: Ledger.Kind,
-                         before: RowRegisters?, after: RowRegisters, stamp: Stamp) -> ColumnRegister {
+    private func written(
+        _ value: SQLiteValue, column index: Int, table: TableSchema, kind: Ledger.Kind,
+        before: RowRegisters?, after: RowRegisters, stamp: Stamp
+    ) -> ColumnRegister {
         let held = before?.columns[index]
         let life = after.liveness.causalLength
         switch table.policy == .row ? .lww : table.merges[index] {
         case .lww:
             return ColumnRegister(value: value, stamp: stamp)
         case .counter:
-            let entries = LocalJoin.contribute(value.integerValue ?? 0, to: held?.contributions ?? [], life: life, stamp: stamp)
+            let entries = LocalJoin.contribute(
+                value.integerValue ?? 0, to: held?.contributions ?? [], life: life, stamp: stamp)
             return LocalJoin.counter(entries, life: life, stamp: stamp)
         case let merge:
             // A write joins with what the register held.
@@ -68,7 +74,8 @@ final class PureDevice: RowGraph {
         guard table.policy == .column else { return }
         for index in table.columns.indices where table.merges[index] == .counter {
             guard var register = registers.columns[index] else { continue }
-            register.value = .integer(RowMerge.counterValue(register.contributions, life: registers.liveness.causalLength))
+            register.value = .integer(
+                RowMerge.counterValue(register.contributions, life: registers.liveness.causalLength))
             registers.columns[index] = register
         }
     }
@@ -113,7 +120,8 @@ final class PureDevice: RowGraph {
     func children(of table: String) -> [ForeignKey] { foreignKeys.filter { $0.parent == table } }
 
     func keys(referencing parent: RowRef, through key: ForeignKey) throws -> [SQLiteValue] {
-        rows.filter { $0.key.table == key.child && $0.value.columns[key.column]?.value == parent.key }.map(\.key.key).sorted()
+        rows.filter { $0.key.table == key.child && $0.value.columns[key.column]?.value == parent.key }.map(\.key.key)
+            .sorted()
     }
 
     func constraint(of row: RowRef) throws -> String? { nil }

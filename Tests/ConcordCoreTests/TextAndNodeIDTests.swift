@@ -32,7 +32,8 @@ struct TextAndNodeIDTests {
     private static let textBytes = Gen.oneOf(
         [0x20...0x7E, 0x80...0xBF, 0xC0...0xDF, 0xE0...0xEF, 0xF0...0xFF].map { range in
             Gen.int(in: range).map { UInt8($0) }
-        }).array(length: 0...24)
+        }
+    ).array(length: 0...24)
 
     @Test func randomBytesAreJudgedLikeTheStrictCheck() throws {
         try Property.check(Self.textBytes, iterations: 20_000) { bytes in validUTF8(bytes) == strict(bytes) }

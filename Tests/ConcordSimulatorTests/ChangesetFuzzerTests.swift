@@ -1,5 +1,5 @@
-import ConcordSimulator
 import Concord
+import ConcordSimulator
 import ConcordTestSupport
 import ConcordTesting
 import Testing
@@ -10,9 +10,11 @@ struct ChangesetFuzzerTests {
     @Test func aFewHundredHostileInputsAreRefusedCleanlyOrMergedConsistently() throws {
         let directory = TemporaryDirectory()
         let fuzzer = try ChangesetFuzzer(seed: 1, directory: directory.path("fuzz"))
-        let summary = try fuzzer.run(inputs: 0..<150, onFinding: { finding in
-            Issue.record("\(finding)")
-        })
+        let summary = try fuzzer.run(
+            inputs: 0..<150,
+            onFinding: { finding in
+                Issue.record("\(finding)")
+            })
         #expect(summary.inputs == 150)
         #expect(summary.accepted + summary.refused + summary.findings == 150)
         #expect(summary.refusals.values.reduce(0, +) == summary.refused)
@@ -37,15 +39,20 @@ struct ChangesetFuzzerTests {
     }
 
     @Test func routesTakeTurns() {
-        #expect((0..<6).map { ChangesetFuzzer.route(for: .binary, index: $0) } == [.memory, .file, .stream, .memory, .file, .stream])
+        #expect(
+            (0..<6).map { ChangesetFuzzer.route(for: .binary, index: $0) } == [
+                .memory, .file, .stream, .memory, .file, .stream,
+            ])
         #expect((0..<4).map { ChangesetFuzzer.route(for: .json, index: $0) } == [.memory, .file, .memory, .file])
     }
 
     @Test func refusalsAreCountedByErrorAndRule() {
         #expect(FuzzOutcome.reason(of: ChangesetError.truncated(offset: 3, field: "x")) == "changeset.truncated")
-        #expect(FuzzOutcome.reason(of: ChangesetError.malformed(offset: 0, field: "x", reason: .varintTooLong))
+        #expect(
+            FuzzOutcome.reason(of: ChangesetError.malformed(offset: 0, field: "x", reason: .varintTooLong))
                 == "changeset.malformed.varintTooLong")
-        #expect(FuzzOutcome.reason(of: ChangesetError.malformed(offset: 0, field: "x", reason: .unknownValueTag(9)))
+        #expect(
+            FuzzOutcome.reason(of: ChangesetError.malformed(offset: 0, field: "x", reason: .unknownValueTag(9)))
                 == "changeset.malformed.unknownValueTag")
         #expect(FuzzOutcome.reason(of: ReplicaError.tableNotSynced(table: "t")) == "replica.tableNotSynced")
         #expect(FuzzOutcome.reason(of: SQLiteError(code: 19, message: "constraint")) == "sqlite.19")

@@ -28,29 +28,38 @@ struct InjectedBugTests {
 
     static let cases: [Case] = [
         // Ties need clocks that agree and devices that write in the same millisecond.
-        Case(bug: .ignoreNodeTieBreak, scenario: scenario("ties") {
-            $0.faults.skew = [0, 0]
-            $0.faults.sameInstant = [60, 90]
-            $0.workload = Workload(schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);",
-                                   tables: [.init(name: "notes")],
-                                   operations: ["INSERT OR REPLACE INTO notes (id, body) VALUES ('n1', '{word}')",
-                                                "UPDATE notes SET body = '{word}' WHERE id = 'n1'"])
-        }),
+        Case(
+            bug: .ignoreNodeTieBreak,
+            scenario: scenario("ties") {
+                $0.faults.skew = [0, 0]
+                $0.faults.sameInstant = [60, 90]
+                $0.workload = Workload(
+                    schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);",
+                    tables: [.init(name: "notes")],
+                    operations: [
+                        "INSERT OR REPLACE INTO notes (id, body) VALUES ('n1', '{word}')",
+                        "UPDATE notes SET body = '{word}' WHERE id = 'n1'",
+                    ])
+            }),
         Case(bug: .cascadesInArrivalOrder, scenario: scenario("cascades")),
         // Children overtake parents when the server answers a record at a time: a parent saved again
         // after its child comes after it, and a device that missed the pushes fetches both at once.
-        Case(bug: .skipParking, scenario: scenario("parking") {
-            $0.topology = .cloud
-            $0.faults.fetchLimit = [1, 1]
-            $0.faults.pushLoss = [100, 100]
-            $0.workload = Workload(
-                schema: "CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);"
-                    + "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, list_id TEXT NOT NULL REFERENCES lists(id), title TEXT);",
-                tables: [.init(name: "lists"), .init(name: "items")],
-                operations: ["INSERT OR IGNORE INTO lists (id, name) VALUES ('l1', '{word}')",
-                             "INSERT INTO items (id, list_id, title) VALUES ('i{1..4}', 'l1', '{word}')",
-                             "UPDATE lists SET name = '{word}' WHERE id = 'l1'"])
-        }),
+        Case(
+            bug: .skipParking,
+            scenario: scenario("parking") {
+                $0.topology = .cloud
+                $0.faults.fetchLimit = [1, 1]
+                $0.faults.pushLoss = [100, 100]
+                $0.workload = Workload(
+                    schema: "CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);"
+                        + "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, list_id TEXT NOT NULL REFERENCES lists(id), title TEXT);",
+                    tables: [.init(name: "lists"), .init(name: "items")],
+                    operations: [
+                        "INSERT OR IGNORE INTO lists (id, name) VALUES ('l1', '{word}')",
+                        "INSERT INTO items (id, list_id, title) VALUES ('i{1..4}', 'l1', '{word}')",
+                        "UPDATE lists SET name = '{word}' WHERE id = 'l1'",
+                    ])
+            }),
         Case(bug: .captureMergeWrites, scenario: scenario("capture")),
         Case(bug: .dropDuplicateDelivery, scenario: scenario("duplicates")),
     ]
@@ -75,10 +84,13 @@ struct InjectedBugTests {
         let shrunk = try simulation.shrink(choices, failing: result, maxRuns: 300)
         let steps = shrunk.plan.steps.map(\.description).joined(separator: "\n  ")
         #expect(shrunk.result.failure?.kind == result.failure?.kind)
-        #expect(shrunk.plan.steps.count <= Self.mostStepsAfterShrinking,
-                "seed \(simulation.seed) shrank only to \(shrunk.plan.steps.count) steps:\n  \(steps)")
-        print("\(example.bug.names.joined()): seed \(simulation.seed), \(result.failure!.kind), "
-              + "shrunk to \(shrunk.plan.steps.count) steps in \(shrunk.runs) runs:\n  \(steps)\n  \(shrunk.result.failure!)")
+        #expect(
+            shrunk.plan.steps.count <= Self.mostStepsAfterShrinking,
+            "seed \(simulation.seed) shrank only to \(shrunk.plan.steps.count) steps:\n  \(steps)")
+        print(
+            "\(example.bug.names.joined()): seed \(simulation.seed), \(result.failure!.kind), "
+                + "shrunk to \(shrunk.plan.steps.count) steps in \(shrunk.runs) runs:\n  \(steps)\n  \(shrunk.result.failure!)"
+        )
     }
 
     /// A reproducer whose choices no longer draw its plan (the plan generator changed since it was
@@ -91,8 +103,9 @@ struct InjectedBugTests {
         try #require(result.failure?.kind == .ownStamps)
         let shrunk = try simulation.shrink(plan: plan, failing: result, maxRuns: 200)
         #expect(shrunk.result.failure?.kind == .ownStamps)
-        #expect(shrunk.plan.steps.count < plan.steps.count && shrunk.plan.steps.count <= Self.mostStepsAfterShrinking,
-                "\(shrunk.plan.steps.count) steps left")
+        #expect(
+            shrunk.plan.steps.count < plan.steps.count && shrunk.plan.steps.count <= Self.mostStepsAfterShrinking,
+            "\(shrunk.plan.steps.count) steps left")
     }
 
     /// Without a bug, the same scenarios pass over the same seeds (so the failures above are the bugs').

@@ -2,6 +2,7 @@ import Concord
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import ConcordSimulator
 
 /// The oracle computes the expected state from the ledger of writes alone:
@@ -18,9 +19,11 @@ struct ReferenceModelTests {
         init(_ folder: TemporaryDirectory, _ index: Int, clock: ManualClock) throws {
             node = NodeID(bytes: Array(repeating: UInt8(index + 1), count: 16))!
             let id = node
-            replica = try Replica(path: folder.url.appendingPathComponent("d\(index).sqlite").path,
-                                  configuration: .init(clock: clock, makeNodeID: { id }))
-            try replica.database.execute("""
+            replica = try Replica(
+                path: folder.url.appendingPathComponent("d\(index).sqlite").path,
+                configuration: .init(clock: clock, makeNodeID: { id }))
+            try replica.database.execute(
+                """
                 CREATE TABLE people (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
                 CREATE TABLE projects (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
                 CREATE TABLE tasks (id TEXT PRIMARY KEY NOT NULL,
@@ -44,36 +47,44 @@ struct ReferenceModelTests {
         func write(_ index: Int, _ sql: String) throws {
             clock.advance(by: 10)
             try devices[index].replica.database.execute(sql)
-            _ = try ledger.collect(from: devices[index].replica, node: devices[index].node,
-                                   newest: &devices[index].newest, version: &devices[index].version, step: step)
+            _ = try ledger.collect(
+                from: devices[index].replica, node: devices[index].node,
+                newest: &devices[index].newest, version: &devices[index].version, step: step)
             step += 1
         }
         try write(0, "INSERT INTO people VALUES ('ann', 'Ann')")
         try write(0, "INSERT INTO projects (id, name) VALUES ('p', 'Garden')")
         try Replica.sync(devices.map(\.replica))
         try write(1, "UPDATE projects SET name = 'Yard', score = score + 2 WHERE id = 'p'")
-        try write(2, "UPDATE projects SET name = 'Lawn', score = score + 5 WHERE id = 'p'")   // later: its name wins
+        try write(2, "UPDATE projects SET name = 'Lawn', score = score + 5 WHERE id = 'p'")  // later: its name wins
         try write(1, "INSERT INTO tasks VALUES ('t1', 'p', 'ann', 'mow')")
-        try write(0, "DELETE FROM people WHERE id = 'ann'")                                   // t1 shows owner NULL
-        try write(0, "DELETE FROM projects WHERE id = 'p'")                                   // device 0 has no tasks
-        try write(2, "INSERT INTO tasks VALUES ('t2', 'p', NULL, 'rake')")                   // after the delete: revives p
+        try write(0, "DELETE FROM people WHERE id = 'ann'")  // t1 shows owner NULL
+        try write(0, "DELETE FROM projects WHERE id = 'p'")  // device 0 has no tasks
+        try write(2, "INSERT INTO tasks VALUES ('t2', 'p', NULL, 'rake')")  // after the delete: revives p
         try Replica.sync(devices.map(\.replica))
         return (devices, ledger, folder)
     }
 
     static func table(_ replica: Replica, _ name: String, columns: String) throws -> [SQLiteValue: [SQLiteValue]] {
-        Dictionary(uniqueKeysWithValues: try replica.database.query("SELECT \(columns) FROM \(name) ORDER BY 1").map { ($0[0], $0) })
+        Dictionary(
+            uniqueKeysWithValues: try replica.database.query("SELECT \(columns) FROM \(name) ORDER BY 1").map {
+                ($0[0], $0)
+            })
     }
 
     @Test func theModelAgreesWithReplicasThatMergedTheSameWrites() throws {
         let (devices, ledger, _) = try Self.history()
         let model = try ReferenceModel(schemaOf: devices[0].replica, ledger: ledger)
-        for (name, columns) in [("people", "id, name"), ("projects", "id, name, score"), ("tasks", "id, project_id, owner, title")] {
-            #expect(model.visibleRows(of: name) == (try Self.table(devices[0].replica, name, columns: columns)), "\(name)")
+        for (name, columns) in [
+            ("people", "id, name"), ("projects", "id, name, score"), ("tasks", "id, project_id, owner, title"),
+        ] {
+            #expect(
+                model.visibleRows(of: name) == (try Self.table(devices[0].replica, name, columns: columns)), "\(name)")
         }
         // Revived by t2, the project shows its latest name; its count belongs to the deleted life, which starts at 0.
         #expect(model.visibleRows(of: "projects")[.text("p")] == [.text("p"), .text("Lawn"), .integer(0)])
-        #expect(model.visibleRows(of: "tasks")[.text("t1")]?[2] == .null, "the owner shows NULL, the register keeps 'ann'")
+        #expect(
+            model.visibleRows(of: "tasks")[.text("t1")]?[2] == .null, "the owner shows NULL, the register keeps 'ann'")
         #expect(model.rows[ReferenceModel.RowID(table: "tasks", key: .text("t1"))]?.values[1] == .text("ann"))
     }
 

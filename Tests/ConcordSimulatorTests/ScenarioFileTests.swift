@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import ConcordSimulator
 
 /// The scenario files in `Simulations/` run in CI over a bounded seed range,
@@ -22,8 +23,10 @@ struct ScenarioFileTests {
 
     @Test func everyFamilyHasAScenario() {
         let names = Set(Self.scenarios.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
-        let families: Set = ["forked-edits", "out-of-order-children", "cascading-deletes", "move-delete-race",
-                             "counter-app", "reminders-cloud", "crash-restart", "clock-skew"]
+        let families: Set = [
+            "forked-edits", "out-of-order-children", "cascading-deletes", "move-delete-race",
+            "counter-app", "reminders-cloud", "crash-restart", "clock-skew",
+        ]
         #expect(families.isSubset(of: names), "missing: \(families.subtracting(names).sorted())")
     }
 
@@ -32,7 +35,8 @@ struct ScenarioFileTests {
         let scenario = try Scenario.load(path: path)
         for seed in Self.seedsInCI {
             let result = try Simulation(scenario: scenario, seed: seed).run()
-            #expect(result.passed, "\(scenario.name) seed \(seed): \(result.failure?.description ?? "did not converge")")
+            #expect(
+                result.passed, "\(scenario.name) seed \(seed): \(result.failure?.description ?? "did not converge")")
         }
     }
 
@@ -52,11 +56,22 @@ struct ScenarioFileTests {
 
     @Test(arguments: [
         (#"{"name": "x", "devices": 1}"#, "\"devices\" is 1; a simulation needs at least 2"),
-        (#"{"name": "x", "seeds": "9..1"}"#, "seeds '9..1' is not a range; write it as A..B with A <= B, such as 1..20"),
-        (#"{"name": "x", "faults": {"loss": [40, 10]}}"#, "faults.loss is [40, 10]; give it as [low, high] with 0 <= low <= high"),
-        (#"{"name": "x", "workload": {"app": "todo"}}"#, "unknown app 'todo'; the built-in apps are counter, reminders"),
-        (#"{"name": "x", "workload": {"schema": "CREATE TABLE t (id TEXT PRIMARY KEY)", "tables": [{"name": "t"}], "operations": ["DELETE FROM t WHERE id = '{1..}'"]}}"#,
-         "operation 'DELETE FROM t WHERE id = '{1..}'' has placeholder '{1..}'; use {word} or {A..B} with A <= B"),
+        (
+            #"{"name": "x", "seeds": "9..1"}"#,
+            "seeds '9..1' is not a range; write it as A..B with A <= B, such as 1..20"
+        ),
+        (
+            #"{"name": "x", "faults": {"loss": [40, 10]}}"#,
+            "faults.loss is [40, 10]; give it as [low, high] with 0 <= low <= high"
+        ),
+        (
+            #"{"name": "x", "workload": {"app": "todo"}}"#,
+            "unknown app 'todo'; the built-in apps are counter, reminders"
+        ),
+        (
+            #"{"name": "x", "workload": {"schema": "CREATE TABLE t (id TEXT PRIMARY KEY)", "tables": [{"name": "t"}], "operations": ["DELETE FROM t WHERE id = '{1..}'"]}}"#,
+            "operation 'DELETE FROM t WHERE id = '{1..}'' has placeholder '{1..}'; use {word} or {A..B} with A <= B"
+        ),
     ])
     func badScenariosSayWhatIsWrong(json: String, message: String) throws {
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))

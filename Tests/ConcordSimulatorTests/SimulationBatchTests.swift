@@ -2,6 +2,7 @@ import ConcordTestSupport
 import Foundation
 import Synchronization
 import Testing
+
 @testable import ConcordSimulator
 
 @Suite("Simulation batches", .tags(.simulation), .timeLimit(.hangGuard))

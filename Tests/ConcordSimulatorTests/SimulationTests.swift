@@ -3,6 +3,7 @@ import ConcordTestSupport
 import ConcordTesting
 import Foundation
 import Testing
+
 @testable import ConcordSimulator
 
 @Suite("Multi-device simulation", .tags(.simulation, .slow), .timeLimit(.hangGuard))
@@ -12,7 +13,8 @@ struct SimulationTests {
     func seedsPass(topology: Scenario.Topology) throws {
         var results: [SimulationResult] = []
         for seed in 1...10 as ClosedRange<UInt64> {
-            let result = try Simulation(scenario: Scenario(name: "sweep", topology: topology, steps: 120), seed: seed).run()
+            let result = try Simulation(scenario: Scenario(name: "sweep", topology: topology, steps: 120), seed: seed)
+                .run()
             #expect(result.passed, "seed \(seed): \(result.failure?.description ?? "did not converge")")
             #expect(result.writes > 0 && result.fates.values.reduce(0, +) > 0, "seed \(seed) accounted for no write")
             results.append(result)
@@ -26,15 +28,19 @@ struct SimulationTests {
     @Test(arguments: Scenario.Topology.allCases)
     func theSameSeedGivesTheSameTraceAndTheSameBytes(topology: Scenario.Topology) throws {
         let scenario = Scenario(name: "determinism", topology: topology, steps: 100)
-        let first = TemporaryDirectory(), second = TemporaryDirectory()
+        let first = TemporaryDirectory()
+        let second = TemporaryDirectory()
         let simulation = Simulation(scenario: scenario, seed: 42)
         let a = try simulation.run(simulation.plan().plan, in: first.url)
         let b = try simulation.run(simulation.plan().plan, in: second.url)
         #expect(a == b)
-        let files = try FileManager.default.contentsOfDirectory(atPath: first.url.path).filter { $0.hasSuffix(".sqlite") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: first.url.path).filter {
+            $0.hasSuffix(".sqlite")
+        }.sorted()
         #expect(files.count >= 3)
         for name in files {
-            #expect(try Data(contentsOf: first.url.appendingPathComponent(name))
+            #expect(
+                try Data(contentsOf: first.url.appendingPathComponent(name))
                     == Data(contentsOf: second.url.appendingPathComponent(name)), "\(name) differs")
         }
         let other = try Simulation(scenario: scenario, seed: 43).run()

@@ -3,7 +3,10 @@ import Foundation
 
 /// A value as the `sqlite3` shell's `quote()` prints it; also its SQL literal.
 public enum ShellValue: Hashable, Sendable {
-    case null, integer(Int64), text(String), blob([UInt8])
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
 
     public var literal: String {
         switch self {
@@ -122,7 +125,9 @@ public struct AppWriter {
     }
 
     private mutating func text() -> ShellValue {
-        .text(Self.words[Int.random(in: 0..<Self.words.count, using: &random)] + String(Int.random(in: 0..<1000, using: &random)))
+        .text(
+            Self.words[Int.random(in: 0..<Self.words.count, using: &random)]
+                + String(Int.random(in: 0..<1000, using: &random)))
     }
 
     /// A value for column `index` of `items`, within the column's affinity so SQLite stores it as given.
@@ -134,7 +139,9 @@ public struct AppWriter {
         default:
             // BLOB affinity keeps every type as written.
             switch Int.random(in: 0..<4, using: &random) {
-            case 0: return .blob((0..<Int.random(in: 0...12, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+            case 0:
+                return .blob(
+                    (0..<Int.random(in: 0...12, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
             case 1: return integer()
             case 2: return text()
             default: return .blob([])
@@ -152,7 +159,8 @@ public struct AppWriter {
             guard let (_, key) = pick(aliveItems) else { return nil }
             var values = state.rows["items"]![key]!
             var sets: [String] = []
-            for (index, column) in AppSchema.tables[0].columns.enumerated() where Bool.random(using: &random) || sets.isEmpty && index == 2 {
+            for (index, column) in AppSchema.tables[0].columns.enumerated()
+            where Bool.random(using: &random) || sets.isEmpty && index == 2 {
                 values[index] = itemValue(index)
                 sets.append("\(column) = \(values[index].literal)")
             }
@@ -187,7 +195,8 @@ public struct AppWriter {
             let values: [ShellValue] = [.text(item), text()]
             state.rows["notes", default: [:]][key] = values
             aliveNotes.append(key)
-            return "INSERT INTO notes (id, item, body) VALUES (\(ShellValue.text(key).literal), \(values.map(\.literal).joined(separator: ", ")));"
+            return
+                "INSERT INTO notes (id, item, body) VALUES (\(ShellValue.text(key).literal), \(values.map(\.literal).joined(separator: ", ")));"
         case 85..<94:
             guard let (_, key) = pick(aliveNotes) else { return nil }
             let body = Bool.random(using: &random) ? text() : .null
@@ -205,7 +214,8 @@ public struct AppWriter {
         let values = (0..<3).map { itemValue($0) }
         state.rows["items", default: [:]][key] = values
         aliveItems.append(key)
-        return "INSERT INTO items (id, n, s, b) VALUES (\(ShellValue.text(key).literal), \(values.map(\.literal).joined(separator: ", ")));"
+        return
+            "INSERT INTO items (id, n, s, b) VALUES (\(ShellValue.text(key).literal), \(values.map(\.literal).joined(separator: ", ")));"
     }
 
     /// `count` statements, applied to `state` in order.
@@ -222,8 +232,10 @@ public struct AppWriter {
     /// With `foreignKeys` the script turns on `PRAGMA foreign_keys`, as apps that declare them
     /// do, so SQLite deletes an item's notes in the app's own statement; without it the shell's
     /// default leaves that to Concord's fold, which stamps those deletes when it runs.
-    public mutating func script(_ count: Int, maxPerTransaction: Int, foreignKeys: Bool = true,
-                                _ state: inout AppState) -> String {
+    public mutating func script(
+        _ count: Int, maxPerTransaction: Int, foreignKeys: Bool = true,
+        _ state: inout AppState
+    ) -> String {
         var lines: [String] = foreignKeys ? ["PRAGMA foreign_keys = ON;"] : []
         var left = count
         while left > 0 {
@@ -268,10 +280,13 @@ public struct ShellView: Equatable {
 
     /// Lines of `rows` that differ from `expected`, as a short report (at most `limit` of each side).
     public static func difference(_ rows: [String], _ expected: [String], limit: Int = 6) -> String {
-        let have = Set(rows), want = Set(expected)
-        let missing = expected.filter { !have.contains($0) }, extra = rows.filter { !want.contains($0) }
+        let have = Set(rows)
+        let want = Set(expected)
+        let missing = expected.filter { !have.contains($0) }
+        let extra = rows.filter { !want.contains($0) }
         return "\(rows.count) rows, expected \(expected.count); missing or different: "
             + missing.prefix(limit).joined(separator: " ; ") + (missing.count > limit ? " … (\(missing.count))" : "")
-            + "; unexpected: " + extra.prefix(limit).joined(separator: " ; ") + (extra.count > limit ? " … (\(extra.count))" : "")
+            + "; unexpected: " + extra.prefix(limit).joined(separator: " ; ")
+            + (extra.count > limit ? " … (\(extra.count))" : "")
     }
 }

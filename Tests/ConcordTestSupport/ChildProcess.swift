@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A process started without waiting for it: a `concord` command to kill at some moment,
@@ -47,8 +47,10 @@ public final class ChildProcess {
     public let started: DispatchTime
 
     /// Starts `executable` with `arguments` in `directory`; `label` names its output files.
-    public init(_ executable: URL, _ arguments: [String], in directory: URL, label: String, input: Input = .none,
-                environment: [String: String] = [:]) throws {
+    public init(
+        _ executable: URL, _ arguments: [String], in directory: URL, label: String, input: Input = .none,
+        environment: [String: String] = [:]
+    ) throws {
         self.label = label
         outputPath = directory.appendingPathComponent("\(label).stdout").path
         errorPath = directory.appendingPathComponent("\(label).stderr").path
@@ -88,15 +90,21 @@ public final class ChildProcess {
     }
 
     /// Starts the `concord` tool SwiftPM built.
-    public static func concord(_ arguments: [String], in directory: URL, label: String, input: Input = .none,
-                               environment: [String: String] = [:]) throws -> ChildProcess {
-        try ChildProcess(concordExecutable, arguments, in: directory, label: label, input: input, environment: environment)
+    public static func concord(
+        _ arguments: [String], in directory: URL, label: String, input: Input = .none,
+        environment: [String: String] = [:]
+    ) throws -> ChildProcess {
+        try ChildProcess(
+            concordExecutable, arguments, in: directory, label: label, input: input, environment: environment)
     }
 
     /// Starts the `sqlite3` shell on `database`, reading SQL from `script` (a file) or from a pipe.
-    public static func sqlite3(_ database: String, script: String?, in directory: URL, label: String) throws -> ChildProcess {
-        try ChildProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"), ["-batch", "-bail", database], in: directory,
-                         label: label, input: script.map { .file($0) } ?? .pipe)
+    public static func sqlite3(_ database: String, script: String?, in directory: URL, label: String) throws
+        -> ChildProcess
+    {
+        try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"), ["-batch", "-bail", database], in: directory,
+            label: label, input: script.map { .file($0) } ?? .pipe)
     }
 
     /// The child's process id.
@@ -132,9 +140,10 @@ public final class ChildProcess {
         closeInput()
         process.waitUntilExit()
         let killed = process.terminationReason == .uncaughtSignal
-        return Outcome(status: process.terminationStatus, killed: killed,
-                       output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
-                       errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+        return Outcome(
+            status: process.terminationStatus, killed: killed,
+            output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+            errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 
     /// Runs `body` until it returns true or `timeout` seconds pass; returns whether it did.

@@ -9,7 +9,8 @@ public let concordExecutable: URL = {
     var directory = bundle.deletingLastPathComponent()
     // On Linux the runner is `<build>/<Package>PackageTests.xctest`; the tool sits beside it.
     while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("concord").path),
-          directory.path != "/" {
+        directory.path != "/"
+    {
         directory.deleteLastPathComponent()
     }
     return directory.appendingPathComponent("concord")
@@ -25,8 +26,10 @@ public struct ToolRun {
 
 /// Runs `concord` with `arguments`, feeding `input` on standard input; `environment` adds to (or overrides) this process's.
 @discardableResult
-public func concord(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
-                    in directory: TemporaryDirectory) throws -> ToolRun {
+public func concord(
+    _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
+    in directory: TemporaryDirectory
+) throws -> ToolRun {
     let process = Process()
     process.executableURL = concordExecutable
     process.arguments = arguments
@@ -34,7 +37,9 @@ public func concord(_ arguments: [String], input: Data = Data(), environment: [S
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
     }
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout
     process.standardError = stderr
@@ -45,23 +50,29 @@ public func concord(_ arguments: [String], input: Data = Data(), environment: [S
     try stdin.fileHandleForWriting.close()
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return ToolRun(status: process.terminationStatus, output: output, errors: String(decoding: errors.wait(), as: UTF8.self))
+    return ToolRun(
+        status: process.terminationStatus, output: output, errors: String(decoding: errors.wait(), as: UTF8.self))
 }
 
 /// Runs `concord` and records an issue unless it exits 0.
 @discardableResult
-public func concordOK(_ arguments: String..., input: Data = Data(), in directory: TemporaryDirectory,
-               sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
+public func concordOK(
+    _ arguments: String..., input: Data = Data(), in directory: TemporaryDirectory,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ToolRun {
     try concordOK(arguments, input: input, in: directory, sourceLocation: sourceLocation)
 }
 
 /// Runs `concord` with an argument list and records an issue unless it exits 0.
 @discardableResult
-public func concordOK(_ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory,
-               sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
+public func concordOK(
+    _ arguments: [String], input: Data = Data(), in directory: TemporaryDirectory,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ToolRun {
     let run = try concord(arguments, input: input, in: directory)
-    #expect(run.status == 0, "concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)",
-            sourceLocation: sourceLocation)
+    #expect(
+        run.status == 0, "concord \(arguments.joined(separator: " ")) exited \(run.status): \(run.errors)",
+        sourceLocation: sourceLocation)
     return run
 }
 

@@ -12,10 +12,11 @@ public enum ChangesetForm: String, CaseIterable, Sendable {
 @discardableResult
 public func deliver(from source: Replica, to target: Replica, as form: ChangesetForm) throws -> ApplyReport {
     let changes = try source.changes(since: target.peerVersion(source.nodeID))
-    let received = switch form {
-    case .binary: try Changeset(decoding: changes.encoded())
-    case .json: try Changeset(json: changes.jsonData())
-    }
+    let received =
+        switch form {
+        case .binary: try Changeset(decoding: changes.encoded())
+        case .json: try Changeset(json: changes.jsonData())
+        }
     return try target.apply(received)
 }
 
@@ -33,7 +34,8 @@ public struct StoredCell: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Every row of `table`, in key order, as the key then each of `columns`, each as a ``StoredCell``.
-public func storedRows(of table: String, key: String, columns: [String], in database: Database) throws -> [[StoredCell]] {
+public func storedRows(of table: String, key: String, columns: [String], in database: Database) throws -> [[StoredCell]]
+{
     let names = [key] + columns
     let selected = names.map { name in
         let c = quoteIdentifier(name)
@@ -42,7 +44,9 @@ public func storedRows(of table: String, key: String, columns: [String], in data
     let rows = try database.query(
         "SELECT \(selected.joined(separator: ", ")) FROM \(quoteIdentifier(table)) ORDER BY \(quoteIdentifier(key))")
     return rows.map { row in
-        names.indices.map { StoredCell(value: row[4 * $0], quoted: row[4 * $0 + 1], type: row[4 * $0 + 2], hex: row[4 * $0 + 3]) }
+        names.indices.map {
+            StoredCell(value: row[4 * $0], quoted: row[4 * $0 + 1], type: row[4 * $0 + 2], hex: row[4 * $0 + 3])
+        }
     }
 }
 
@@ -55,7 +59,8 @@ public func firstDifference(_ lhs: [[StoredCell]], _ rhs: [[StoredCell]], column
     }
     guard lhs.count == rhs.count else {
         let longer = lhs.count > rhs.count ? lhs : rhs
-        return "\(lhs.count) rows against \(rhs.count); first extra key \(brief(longer[min(lhs.count, rhs.count)][0].value))"
+        return
+            "\(lhs.count) rows against \(rhs.count); first extra key \(brief(longer[min(lhs.count, rhs.count)][0].value))"
     }
     return nil
 }
@@ -63,11 +68,12 @@ public func firstDifference(_ lhs: [[StoredCell]], _ rhs: [[StoredCell]], column
 /// A value described for a failure message: in full when short, else its type, length and first bytes.
 /// Characters outside ASCII show as `\u{…}`, so that spellings that look alike read differently.
 public func brief(_ value: SQLiteValue) -> String {
-    let bytes: [UInt8] = switch value {
-    case .text(let text): text.bytes
-    case .blob(let bytes): bytes
-    default: []
-    }
+    let bytes: [UInt8] =
+        switch value {
+        case .text(let text): text.bytes
+        case .blob(let bytes): bytes
+        default: []
+        }
     guard bytes.count > 48 else { return visible(value.description) }
     let head = bytes.prefix(16).map { Hex.encode([$0], uppercase: true) }.joined()
     return "\(value.typeName) of \(bytes.count) bytes starting X'\(head)'"

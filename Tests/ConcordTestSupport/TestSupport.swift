@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// A fresh directory under the system temporary directory, removed when the value is released.
 public final class TemporaryDirectory {
@@ -33,8 +33,10 @@ public let remindersSchema = """
     """
 
 /// A file-backed replica with the reminders table synced.
-public func makeReplica(_ directory: TemporaryDirectory, _ name: String, node id: UInt8, clock: ManualClock,
-                 policy: TablePolicy = .column) throws -> Replica {
+public func makeReplica(
+    _ directory: TemporaryDirectory, _ name: String, node id: UInt8, clock: ManualClock,
+    policy: TablePolicy = .column
+) throws -> Replica {
     let replica = try Replica(path: directory.path(name), configuration: configuration(node: id, clock: clock))
     try replica.database.execute(remindersSchema)
     try replica.enableSync(on: "reminders", policy: policy)
@@ -47,7 +49,9 @@ public func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
     process.arguments = ["-batch", database]
-    let input = Pipe(), output = Pipe(), errors = Pipe()
+    let input = Pipe()
+    let output = Pipe()
+    let errors = Pipe()
     process.standardInput = input
     process.standardOutput = output
     process.standardError = errors
@@ -81,7 +85,9 @@ public func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
 @discardableResult
 public func sqlite3Shell(_ database: String, _ sql: String, writtenAt unixMilliseconds: Int64) throws -> String {
     // A julian day as SQLite's 'now' gives it: whole milliseconds divided by 86,400,000.
-    try sqlite3Shell(database, """
+    try sqlite3Shell(
+        database,
+        """
         CREATE TEMP TABLE concord_tests_before AS SELECT coalesce(max(seq), 0) AS seq FROM _concord_log;
         \(sql)
         UPDATE _concord_log SET at = (\(unixMilliseconds) + 210866760000000) / 86400000.0
@@ -100,4 +106,3 @@ public struct ShellError: Error, CustomStringConvertible {
 
 /// Exchanges changes both ways until neither side has anything new.
 public func syncBoth(_ a: Replica, _ b: Replica) throws { try Replica.sync([a, b]) }
-

@@ -39,7 +39,9 @@ struct AnySQLiteValueGenTests {
         // Both spellings of é, as separate values.
         #expect(texts.contains { $0.bytes.suffix(2) == [0xC3, 0xA9] })
         #expect(texts.contains { $0.bytes.suffix(3) == [0x65, 0xCC, 0x81] })
-        #expect(texts.contains { $0.string?.contains("\u{212B}") ?? false } || texts.contains { $0.bytes.suffix(3) == [0xE2, 0x84, 0xAB] })
+        #expect(
+            texts.contains { $0.string?.contains("\u{212B}") ?? false }
+                || texts.contains { $0.bytes.suffix(3) == [0xE2, 0x84, 0xAB] })
     }
 
     @Test func neverNaN() {
@@ -71,20 +73,23 @@ struct AnySQLiteValueGenTests {
 
     @Test func counterexamplesShrinkToSmallValues() throws {
         let gen = Gen.anySQLiteValue(largeLengths: nil)
-        let notUTF8 = try #require(Property.findFailure(gen, seed: 1, iterations: 500) { value in
-            if case .text(let text) = value { return text.isValidUTF8 }
-            return true
-        })
+        let notUTF8 = try #require(
+            Property.findFailure(gen, seed: 1, iterations: 500) { value in
+                if case .text(let text) = value { return text.isValidUTF8 }
+                return true
+            })
         let minimal = try #require(Self.texts([gen.replay(notUTF8.choices)]).first)
         #expect(minimal.bytes.count <= 2 && !minimal.isValidUTF8, "\(minimal)")
         let negativeZero = try #require(Property.findFailure(gen, seed: 2, iterations: 500) { $0 != .real(-0.0) })
         #expect(gen.replay(negativeZero.choices) == .real(-0.0))
-        let twoBytes = try #require(Property.findFailure(gen, seed: 3, iterations: 500) { value in
-            if case .blob(let bytes) = value { return bytes.count < 2 }
-            return true
-        })
+        let twoBytes = try #require(
+            Property.findFailure(gen, seed: 3, iterations: 500) { value in
+                if case .blob(let bytes) = value { return bytes.count < 2 }
+                return true
+            })
         #expect(gen.replay(twoBytes.choices) == .blob([0, 0]))
-        let extreme = try #require(Property.findFailure(gen, seed: 4, iterations: 500) { $0.integerValue.map { $0 > -(1 << 62) } ?? true })
+        let extreme = try #require(
+            Property.findFailure(gen, seed: 4, iterations: 500) { $0.integerValue.map { $0 > -(1 << 62) } ?? true })
         #expect(gen.replay(extreme.choices) == .integer(.min))
     }
 
@@ -100,25 +105,32 @@ struct AnySQLiteValueGenTests {
             let value = gen.sample(seed: seed)
             let bytes = try #require(Self.bytes(value))
             #expect((1_000...50_000).contains(bytes.count))
-            kinds.insert(value.typeName + (Self.texts([value]).first.map { $0.isValidUTF8 ? " UTF-8" : " not UTF-8" } ?? ""))
+            kinds.insert(
+                value.typeName + (Self.texts([value]).first.map { $0.isValidUTF8 ? " UTF-8" : " not UTF-8" } ?? ""))
         }
         #expect(kinds == ["blob", "text UTF-8", "text not UTF-8"])
-        let long = try #require(Property.findFailure(gen, seed: 5, iterations: 50) { (Self.bytes($0)?.count ?? 0) <= 20_000 })
+        let long = try #require(
+            Property.findFailure(gen, seed: 5, iterations: 50) { (Self.bytes($0)?.count ?? 0) <= 20_000 })
         #expect(Self.bytes(gen.replay(long.choices))?.count == 20_001)
     }
 
     @Test func unionArraysAreArraysOfStringsAndIntegersToSQLite() throws {
         let database = try Database.inMemory()
-        var spellings = 0, oddities = 0
+        var spellings = 0
+        var oddities = 0
         for seed: UInt64 in 0..<1_500 {
             let value = Gen.unionArray.sample(seed: seed)
-            let shape = try database.scalar("SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'array' ELSE 0 END", [value])
+            let shape = try database.scalar(
+                "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'array' ELSE 0 END", [value])
             #expect(shape == .integer(1), "\(value)")
-            let others = try database.scalar("SELECT count(*) FROM json_each(?) WHERE type NOT IN ('integer', 'text')", [value])
+            let others = try database.scalar(
+                "SELECT count(*) FROM json_each(?) WHERE type NOT IN ('integer', 'text')", [value])
             #expect(others == .integer(0), "\(value)")
             guard case .text(let text) = value else { continue }
             if text.string.map({ $0.contains("e\u{301}") || $0.contains("A\u{30A}") }) ?? false { spellings += 1 }
-            if !text.isValidUTF8 || text.string.map({ $0.contains("\\ud800") || $0.contains("9223372036854775808") }) ?? false {
+            if !text.isValidUTF8
+                || text.string.map({ $0.contains("\\ud800") || $0.contains("9223372036854775808") }) ?? false
+            {
                 oddities += 1
             }
         }

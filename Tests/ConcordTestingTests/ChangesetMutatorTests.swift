@@ -16,19 +16,22 @@ struct ChangesetMutatorTests {
             """
         var replicas: [Replica] = []
         for byte: UInt8 in [0x0A, 0x0B] {
-            let replica = try Replica.inMemory(configuration: Replica.Configuration(
-                clock: clock, makeNodeID: { NodeID(bytes: Array(repeating: byte, count: 16))! }))
+            let replica = try Replica.inMemory(
+                configuration: Replica.Configuration(
+                    clock: clock, makeNodeID: { NodeID(bytes: Array(repeating: byte, count: 16))! }))
             try replica.database.execute(schema)
             try replica.enableSync(on: "cards", merges: ["likes": .counter, "tags": .union, "score": .max])
             replicas.append(replica)
         }
         clock.advance(by: 10)
-        try replicas[0].database.execute("""
+        try replicas[0].database.execute(
+            """
             INSERT INTO cards VALUES ('c1', 'one', 1, '["a"]', 1.5), ('c2', 'two', 0, NULL, -0.0), ('c3', 'three', 2, '[]', 3);
             """)
         try Replica.sync(replicas)
         clock.advance(by: 10)
-        try replicas[1].database.execute("UPDATE cards SET likes = likes + 5, score = 9.5 WHERE id = 'c1'; DELETE FROM cards WHERE id = 'c2'")
+        try replicas[1].database.execute(
+            "UPDATE cards SET likes = likes + 5, score = 9.5 WHERE id = 'c1'; DELETE FROM cards WHERE id = 'c2'")
         return [try replicas[0].changes(since: 0), try replicas[1].changes(since: 0)]
     }
 
@@ -71,7 +74,9 @@ struct ChangesetMutatorTests {
         for mutant in Self.mutants(mutator, seed: 2, count: 1_000) where mutant.kinds.last == .recomputeChecksum {
             let bytes = mutant.bytes
             guard bytes.count >= 4 else { continue }
-            let stored = bytes.suffix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+            let stored = bytes.suffix(4).enumerated().reduce(UInt32(0)) {
+                $0 | UInt32($1.element) << (8 * UInt32($1.offset))
+            }
             #expect(stored == CRC32.checksum(bytes.dropLast(4)), "\(mutant)")
             checked += 1
         }
@@ -86,7 +91,9 @@ struct ChangesetMutatorTests {
         for mutant in Self.mutants(mutator, seed: 3, count: 1_000) where mutant.kinds.allSatisfy(\.isModelLevel) {
             do {
                 _ = try Changeset.decode(anyFormat: mutant.bytes)
-            } catch ChangesetError.malformed(_, _, .causalLengthTooLarge), ChangesetError.malformed(_, _, .clockOutOfRange) {
+            } catch ChangesetError.malformed(_, _, .causalLengthTooLarge), ChangesetError.malformed(
+                _, _, .clockOutOfRange)
+            {
             } catch {
                 Issue.record("\(mutant): \(error)")
             }

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The examples below are the documentation catalogs' code, character for character.)
 import Concord
 import ConcordTestSupport
 import ConcordTesting

@@ -17,8 +17,10 @@ struct SQLiteIdentifierGenTests {
         let database = try Database.inMemory()
         var made: Set<[UInt8]> = []
         for name in Self.names where made.insert(Self.folded(name)).inserted {
-            let q = quoteIdentifier(name), other = quoteIdentifier(name + "_other")
-            try database.execute("""
+            let q = quoteIdentifier(name)
+            let other = quoteIdentifier(name + "_other")
+            try database.execute(
+                """
                 CREATE TABLE \(q) (\(q) TEXT PRIMARY KEY NOT NULL, \(other));
                 CREATE INDEX \(quoteIdentifier(name + "_index")) ON \(q) (\(other));
                 CREATE TRIGGER \(quoteIdentifier(name + "_trigger")) AFTER UPDATE OF \(other) ON \(q)
@@ -29,22 +31,26 @@ struct SQLiteIdentifierGenTests {
             let read = try database.query("SELECT \(q), \(other) FROM \(q)")
             #expect(read == [[.text("k"), .integer(2)]], "\(name)")
             let listed = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(name)])
-            #expect(listed.first?.first.map { $0 == .text(SQLiteText(name)) } ?? false, "\(name) read back as \(listed)")
+            #expect(
+                listed.first?.first.map { $0 == .text(SQLiteText(name)) } ?? false, "\(name) read back as \(listed)")
         }
     }
 
     @Test func namesAvoidTheReservedNamespacesAndNUL() {
         for name in Self.names {
             let folded = Self.folded(name)
-            #expect(!folded.starts(with: Array("sqlite_".utf8)) && !folded.starts(with: Array("_concord_".utf8)), "\(name)")
+            #expect(
+                !folded.starts(with: Array("sqlite_".utf8)) && !folded.starts(with: Array("_concord_".utf8)), "\(name)")
             #expect(!name.utf8.contains(0))
         }
     }
 
     @Test func everyFamilyOfAwkwardNamesComesUp() {
         let names = Set(Self.names)
-        for expected in ["select", "order", "group", "key", "pk", "ver", "kh", "cl", "hlc", "node", "clh", "cln",
-                         "c0", "h0", "n0", "o0", "v0", "seq", "tbl", "rowid", "new", "old", "a", "a_rows", "a1", "a_1", ""] {
+        for expected in [
+            "select", "order", "group", "key", "pk", "ver", "kh", "cl", "hlc", "node", "clh", "cln",
+            "c0", "h0", "n0", "o0", "v0", "seq", "tbl", "rowid", "new", "old", "a", "a_rows", "a1", "a_1", "",
+        ] {
             #expect(names.contains(expected), "never generated \(expected)")
         }
         #expect(Self.names.contains { $0.contains("\"") } && Self.names.contains { $0.contains("'") })
@@ -55,7 +61,8 @@ struct SQLiteIdentifierGenTests {
 
     /// One table takes every generated list as its columns; lists hold names SQLite tells apart but Swift may not.
     @Test func identifierListsAreDistinctToSQLite() throws {
-        var respelled = 0, extended = 0
+        var respelled = 0
+        var extended = 0
         for seed: UInt64 in 0..<400 {
             let names = Gen.sqliteIdentifiers(count: 1...6).sample(seed: seed)
             #expect((1...6).contains(names.count))

@@ -1,7 +1,7 @@
+import Concord
 import ConcordTestSupport
 import ConcordTesting
 import Testing
-import Concord
 
 /// An UPDATE that changes only a stored value's bytes or type — a change SQL's `=` does not see —
 /// is captured as a write and reaches the other replicas through both changeset forms, and an
@@ -53,7 +53,8 @@ struct ByteOnlyUpdateTests {
         try Property.check(seed: 0xB1_7E5, iterations: 300) { source in
             let (type, strict) = types[source.int(in: 0...types.count - 1)]
             let before = Gen.anySQLiteValue(largeLengths: nil).generate(using: &source)
-            let after = source.bool(probability: 0.9)
+            let after =
+                source.bool(probability: 0.9)
                 ? Gen.sqliteLookalike(of: before).generate(using: &source)
                 : Gen.anySQLiteValue(largeLengths: nil).generate(using: &source)
             let policy: TablePolicy = source.bool() ? .row : .column
@@ -66,9 +67,12 @@ struct ByteOnlyUpdateTests {
     /// Writes `before`, syncs, updates to `after`, and requires the update to be a write exactly
     /// when it changed what A stores, and B and C to end with what A stores.
     static func check(_ example: Case, policy: TablePolicy, _ source: inout ChoiceSource) throws {
-        let world = try RoundTripWorld(schema: example.schema, table: "t", key: "id", columns: ["c0", "other"], policy: policy)
+        let world = try RoundTripWorld(
+            schema: example.schema, table: "t", key: "id", columns: ["c0", "other"], policy: policy)
         let key = SQLiteValue.text("r")
-        guard try world.write("INSERT INTO t (id, c0, other) VALUES (?, ?, 'x')", [key, example.before], &source) else { return }
+        guard try world.write("INSERT INTO t (id, c0, other) VALUES (?, ?, 'x')", [key, example.before], &source) else {
+            return
+        }
         try world.deliver()
         let stored = try world.a.database.scalar("SELECT c0 FROM t WHERE id = ?", [key]) ?? .null
         let otherStamp = try world.a.registers(of: "t", key: key)?.columns[1]?.stamp
@@ -79,15 +83,18 @@ struct ByteOnlyUpdateTests {
         try Property.require(updated == plain, "A stores \(brief(updated)) where plain SQLite stores \(brief(plain))")
         let writes = try world.a.foldLocalWrites()
         let changed = updated != stored
-        try Property.require(writes == (changed ? 1 : 0),
-                             "A stored \(brief(stored)), then \(brief(updated)): "
-                                 + (changed ? "a change, but the update was not captured" : "no change, yet \(writes) write(s) captured"))
+        try Property.require(
+            writes == (changed ? 1 : 0),
+            "A stored \(brief(stored)), then \(brief(updated)): "
+                + (changed ? "a change, but the update was not captured" : "no change, yet \(writes) write(s) captured")
+        )
         try world.deliver()
         for (name, replica) in zip(["B (binary)", "C (JSON)"], [world.b, world.c]) {
             let shown = try replica.database.scalar("SELECT c0 FROM t WHERE id = ?", [key]) ?? .null
             try Property.require(shown == updated, "\(name) shows \(brief(shown)), A \(brief(updated))")
             let register = try replica.registers(of: "t", key: key)?.columns[0]?.value ?? .null
-            try Property.require(register == updated, "\(name)'s register holds \(brief(register)), A shows \(brief(updated))")
+            try Property.require(
+                register == updated, "\(name)'s register holds \(brief(register)), A shows \(brief(updated))")
         }
         if policy == .column {
             let stamp = try world.a.registers(of: "t", key: key)?.columns[1]?.stamp

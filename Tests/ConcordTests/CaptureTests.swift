@@ -1,5 +1,6 @@
 import ConcordTestSupport
 import Testing
+
 @testable import Concord
 
 /// Stamps of the `reminders` registers, in stamp order, as (key, hlc).
@@ -28,7 +29,9 @@ struct CaptureTests {
         let directory = TemporaryDirectory()
         let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))
         let before = SystemClock().unixMilliseconds()
-        try sqlite3Shell(directory.path("a.sqlite"), """
+        try sqlite3Shell(
+            directory.path("a.sqlite"),
+            """
             INSERT INTO reminders (id, title) VALUES ('z', 'first');
             INSERT INTO reminders (id, title) VALUES ('a', 'second');
             UPDATE reminders SET title = 'third' WHERE id = 'z';
@@ -40,8 +43,10 @@ struct CaptureTests {
             "SELECT pk, cl, hlc, h0, clh FROM _concord_1_rows ORDER BY pk")
         // 'a' was inserted, then deleted: causal length 2, delete stamped after its insert.
         #expect(stamps[0][0] == "a" && stamps[0][1] == .integer(2))
-        let insertA = stamps[0][2].integerValue!, deleteA = stamps[0][4].integerValue!
-        let insertZ = stamps[1][2].integerValue!, updateZ = stamps[1][3].integerValue!
+        let insertA = stamps[0][2].integerValue!
+        let deleteA = stamps[0][4].integerValue!
+        let insertZ = stamps[1][2].integerValue!
+        let updateZ = stamps[1][3].integerValue!
         #expect(insertZ < insertA && insertA < updateZ && updateZ < deleteA)
         // The shell knows nothing of Concord's clock: its writes carry the wall-clock time of the write.
         for raw in [insertZ, insertA, updateZ, deleteA] {
@@ -60,9 +65,12 @@ struct CaptureTests {
         clock.advance(by: 1_500)
         try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('r3', 'c')")
         let stamps = try stampedKeys(replica).map { HLCTimestamp(sqliteValue: $0.1) }
-        #expect(stamps == [HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 0),
-                           HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 1),
-                           HLCTimestamp(milliseconds: UInt64(epoch2026 + 1_500), counter: 0)])
+        #expect(
+            stamps == [
+                HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 0),
+                HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 1),
+                HLCTimestamp(milliseconds: UInt64(epoch2026 + 1_500), counter: 0),
+            ])
     }
 
     @Test func anUpdateStampsOnlyTheColumnsItChanged() throws {
@@ -81,8 +89,9 @@ struct CaptureTests {
 
     @Test func anUpdateThatChangesOnlyATypeIsAWriteWhereTheColumnKeepsTypes() throws {
         let directory = TemporaryDirectory()
-        let replica = try Replica(path: directory.path("a.sqlite"),
-                                  configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        let replica = try Replica(
+            path: directory.path("a.sqlite"),
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         // An INTEGER column stores 1.0 as 1 and a REAL column stores 1 as 1.0; a column without a type keeps either.
         try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER, r REAL, v)")
         try replica.enableSync(on: "t")
@@ -100,8 +109,10 @@ struct CaptureTests {
     @Test func theLoggedJulianDayGivesBackTheExactMillisecond() throws {
         // SQLite's julianday('now') is its whole-millisecond clock divided by 86,400,000.
         var generator = SeededGenerator(seed: 7)
-        let wrong = (0..<100_000).map { _ in Int64.random(in: 0...16_000_000_000_000, using: &generator) }.filter { unix in
-            Metadata.unixMilliseconds(julianDay: Double(unix + ReplicaVFS.unixEpochJulianMilliseconds) / 86_400_000.0) != unix
+        let wrong = (0..<100_000).map { _ in Int64.random(in: 0...16_000_000_000_000, using: &generator) }.filter {
+            unix in
+            Metadata.unixMilliseconds(julianDay: Double(unix + ReplicaVFS.unixEpochJulianMilliseconds) / 86_400_000.0)
+                != unix
         }
         #expect(wrong.isEmpty, "times up to the year 2477 that do not round-trip, e.g. \(wrong.prefix(3)) ms")
     }
@@ -127,7 +138,8 @@ struct CaptureTests {
         let stamp = try b.database.query("SELECT hlc, node FROM _concord_1_rows")[0]
         let original = try a.database.query("SELECT hlc FROM _concord_1_rows")[0][0]
         #expect(stamp[0] == original)
-        #expect(try b.database.scalar("SELECT id FROM _concord_nodes WHERE idx = ?", [stamp[1]]) == .blob(node(1).bytes))
+        #expect(
+            try b.database.scalar("SELECT id FROM _concord_nodes WHERE idx = ?", [stamp[1]]) == .blob(node(1).bytes))
     }
 
     @Test func aRestartNeverReissuesAStampEvenWhenTheClockGoesBack() throws {

@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import ConcordTesting
 import Testing
+
 @testable import Concord
 
 /// A user-defined merge: the longer text wins, ties by SQLite's order.
@@ -12,10 +13,14 @@ private let longest = MergeFunction(name: "longest") { a, b in
 
 @Suite("User-defined merges", .tags(.replica), .timeLimit(.hangGuard))
 struct CustomMergeTests {
-    private func replica(_ directory: TemporaryDirectory, _ name: String, node id: UInt8, clock: ManualClock,
-                         merges: [MergeFunction] = [longest]) throws -> Replica {
-        let replica = try Replica(path: directory.path(name), configuration: .init(
-            clock: clock, merges: merges, makeNodeID: { node(id) }))
+    private func replica(
+        _ directory: TemporaryDirectory, _ name: String, node id: UInt8, clock: ManualClock,
+        merges: [MergeFunction] = [longest]
+    ) throws -> Replica {
+        let replica = try Replica(
+            path: directory.path(name),
+            configuration: .init(
+                clock: clock, merges: merges, makeNodeID: { node(id) }))
         try replica.database.execute("CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT)")
         try replica.enableSync(on: "notes", merges: ["title": .custom("longest")])
         return replica

@@ -48,7 +48,9 @@ struct DocumentationSnippetTests {
     /// The ```swift and ```json blocks of every article.
     static func snippets() -> [Snippet] {
         articles().flatMap { path -> [Snippet] in
-            guard let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else { return [] }
+            guard let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else {
+                return []
+            }
             var snippets: [Snippet] = []
             var open: (language: String, line: Int, lines: [String])?
             for (index, line) in text.components(separatedBy: "\n").enumerated() {
@@ -56,7 +58,8 @@ struct DocumentationSnippetTests {
                 if var block = open {
                     if trimmed == "```" {
                         if ["swift", "json"].contains(block.language) {
-                            snippets.append(Snippet(file: path, line: block.line, language: block.language, lines: block.lines))
+                            snippets.append(
+                                Snippet(file: path, line: block.line, language: block.language, lines: block.lines))
                         }
                         open = nil
                     } else {
@@ -97,10 +100,11 @@ struct DocumentationSnippetTests {
     func theExampleRunsInATest(_ snippet: Snippet) {
         let needle = snippet.lines.map { $0.trimmingCharacters(in: .whitespaces) }
         let files = Self.exampleFiles.joined(separator: ", ")
-        #expect(Self.exampleLines.contains { Self.contains($0, needle) },
-                """
-                \(snippet.file):\(snippet.line): this example is not in any of \(files); copy it there, \
-                into a test that runs it and checks what the article says it does
-                """)
+        #expect(
+            Self.exampleLines.contains { Self.contains($0, needle) },
+            """
+            \(snippet.file):\(snippet.line): this example is not in any of \(files); copy it there, \
+            into a test that runs it and checks what the article says it does
+            """)
     }
 }

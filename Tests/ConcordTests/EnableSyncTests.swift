@@ -1,5 +1,6 @@
 import ConcordTestSupport
 import Testing
+
 @testable import Concord
 
 @Suite("Enabling sync", .tags(.replica))
@@ -42,7 +43,8 @@ struct EnableSyncTests {
 
     @Test func textAndBlobKeysAndGeneratedColumnsAreAccepted() throws {
         let replica = try Replica.inMemory()
-        try replica.database.execute("""
+        try replica.database.execute(
+            """
             CREATE TABLE notes (id BLOB PRIMARY KEY, body TEXT, length INTEGER GENERATED ALWAYS AS (length(body)));
             CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT) WITHOUT ROWID;
             """)
@@ -53,7 +55,8 @@ struct EnableSyncTests {
     }
 
     @Test func enablingIsIdempotentAndExistingRowsBecomeFirstWrites() throws {
-        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        let replica = try Replica.inMemory(
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         try replica.database.execute(remindersSchema)
         try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('b', 'two'), ('a', 'one')")
         try replica.enableSync(on: "reminders")

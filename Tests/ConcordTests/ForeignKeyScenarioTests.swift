@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import Concord
 
 /// The reminders schema with one choice of ON DELETE action for reminders → lists.
@@ -29,10 +30,13 @@ private final class Devices {
 
     init(_ count: Int, action: String = "CASCADE") throws {
         self.action = action
-        for index in 0..<count { devices.append(try Self.replica(node: UInt8(index + 1), clock: clock, action: action)) }
+        for index in 0..<count {
+            devices.append(try Self.replica(node: UInt8(index + 1), clock: clock, action: action))
+        }
     }
 
-    static func replica(path: String = ":memory:", node id: UInt8, clock: ManualClock, action: String) throws -> Replica {
+    static func replica(path: String = ":memory:", node id: UInt8, clock: ManualClock, action: String) throws -> Replica
+    {
         let replica = try Replica(path: path, configuration: configuration(node: id, clock: clock))
         if try replica.database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'lists'") == .integer(0) {
             try replica.database.execute(schema(action))
@@ -54,8 +58,10 @@ private final class Devices {
 /// Delivers `changesets` to fresh replicas in every order (and with one delivered twice),
 /// checking integrity after every apply; returns the common final dump.
 @discardableResult
-private func deliverInEveryOrder(_ changesets: [Changeset], action: String, reopen: Bool = false,
-                                 sourceLocation: SourceLocation = #_sourceLocation) throws -> Replica {
+private func deliverInEveryOrder(
+    _ changesets: [Changeset], action: String, reopen: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Replica {
     var dumps: Set<String> = []
     var last: Replica?
     for order in permutations(Array(changesets.indices)) {
@@ -70,8 +76,9 @@ private func deliverInEveryOrder(_ changesets: [Changeset], action: String, reop
                 if reopen {
                     replica = try Devices.replica(path: path, node: 99, clock: clock, action: action)
                 }
-                #expect(try replica.database.query("PRAGMA foreign_key_check").isEmpty,
-                        "order \(sequence)", sourceLocation: sourceLocation)
+                #expect(
+                    try replica.database.query("PRAGMA foreign_key_check").isEmpty,
+                    "order \(sequence)", sourceLocation: sourceLocation)
                 let report = try replica.check()
                 #expect(report.isConsistent, "order \(sequence): \(report)", sourceLocation: sourceLocation)
             }
@@ -79,8 +86,9 @@ private func deliverInEveryOrder(_ changesets: [Changeset], action: String, reop
             last = replica
         }
     }
-    #expect(dumps.count == 1, "delivery order changed the result:\n\(dumps.sorted().joined(separator: "\n---\n"))",
-            sourceLocation: sourceLocation)
+    #expect(
+        dumps.count == 1, "delivery order changed the result:\n\(dumps.sorted().joined(separator: "\n---\n"))",
+        sourceLocation: sourceLocation)
     return last!
 }
 
@@ -123,7 +131,7 @@ struct ForeignKeyScenarioTests {
         try d.sql(0, "INSERT INTO lists VALUES ('L', 'Groceries')")
         try Replica.sync(d.devices)
         try d.sql(0, "DELETE FROM lists WHERE id = 'L'")
-        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'milk')")   // written after the delete
+        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'milk')")  // written after the delete
         let fresh = try deliverInEveryOrder([d[0].changes(), d[1].changes()], action: action)
         if action == "CASCADE" {
             #expect(try shown(fresh, "SELECT count(*) FROM lists") == [[0]])
@@ -143,9 +151,9 @@ struct ForeignKeyScenarioTests {
         let d = try Devices(2, action: action)
         try d.sql(0, "INSERT INTO lists VALUES ('L', 'Groceries')")
         try Replica.sync(d.devices)
-        try d.sql(1, "INSERT INTO reminders VALUES ('R1', 'L', 'milk')")   // before the delete
+        try d.sql(1, "INSERT INTO reminders VALUES ('R1', 'L', 'milk')")  // before the delete
         try d.sql(0, "DELETE FROM lists WHERE id = 'L'")
-        try d.sql(1, "INSERT INTO reminders VALUES ('R2', 'L', 'eggs')")   // after the delete
+        try d.sql(1, "INSERT INTO reminders VALUES ('R2', 'L', 'eggs')")  // after the delete
         try d[0].apply(d[1].changes())
         #expect(try d[0].check().isConsistent)
         #expect(try shown(d[0], "SELECT id FROM lists") == [["L"]], "the list comes back for R2")
@@ -163,7 +171,7 @@ struct ForeignKeyScenarioTests {
         try d.sql(0, "INSERT INTO lists VALUES ('L', 'Groceries'), ('M', 'Hardware')")
         try Replica.sync(d.devices)
         try d.sql(0, "DELETE FROM lists WHERE id = 'L'")
-        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'milk')")   // after the delete: brings L back
+        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'milk')")  // after the delete: brings L back
         try d[0].apply(d[1].changes())
         #expect(try shown(d[0], "SELECT id FROM lists ORDER BY id") == [["L"], ["M"]])
         try d.sql(locally ? 0 : 1, "UPDATE reminders SET list_id = 'M' WHERE id = 'R'")
@@ -184,11 +192,11 @@ struct ForeignKeyScenarioTests {
         try Replica.sync(d.devices)
         try d.sql(1, "INSERT INTO reminders VALUES ('R0', 'L', 'bread')")  // before the delete
         try d.sql(0, "DELETE FROM lists WHERE id = 'L'")
-        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'milk')")    // after the delete: brings L back
+        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'milk')")  // after the delete: brings L back
         try d[0].apply(d[1].changes())
         #expect(try shown(d[0], "SELECT id FROM reminders ORDER BY id") == [["R"], ["R0"]])
         try d.sql(0, "UPDATE reminders SET list_id = 'M' WHERE id = 'R'")
-        _ = try d[0].changes(since: 0)                                        // folds inside its transaction
+        _ = try d[0].changes(since: 0)  // folds inside its transaction
         #expect(try d[0].check().isConsistent)
         #expect(try shown(d[0], "SELECT id FROM lists") == [["M"]])
         #expect(try shown(d[0], "SELECT id FROM reminders") == [["R"]], "R0 hides with L")
@@ -202,7 +210,13 @@ struct ForeignKeyScenarioTests {
         try Replica.sync(d.devices)
         let delete = { try d.sql(0, "DELETE FROM lists WHERE id = 'L1'") }
         let move = { try d.sql(1, "UPDATE reminders SET list_id = 'L2' WHERE id = 'R'") }
-        if deleteFirst { try delete(); try move() } else { try move(); try delete() }
+        if deleteFirst {
+            try delete()
+            try move()
+        } else {
+            try move()
+            try delete()
+        }
         let fresh = try deliverInEveryOrder([d[0].changes(), d[1].changes()], action: action)
         let reminder = try shown(fresh, "SELECT list_id FROM reminders WHERE id = 'R'")
         switch action {
@@ -222,7 +236,7 @@ struct ForeignKeyScenarioTests {
         try d.sql(0, "INSERT INTO lists VALUES ('L', 'Home'), ('inbox', 'Inbox')")
         try Replica.sync(d.devices)
         try d.sql(0, "DELETE FROM lists WHERE id = 'L'")
-        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'call')")   // concurrent: never saw the delete
+        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'call')")  // concurrent: never saw the delete
         let fresh = try deliverInEveryOrder([d[0].changes(), d[1].changes()], action: action)
         #expect(try shown(fresh, "SELECT list_id FROM reminders") == [[action == "SET NULL" ? .null : "inbox"]])
         #expect(try fresh.registers(of: "reminders", key: "R")?.columns[0]?.value == "L", "the register keeps L")
@@ -240,7 +254,8 @@ struct ForeignKeyScenarioTests {
         for table in ["lists", "reminders", "subtasks"] {
             #expect(try shown(fresh, "SELECT count(*) FROM \(table)") == [[0]], "\(table)")
         }
-        #expect(try fresh.status().parked.map(\.key) == ["S2"], "the concurrent subtask waits, the seen one was deleted")
+        #expect(
+            try fresh.status().parked.map(\.key) == ["S2"], "the concurrent subtask waits, the seen one was deleted")
     }
 
     @Test func concurrentMovesThatFormACycleHideBothNodesEverywhere() throws {
@@ -276,10 +291,22 @@ struct ForeignKeyScenarioTests {
         let base = try d[0].changes()
         // A subtask from a peer whose schema let title be NULL: its register says NULL.
         var odd = try d[0].changes(since: base.upTo)
-        odd.rows = [RowChange(table: "subtasks", key: "S", registers: RowRegisters(
-            liveness: Liveness(causalLength: 1, stamp: Stamp(hlc: HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 9), node: node(5))),
-            columns: [ColumnRegister(value: "R", stamp: Stamp(hlc: HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 9), node: node(5))),
-                      ColumnRegister(value: .null, stamp: Stamp(hlc: HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 9), node: node(5)))]))]
+        odd.rows = [
+            RowChange(
+                table: "subtasks", key: "S",
+                registers: RowRegisters(
+                    liveness: Liveness(
+                        causalLength: 1,
+                        stamp: Stamp(hlc: HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 9), node: node(5))),
+                    columns: [
+                        ColumnRegister(
+                            value: "R",
+                            stamp: Stamp(hlc: HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 9), node: node(5))),
+                        ColumnRegister(
+                            value: .null,
+                            stamp: Stamp(hlc: HLCTimestamp(milliseconds: UInt64(epoch2026), counter: 9), node: node(5))),
+                    ]))
+        ]
         let fresh = try deliverInEveryOrder([base, odd], action: "CASCADE")
         #expect(try shown(fresh, "SELECT count(*) FROM subtasks") == [[0]])
         let parked = try fresh.status().parked
@@ -290,7 +317,8 @@ struct ForeignKeyScenarioTests {
 @Suite("Local writes to related tables", .tags(.replica))
 struct LocalRelatedWriteTests {
     @Test func aListReinsertedAfterItsDeleteShowsWhatWasWrittenNow() throws {
-        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        let replica = try Replica.inMemory(
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         try replica.database.execute(schema("CASCADE"))
         for table in tables { try replica.enableSync(on: table) }
         try replica.database.execute("INSERT INTO lists VALUES ('L', 'old name')")
@@ -302,7 +330,8 @@ struct LocalRelatedWriteTests {
     }
 
     @Test func aLocalDeleteCascadesEvenWhenTheAppDoesNotEnforceForeignKeys() throws {
-        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        let replica = try Replica.inMemory(
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         try replica.database.execute(schema("CASCADE"))
         for table in tables { try replica.enableSync(on: table) }
         #expect(try replica.database.scalar("PRAGMA foreign_keys") == .integer(0))

@@ -1,5 +1,6 @@
 import ConcordTestSupport
 import Testing
+
 @testable import Concord
 
 @Suite("Forking a replica", .tags(.replica), .timeLimit(.hangGuard))
@@ -9,7 +10,8 @@ struct ForkTests {
         let clock = ManualClock(unixMilliseconds: epoch2026)
         let phone = try makeReplica(directory, "phone.db", node: 1, clock: clock)
         try phone.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk')")
-        let tablet = try phone.fork(to: directory.path("tablet.db"), configuration: configuration(node: 2, clock: clock))
+        let tablet = try phone.fork(
+            to: directory.path("tablet.db"), configuration: configuration(node: 2, clock: clock))
         #expect(tablet.nodeID == node(2))
         #expect(try tablet.database.scalar("SELECT title FROM reminders") == "milk")
         // The same write on both, at the same clock reading: two different stamps, settled by node id.

@@ -1,5 +1,5 @@
-import ConcordSimulator
 import Concord
+import ConcordSimulator
 import ConcordTestSupport
 import ConcordTesting
 import Foundation
@@ -11,16 +11,20 @@ import Testing
 /// replica, and must be refused with the file untouched or merged into a consistent replica.
 @Suite("Fuzz reproducers", .tags(.replica, .fuzz), .timeLimit(.hangGuard))
 struct FuzzReproducerTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/Fuzz")
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/Fuzz")
 
-    @Test(arguments: ["union-not-canonical", "duplicate-key-related-table", "absent-column-register", "child-of-parked-parent",
-                      "causal-length-overflow"])
+    @Test(arguments: [
+        "union-not-canonical", "duplicate-key-related-table", "absent-column-register", "child-of-parked-parent",
+        "causal-length-overflow",
+    ])
     func reproducerIsRefusedCleanlyOrMergedConsistently(name: String) throws {
         let directory = TemporaryDirectory()
         let fuzzer = try ChangesetFuzzer(seed: 0, directory: directory.path("fuzz"))
         for format in ChangesetMutator.Format.allCases {
             let file = Self.fixtures.appendingPathComponent(name + (format == .json ? ".json" : ".bin"))
-            let mutant = ChangesetMutator.Mutant(bytes: Array(try Data(contentsOf: file)), format: format, kinds: [], seed: -1)
+            let mutant = ChangesetMutator.Mutant(
+                bytes: Array(try Data(contentsOf: file)), format: format, kinds: [], seed: -1)
             for route in ChangesetFuzzer.Route.allCases where format == .binary || route != .stream {
                 _ = try fuzzer.run(ChangesetFuzzer.Input(index: nil, mutant: mutant, route: route))
             }
@@ -29,7 +33,8 @@ struct FuzzReproducerTests {
 
     /// `Fixtures/Fuzz/counter-update-then-delete.sh` through the library.
     @Test func aCounterIncrementAndADeleteFoldedTogetherLeaveTheCounterConsistent() throws {
-        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        let replica = try Replica.inMemory(
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         try replica.database.execute("CREATE TABLE c (id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL DEFAULT 0)")
         try replica.enableSync(on: "c", merges: ["n": .counter])
         try replica.database.execute("INSERT INTO c (id, n) VALUES ('a', 1)")

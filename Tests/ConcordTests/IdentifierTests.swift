@@ -1,7 +1,7 @@
 import Concord
-import Foundation
 import ConcordTestSupport
 import ConcordTesting
+import Foundation
 import Testing
 
 /// Any name SQLite accepts for a table or column syncs: quotes, spaces, Unicode (in either
@@ -27,11 +27,13 @@ struct IdentifierTests {
                 var declaration = quoteIdentifier(column) + (merges[index] == .counter ? " INTEGER" : "")
                 if let reference, reference.column == index {
                     let parent = parents[reference.parent]
-                    declaration += " REFERENCES \(quoteIdentifier(parent.name))(\(quoteIdentifier(parent.key))) ON DELETE \(reference.action)"
+                    declaration +=
+                        " REFERENCES \(quoteIdentifier(parent.name))(\(quoteIdentifier(parent.key))) ON DELETE \(reference.action)"
                 }
                 declared.append(declaration)
             }
-            return "CREATE TABLE \(quoteIdentifier(name)) (\(declared.joined(separator: ", ")))\(withoutRowID ? " WITHOUT ROWID" : "");"
+            return
+                "CREATE TABLE \(quoteIdentifier(name)) (\(declared.joined(separator: ", ")))\(withoutRowID ? " WITHOUT ROWID" : "");"
         }
 
         /// (A `[String: …]` cannot tell lookalike names apart either; the table is then refused anyway.)
@@ -62,8 +64,10 @@ struct IdentifierTests {
             if index > 0, source.bool(), let column = merges.firstIndex(where: { $0 == .lww }) {
                 reference = (column, source.int(in: 0...index - 1), ["CASCADE", "SET NULL"][source.int(in: 0...1)])
             }
-            tables.append(TableSpec(name: name, key: columnNames[0], columns: Array(columnNames.dropFirst()), merges: merges,
-                                    withoutRowID: source.bool(), policy: policy, reference: reference))
+            tables.append(
+                TableSpec(
+                    name: name, key: columnNames[0], columns: Array(columnNames.dropFirst()), merges: merges,
+                    withoutRowID: source.bool(), policy: policy, reference: reference))
         }
         return tables
     }
@@ -83,7 +87,9 @@ struct IdentifierTests {
                 for (index, table) in generated.enumerated() {
                     do {
                         try replica.enableSync(on: table.name, policy: table.policy, merges: table.mergeMap)
-                        if refused.contains(index) { throw PredicateFailed("enableSync accepted \(visible(table.name))") }
+                        if refused.contains(index) {
+                            throw PredicateFailed("enableSync accepted \(visible(table.name))")
+                        }
                     } catch let error as ReplicaError where refused.contains(index) {
                         guard case .unsupportedTable = error else { throw PredicateFailed("wrong refusal: \(error)") }
                     } catch let failure as PredicateFailed {
@@ -125,7 +131,8 @@ struct IdentifierTests {
             let lookalikes = names.indices.contains { i in names[..<i].contains { $0 == names[i] } }
             let parentRefused = table.reference.map { refused.contains($0.parent) } ?? false
             if table.name.isEmpty || names.contains(where: \.isEmpty) || lookalikes || parentRefused
-                || accepted.contains(where: { $0 == table.name }) {
+                || accepted.contains(where: { $0 == table.name })
+            {
                 refused.insert(index)
             } else {
                 accepted.append(table.name)
@@ -133,7 +140,6 @@ struct IdentifierTests {
         }
         return refused
     }
-
 
     /// One plain-SQL write to a random table: an insert, an update of one column, or a delete.
     static func write(_ tables: [TableSpec], on replica: Replica, _ source: inout ChoiceSource) throws {
@@ -145,17 +151,21 @@ struct IdentifierTests {
             if let reference = table.reference, reference.column == column {
                 let parent = tables[reference.parent]
                 let present = try replica.database.query(
-                    "SELECT \(quoteIdentifier(parent.key)) FROM \(quoteIdentifier(parent.name)) ORDER BY 1").map { $0[0] }
-                return present.isEmpty || source.bool(probability: 0.2) ? .null : present[source.int(in: 0...present.count - 1)]
+                    "SELECT \(quoteIdentifier(parent.key)) FROM \(quoteIdentifier(parent.name)) ORDER BY 1"
+                ).map { $0[0] }
+                return present.isEmpty || source.bool(probability: 0.2)
+                    ? .null : present[source.int(in: 0...present.count - 1)]
             }
             if table.merges[column] == .counter { return .integer(Int64(source.int(in: -3...3))) }
             return Gen.sqliteValue.generate(using: &source)
         }
-        var sql: String, values: [SQLiteValue]
+        var sql: String
+        var values: [SQLiteValue]
         if !exists {
             values = [key] + (try table.columns.indices.map(value))
             let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-            sql = "INSERT INTO \(t) (\(([table.key] + table.columns).map(quoteIdentifier).joined(separator: ", "))) VALUES (\(marks))"
+            sql =
+                "INSERT INTO \(t) (\(([table.key] + table.columns).map(quoteIdentifier).joined(separator: ", "))) VALUES (\(marks))"
         } else if table.columns.isEmpty || source.int(in: 0...3) == 0 {
             (sql, values) = ("DELETE FROM \(t) WHERE \(k) = ?", [key])
         } else {
@@ -182,7 +192,9 @@ struct IdentifierTests {
     /// Same tables and registers on every replica (compared as bytes), and a clean `check()`.
     static func requireConverged(_ tables: [TableSpec], _ replicas: [Replica]) throws {
         for table in tables {
-            let stored = try replicas.map { try storedRows(of: table.name, key: table.key, columns: table.columns, in: $0.database) }
+            let stored = try replicas.map {
+                try storedRows(of: table.name, key: table.key, columns: table.columns, in: $0.database)
+            }
             for (name, other) in zip(["B", "C (JSON)"], stored.dropFirst()) {
                 if let difference = firstDifference(stored[0], other, columns: [table.key] + table.columns) {
                     throw PredicateFailed("table \(visible(table.name)): A and \(name) differ: \(difference)")
@@ -206,7 +218,8 @@ struct IdentifierTests {
         try Property.check(seed: 0x1D_0002, iterations: 40) { source in
             let name = Gen.concordReservedIdentifier.generate(using: &source)
             source.note("table \(visible(name))")
-            let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+            let replica = try Replica.inMemory(
+                configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
             do {
                 try replica.database.execute("CREATE TABLE \(quoteIdentifier(name)) (id TEXT PRIMARY KEY NOT NULL, v)")
             } catch {
@@ -218,22 +231,27 @@ struct IdentifierTests {
                 try replica.enableSync(on: name)
                 throw PredicateFailed("enableSync accepted a table in Concord's namespace")
             } catch let error as ReplicaError {
-                guard case .unsupportedTable(let table, _, _) = error else { throw PredicateFailed("wrong error: \(error)") }
+                guard case .unsupportedTable(let table, _, _) = error else {
+                    throw PredicateFailed("wrong error: \(error)")
+                }
                 try Property.require(table.utf8.elementsEqual(name.utf8), "the error names \(visible(table))")
                 // The table's own name contains the prefix; the message must say it is reserved besides.
                 let explanation = error.description.replacingOccurrences(of: name, with: "")
-                try Property.require(explanation.contains("_concord_") || explanation.contains("reserved for Concord"),
-                                     "the error does not say that names starting with _concord_ are reserved: \(error)")
+                try Property.require(
+                    explanation.contains("_concord_") || explanation.contains("reserved for Concord"),
+                    "the error does not say that names starting with _concord_ are reserved: \(error)")
             }
-            try Property.require(try replica.database.query("SELECT type, name, sql FROM sqlite_schema ORDER BY name") == schema,
-                                 "the refused enable changed the schema")
+            try Property.require(
+                try replica.database.query("SELECT type, name, sql FROM sqlite_schema ORDER BY name") == schema,
+                "the refused enable changed the schema")
         }
     }
 
     /// The reserved prefix in another ASCII case names the same objects to SQLite, so it is reserved too.
     @Test("Names in Concord's namespace in another case are refused", arguments: ["_CONCORD_x", "_Concord_1_rows"])
     func reservedNamesInAnyCase(_ name: String) throws {
-        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        let replica = try Replica.inMemory(
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         try replica.database.execute("CREATE TABLE \(quoteIdentifier(name)) (id TEXT PRIMARY KEY NOT NULL, v)")
         #expect {
             try replica.enableSync(on: name)
@@ -265,7 +283,8 @@ struct IdentifierTests {
                 do {
                     try replica.enableSync(on: "t")
                 } catch let error as ReplicaError {
-                    try Property.require(error.description.contains(name), "the error does not name \(visible(name)): \(error)")
+                    try Property.require(
+                        error.description.contains(name), "the error does not name \(visible(name)): \(error)")
                     return
                 } catch {
                     throw PredicateFailed("enabling t failed with an error that is not Concord's: \(error)")
@@ -282,8 +301,10 @@ struct IdentifierTests {
 
     /// Two replicas of `schema`, tables enabled in order (with `merges`), `writes` on the first, then a sync
     /// through both forms; the replicas must end with the same tables and registers, and a clean `check()`.
-    private func requireSyncs(_ schema: String, tables: [String], merges: [String: [String: ColumnMerge]] = [:],
-                              writes: [String]) throws -> [Replica] {
+    private func requireSyncs(
+        _ schema: String, tables: [String], merges: [String: [String: ColumnMerge]] = [:],
+        writes: [String]
+    ) throws -> [Replica] {
         let clock = ManualClock(unixMilliseconds: epoch2026)
         let replicas = try (1...2).map { node in
             let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
@@ -301,11 +322,13 @@ struct IdentifierTests {
     }
 
     /// SQLite accepts `""` as a name; a table using it must sync (or be refused when enabled, saying why).
-    @Test("An empty name", arguments: [
-        #"CREATE TABLE "" (id TEXT PRIMARY KEY NOT NULL, v)"#,
-        #"CREATE TABLE t ("" TEXT PRIMARY KEY NOT NULL, v)"#,
-        #"CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, "")"#,
-    ])
+    @Test(
+        "An empty name",
+        arguments: [
+            #"CREATE TABLE "" (id TEXT PRIMARY KEY NOT NULL, v)"#,
+            #"CREATE TABLE t ("" TEXT PRIMARY KEY NOT NULL, v)"#,
+            #"CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, "")"#,
+        ])
     func emptyName(_ schema: String) throws {
         // Changesets name every table and column, and the format has no empty name: refused when enabled, saying why.
         let table = schema.contains(#"TABLE """#) ? "" : "t"
@@ -317,7 +340,9 @@ struct IdentifierTests {
             guard case ReplicaError.unsupportedTable(_, let reason, _) = error else { return false }
             return reason.contains("empty")
         }
-        #expect(try replica.database.scalar("SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_[0-9]*'") == .integer(0))
+        #expect(
+            try replica.database.scalar("SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_[0-9]*'")
+                == .integer(0))
     }
 
     /// `é` written precomposed and decomposed are two tables to SQLite but one name to Swift, and so to
@@ -325,7 +350,8 @@ struct IdentifierTests {
     @Test("Tables whose names differ only in Unicode normalization")
     func canonicallyEquivalentTables() throws {
         let (composed, decomposed) = (quoteIdentifier("\u{E9}"), quoteIdentifier("e\u{301}"))
-        let replicas = try requireSyncs("""
+        let replicas = try requireSyncs(
+            """
             CREATE TABLE \(composed) (id TEXT PRIMARY KEY NOT NULL, v);
             CREATE TABLE \(decomposed) (id TEXT PRIMARY KEY NOT NULL, v);
             """, tables: ["\u{E9}"], writes: ["INSERT INTO \(composed) VALUES ('k', 1)"])
@@ -361,8 +387,12 @@ struct IdentifierTests {
     /// must be parked, everywhere.
     @Test("Foreign keys to tables whose names differ only in the case of a non-ASCII letter")
     func foreignKeysToNonASCIICasePairs() throws {
-        let pairs: [(String, String)] = [("é", "É"), ("ü", "Ü"), ("ñ", "Ñ"), ("ø", "Ø"), ("å", "Å"), ("ç", "Ç"), ("æ", "Æ"), ("ł", "Ł")]
-        var schema = "", tables: [String] = [], writes: [String] = []
+        let pairs: [(String, String)] = [
+            ("é", "É"), ("ü", "Ü"), ("ñ", "Ñ"), ("ø", "Ø"), ("å", "Å"), ("ç", "Ç"), ("æ", "Æ"), ("ł", "Ł"),
+        ]
+        var schema = ""
+        var tables: [String] = []
+        var writes: [String] = []
         for (index, (lower, upper)) in pairs.enumerated() {
             let child = "child\(index)"
             schema += """

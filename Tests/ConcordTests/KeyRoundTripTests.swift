@@ -22,8 +22,9 @@ struct KeyRoundTripTests {
     }
 
     static let shapes = Gen<Shape> { source in
-        Shape(keyType: ["TEXT", "BLOB", ""][source.int(in: 0...2)], withoutRowID: source.bool(),
-              policy: source.bool() ? .row : .column)
+        Shape(
+            keyType: ["TEXT", "BLOB", ""][source.int(in: 0...2)], withoutRowID: source.bool(),
+            policy: source.bool() ? .row : .column)
     }
 
     @Test("Generated keys, written on A and B", .tags(.property))
@@ -32,7 +33,8 @@ struct KeyRoundTripTests {
             let shape = Self.shapes.generate(using: &source)
             let keys = Gen.sqliteKeys(count: 1...8).generate(using: &source)
             source.note("\(shape); keys \(keys.map(brief))")
-            let world = try RoundTripWorld(schema: shape.schema, table: "t", key: "id", columns: ["v"], policy: shape.policy)
+            let world = try RoundTripWorld(
+                schema: shape.schema, table: "t", key: "id", columns: ["v"], policy: shape.policy)
             var model: [SQLiteValue: (alive: Bool, value: Int64)] = [:]
             var counter: Int64 = 0
             for _ in 0..<source.int(in: 1...12) {
@@ -53,7 +55,8 @@ struct KeyRoundTripTests {
                 }
                 source.note("\(onB ? "B" : "A"): \(sql.prefix(6)) \(brief(key)) v=\(counter)")
                 try replica.database.execute(sql, sql.hasPrefix("DELETE") ? [key] : [key, .integer(counter)])
-                try Property.require(replica.database.changes == 1, "the write touched \(replica.database.changes) rows")
+                try Property.require(
+                    replica.database.changes == 1, "the write touched \(replica.database.changes) rows")
                 model[key] = (!sql.hasPrefix("DELETE"), sql.hasPrefix("DELETE") ? model[key]?.value ?? 0 : counter)
                 if source.bool(probability: 0.3) || onB { try Self.exchange(world, &source) }
             }
@@ -80,12 +83,15 @@ struct KeyRoundTripTests {
                 .sorted { SQLiteValue.totallyOrdered($0[0].value, before: $1[0].value) }
             let shown = rows.map { "\(brief($0[0].value)) (\($0[0].type)) = \($0[1].value)" }
             let wanted = expected.map { "\(brief($0.key)) ('\($0.key.typeName)') = \($0.value.value)" }
-            try Property.require(rows.map { [$0[0].value, $0[1].value] } == expected.map { [$0.key, .integer($0.value.value)] },
-                                 "\(name) shows \(shown), expected \(wanted)")
+            try Property.require(
+                rows.map { [$0[0].value, $0[1].value] } == expected.map { [$0.key, .integer($0.value.value)] },
+                "\(name) shows \(shown), expected \(wanted)")
             for (key, entry) in model.sorted(by: { SQLiteValue.totallyOrdered($0.key, before: $1.key) }) {
                 let registers = try replica.registers(of: "t", key: key)
-                try Property.require(registers?.liveness.isAlive == entry.alive,
-                                     "\(name) holds \(brief(key)) as \(registers.map { $0.liveness.isAlive ? "alive" : "deleted" } ?? "unknown")")
+                try Property.require(
+                    registers?.liveness.isAlive == entry.alive,
+                    "\(name) holds \(brief(key)) as \(registers.map { $0.liveness.isAlive ? "alive" : "deleted" } ?? "unknown")"
+                )
             }
         }
     }

@@ -2,6 +2,7 @@ import ConcordTestSupport
 import ConcordTesting
 import Foundation
 import Testing
+
 @testable import Concord
 
 /// Random histories of concurrent writes on three replicas, delivered in random
@@ -38,11 +39,13 @@ struct MergeConvergenceTests {
         }
 
         var model: ReferenceModel {
-            ReferenceModel(tables: [
-                TableSchema(name: "items", key: "id", columns: ["l", "hi", "lo", "n", "tags"], policy: .column,
-                            merges: MergeConvergenceTests.itemMerges),
-                TableSchema(name: "prefs", key: "id", columns: ["a", "b"], policy: .row),
-            ], foreignKeys: [], ledger: ledger)
+            ReferenceModel(
+                tables: [
+                    TableSchema(
+                        name: "items", key: "id", columns: ["l", "hi", "lo", "n", "tags"], policy: .column,
+                        merges: MergeConvergenceTests.itemMerges),
+                    TableSchema(name: "prefs", key: "id", columns: ["a", "b"], policy: .row),
+                ], foreignKeys: [], ledger: ledger)
         }
 
         init() throws {
@@ -77,7 +80,8 @@ struct MergeConvergenceTests {
         case 6...7:
             // A fresh changeset from one device to another, from a random starting version.
             let from = source.int(in: 0...2)
-            let changes = try world.replicas[from].changes(since: source.bool() ? 0 : replica.peerVersion(world.replicas[from].nodeID))
+            let changes = try world.replicas[from].changes(
+                since: source.bool() ? 0 : replica.peerVersion(world.replicas[from].nodeID))
             world.sent.append((from, changes, world.known[from]))
             let report = try world.deliver(changes, knownAtSource: world.known[from], to: device)
             source.note("device \(from) -> \(device): changes since \(changes.since), \(report)")
@@ -85,7 +89,8 @@ struct MergeConvergenceTests {
             // A changeset sent earlier, delivered again or late.
             guard !world.sent.isEmpty else { return }
             let index = source.int(in: 0...world.sent.count - 1)
-            let report = try world.deliver(world.sent[index].changeset, knownAtSource: world.sent[index].known, to: device)
+            let report = try world.deliver(
+                world.sent[index].changeset, knownAtSource: world.sent[index].known, to: device)
             source.note("device \(world.sent[index].source) -> \(device): changeset #\(index) again, \(report)")
         }
     }
@@ -96,10 +101,14 @@ struct MergeConvergenceTests {
         let table = source.bool() ? "items" : "prefs"
         let key = keys[source.int(in: 0...1)]
         let columns = table == "items" ? ["l", "hi", "lo", "n", "tags"] : ["a", "b"]
-        let current = try replica.database.query("SELECT \(columns.joined(separator: ", ")) FROM \(table) WHERE id = ?",
-                                                 [.text(key)]).first
+        let current = try replica.database.query(
+            "SELECT \(columns.joined(separator: ", ")) FROM \(table) WHERE id = ?",
+            [.text(key)]
+        ).first
         func draw(_ column: Int) -> SQLiteValue {
-            if table == "prefs" { return column == 0 ? scalars[source.int(in: 5...6)] : .integer(Int64(source.int(in: 0...3))) }
+            if table == "prefs" {
+                return column == 0 ? scalars[source.int(in: 5...6)] : .integer(Int64(source.int(in: 0...3)))
+            }
             switch itemMerges[column] {
             case .counter: return .integer(Int64(source.int(in: -3...3)))
             case .union: return tagSets[source.int(in: 0...tagSets.count - 1)]
@@ -120,7 +129,8 @@ struct MergeConvergenceTests {
             try replica.database.execute("DELETE FROM \(table) WHERE id = ?", [.text(key)])
         } else {
             kind = .update
-            var assignments: [String] = [], values: [SQLiteValue] = []
+            var assignments: [String] = []
+            var values: [SQLiteValue] = []
             for column in columns.indices where source.bool() {
                 let value = draw(column)
                 if table == "items" && itemMerges[column] == .counter {
@@ -133,8 +143,9 @@ struct MergeConvergenceTests {
                 values.append(value)
             }
             guard !assignments.isEmpty else { return }
-            try replica.database.execute("UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
-                                         values + [.text(key)])
+            try replica.database.execute(
+                "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
+                values + [.text(key)])
             guard !written.isEmpty else { return }
             if table == "prefs" {
                 // A row-policy write supplies the whole row.
@@ -145,10 +156,13 @@ struct MergeConvergenceTests {
         _ = try replica.registers(of: table, key: .text(key))
         // Reading the registers folded the write; it was the last reading of the replica's clock.
         let stamp = Stamp(hlc: try replica.clock.last, node: replica.nodeID)
-        source.note("device \(device): \(kind) \(table) \(key) \(written.sorted { $0.key < $1.key }.map { "\(columns[$0.key])=\($0.value)" })")
+        source.note(
+            "device \(device): \(kind) \(table) \(key) \(written.sorted { $0.key < $1.key }.map { "\(columns[$0.key])=\($0.value)" })"
+        )
         let row = RowRef(table: table, key: .text(key))
         let seen = world.known[device].filter { world.ledger.operations[$0].row == row }
-        let id = world.ledger.record(node: replica.nodeID, stamp: stamp, row: row, kind: kind, values: written, seen: seen)
+        let id = world.ledger.record(
+            node: replica.nodeID, stamp: stamp, row: row, kind: kind, values: written, seen: seen)
         world.known[device].insert(id)
     }
 
@@ -166,15 +180,19 @@ struct MergeConvergenceTests {
                 let row = RowRef(table: table, key: .text(key))
                 let expected = model.registers[row]
                 let actual = try replica.registers(of: table, key: .text(key))
-                try Property.require(actual == expected, "\(row): replicas hold \(actual.map { "\($0)" } ?? "nothing"), "
-                    + "the model expects \(expected.map { "\($0)" } ?? "nothing")")
+                try Property.require(
+                    actual == expected,
+                    "\(row): replicas hold \(actual.map { "\($0)" } ?? "nothing"), "
+                        + "the model expects \(expected.map { "\($0)" } ?? "nothing")")
                 let shown = try replica.database.query("SELECT * FROM \(table) WHERE id = ?", [.text(key)]).first
                 let placement = model.placement(of: row)
-                try Property.require((shown != nil) == (placement == .shown(overrides: [:])),
-                                     "\(row): shown is \(shown != nil), the model places it \(placement)")
+                try Property.require(
+                    (shown != nil) == (placement == .shown(overrides: [:])),
+                    "\(row): shown is \(shown != nil), the model places it \(placement)")
                 if let shown, let expected {
-                    try Property.require(Array(shown.dropFirst()) == expected.columns.map { $0?.value ?? .null },
-                                         "\(row): shows \(shown), the model expects \(expected)")
+                    try Property.require(
+                        Array(shown.dropFirst()) == expected.columns.map { $0?.value ?? .null },
+                        "\(row): shows \(shown), the model expects \(expected)")
                 }
             }
         }

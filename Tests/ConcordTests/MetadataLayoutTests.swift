@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import Concord
 
 /// Replicas written by every earlier metadata layout open in this build, keep everything they held,
@@ -17,7 +18,8 @@ struct MetadataLayoutTests {
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
         let path = directory.path("replica.sqlite")
-        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(fixture + ".sqlite").path, toPath: path)
+        try FileManager.default.copyItem(
+            atPath: Self.fixtures.appendingPathComponent(fixture + ".sqlite").path, toPath: path)
         let expected = try Sections(Self.fixtures.appendingPathComponent(fixture + ".expected.txt"))
         // After the fixture's last step (its clocks advanced one second per step from 2026-01-01).
         let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
@@ -33,29 +35,41 @@ struct MetadataLayoutTests {
         let report = try replica.check()
         #expect(report.isConsistent, "\(report)")
         #expect(try userTables(replica) == expected["user tables"])
-        #expect(try lines(replica.database, """
-            SELECT quote(t.name), quote(p.pk), quote(p.reason) FROM _concord_parked AS p
-            JOIN _concord_tables AS t ON t.id = p.tbl ORDER BY t.name, p.pk
-            """) == expected["parked rows"])
-        #expect(try lines(replica.database, """
-            SELECT quote(t.name), quote(r.pk) FROM _concord_revived AS r
-            JOIN _concord_tables AS t ON t.id = r.tbl ORDER BY t.name, r.pk
-            """) == (expected.header("revived rows").contains("no _concord_revived")
-                ? ["  'lists' | 'L3'"] : expected["revived rows"]), "a layout without the table shows its revived rows")
-        #expect(try lines(replica.database, "SELECT quote(node), version FROM _concord_peers ORDER BY node")
-            == expected["peers"])
-        #expect(try replica.database.scalar("SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_*[a-z]_*' "
-            + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
-            + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log')") == .integer(0),
-                "no object keeps a name made of a user name")
+        #expect(
+            try lines(
+                replica.database,
+                """
+                SELECT quote(t.name), quote(p.pk), quote(p.reason) FROM _concord_parked AS p
+                JOIN _concord_tables AS t ON t.id = p.tbl ORDER BY t.name, p.pk
+                """) == expected["parked rows"])
+        #expect(
+            try lines(
+                replica.database,
+                """
+                SELECT quote(t.name), quote(r.pk) FROM _concord_revived AS r
+                JOIN _concord_tables AS t ON t.id = r.tbl ORDER BY t.name, r.pk
+                """)
+                == (expected.header("revived rows").contains("no _concord_revived")
+                    ? ["  'lists' | 'L3'"] : expected["revived rows"]),
+            "a layout without the table shows its revived rows")
+        #expect(
+            try lines(replica.database, "SELECT quote(node), version FROM _concord_peers ORDER BY node")
+                == expected["peers"])
+        #expect(
+            try replica.database.scalar(
+                "SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_*[a-z]_*' "
+                    + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
+                    + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log')") == .integer(0),
+            "no object keeps a name made of a user name")
 
         // It goes on capturing and syncing, with a peer that never saw the old layout.
         try replica.database.execute("UPDATE reminders SET title = 'after the upgrade' WHERE id = 'R1'")
         let peer = try Replica.inMemory(configuration: configuration(node: 4, clock: clock))
         try peer.database.execute(try schema(of: replica))
-        for table in replica.tables.sorted(by: { $0.id < $1.id }) {   // parents first, as they were enabled
-            try peer.enableSync(on: table.name, policy: table.policy,
-                                merges: Dictionary(uniqueKeysWithValues: zip(table.columns, table.merges).filter { $0.1 != .lww }))
+        for table in replica.tables.sorted(by: { $0.id < $1.id }) {  // parents first, as they were enabled
+            try peer.enableSync(
+                on: table.name, policy: table.policy,
+                merges: Dictionary(uniqueKeysWithValues: zip(table.columns, table.merges).filter { $0.1 != .lww }))
         }
         try Replica.sync([replica, peer])
         #expect(try peer.canonicalDump() == replica.canonicalDump())
@@ -79,7 +93,8 @@ struct MetadataLayoutTests {
     /// The `CREATE TABLE` statements of the synced tables, parents first, for a peer to start from.
     private func schema(of replica: Replica) throws -> String {
         try ["lists", "reminders", "comments", "settings", "stats"].map {
-            (try replica.database.scalar("SELECT sql FROM sqlite_schema WHERE name = ?", [.text($0)])?.textValue ?? "") + ";"
+            (try replica.database.scalar("SELECT sql FROM sqlite_schema WHERE name = ?", [.text($0)])?.textValue ?? "")
+                + ";"
         }.joined(separator: "\n")
     }
 
@@ -87,12 +102,18 @@ struct MetadataLayoutTests {
     private func userTables(_ replica: Replica) throws -> [String] {
         var result: [String] = []
         for table in ["lists", "reminders", "comments", "settings", "stats"] {
-            let columns = try replica.database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
-                .compactMap { $0[0].textValue }
-            let key = try replica.database.scalar("SELECT name FROM pragma_table_info(?) WHERE pk = 1", [.text(table)])?.textValue ?? ""
+            let columns = try replica.database.query(
+                "SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)]
+            )
+            .compactMap { $0[0].textValue }
+            let key =
+                try replica.database.scalar("SELECT name FROM pragma_table_info(?) WHERE pk = 1", [.text(table)])?
+                .textValue ?? ""
             result.append("table \(table) (\(columns.joined(separator: ", ")))")
             let values = columns.map { "quote(\(quoteIdentifier($0))) || ' ' || typeof(\(quoteIdentifier($0)))" }
-            result += try lines(replica.database, "SELECT \(values.joined(separator: ", ")) FROM \(table) ORDER BY \(quoteIdentifier(key))")
+            result += try lines(
+                replica.database,
+                "SELECT \(values.joined(separator: ", ")) FROM \(table) ORDER BY \(quoteIdentifier(key))")
         }
         return result
     }
@@ -109,7 +130,9 @@ private struct Sections {
 
     init(_ url: URL) throws {
         var current = ""
-        for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in try String(contentsOf: url, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        {
             if line.hasPrefix("## ") {
                 current = String(line.dropFirst(3).prefix { $0 != ":" })
                 sections[current] = []

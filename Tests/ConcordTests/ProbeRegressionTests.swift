@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import Concord
 
 /// The silent losses a black-box probe found, one named test each: every one of these failed
@@ -47,8 +48,9 @@ struct ProbeRegressionTests {
         // What the probe left behind: a causal length of 2^64 - 1 stored by the earlier build, on layout 4.
         let directory = TemporaryDirectory()
         let path = directory.path("poisoned.sqlite")
-        try FileManager.default.copyItem(atPath: MetadataLayoutTests.fixtures.appendingPathComponent("layout-4.sqlite").path,
-                                         toPath: path)
+        try FileManager.default.copyItem(
+            atPath: MetadataLayoutTests.fixtures.appendingPathComponent("layout-4.sqlite").path,
+            toPath: path)
         try sqlite3Shell(path, "UPDATE _concord_rows_reminders SET cl = -1 WHERE pk = 'R1';")
         let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock))
         try replica.database.execute("DELETE FROM reminders WHERE id = 'R1'")
@@ -66,7 +68,8 @@ struct ProbeRegressionTests {
         let c = try Replica.inMemory(configuration: configuration(node: 3, clock: clock))
         try c.database.execute("CREATE TABLE v (id TEXT PRIMARY KEY NOT NULL, t);")
         try c.enableSync(on: "v")
-        try a.database.execute("""
+        try a.database.execute(
+            """
             INSERT INTO v VALUES ('nul', 'ab' || char(0) || 'cd'), ('utf', CAST(x'61ff62' AS TEXT)),
                 ('k' || char(0) || 'x', 'a key with NUL'), (CAST(x'ff00fe' AS TEXT), 'a key that is not UTF-8');
             """)
@@ -86,7 +89,8 @@ struct ProbeRegressionTests {
     // MARK: 3. A key that cannot sync
 
     @Test func anIntegerKeyIsRefusedWhenWrittenAndStopsNothingElse() throws {
-        let (a, b) = try pair("""
+        let (a, b) = try pair(
+            """
             CREATE TABLE blobs (id BLOB PRIMARY KEY, v);
             CREATE TABLE untyped (id PRIMARY KEY, v);
             CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, v);
@@ -108,16 +112,19 @@ struct ProbeRegressionTests {
     @Test func anIntegerKeyStoredByAnEarlierBuildIsParkedWithItsReason() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("old.sqlite")
-        try FileManager.default.copyItem(atPath: MetadataLayoutTests.fixtures.appendingPathComponent("layout-4.sqlite").path,
-                                         toPath: path)
+        try FileManager.default.copyItem(
+            atPath: MetadataLayoutTests.fixtures.appendingPathComponent("layout-4.sqlite").path,
+            toPath: path)
         // The earlier build let an integer into the BLOB key of `settings` and logged it.
         try sqlite3Shell(path, "INSERT INTO settings (key, value, updated) VALUES (5, 'five', 9);")
         let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock))
         let status = try replica.status()
-        #expect(status.parked.contains { $0.table == "settings" && $0.key == "5" && $0.reason.contains("TEXT or BLOB") })
+        #expect(
+            status.parked.contains { $0.table == "settings" && $0.key == "5" && $0.reason.contains("TEXT or BLOB") })
         #expect(try replica.check().isConsistent)
         let peer = try Replica.inMemory(configuration: configuration(node: 4, clock: clock))
-        try peer.database.execute("""
+        try peer.database.execute(
+            """
             CREATE TABLE settings (key BLOB PRIMARY KEY, value, updated INTEGER NOT NULL DEFAULT 0);
             """)
         try peer.enableSync(on: "settings", policy: .row)
@@ -144,7 +151,8 @@ struct ProbeRegressionTests {
         try c.database.execute("INSERT INTO reminders (id, title) VALUES ('from-c', 'c')")
         for order in [[a, b, c], [c, b, a]] { try Replica.sync(order) }
         for replica in [a, b, c] {
-            #expect(try replica.database.query("SELECT id FROM reminders ORDER BY id") == [["from-a"], ["from-c"], ["r1"]])
+            #expect(
+                try replica.database.query("SELECT id FROM reminders ORDER BY id") == [["from-a"], ["from-c"], ["r1"]])
         }
     }
 
@@ -180,8 +188,11 @@ struct ProbeRegressionTests {
 
     // MARK: 5. Keys compared other than as bytes
 
-    @Test(arguments: ["id TEXT COLLATE NOCASE PRIMARY KEY, name TEXT", "id TEXT, name TEXT, PRIMARY KEY (id COLLATE RTRIM)",
-                      "id TEXT PRIMARY KEY COLLATE NOCASE, name TEXT", "id TEXT COLLATE NOCASE, name TEXT, PRIMARY KEY (id COLLATE BINARY)"])
+    @Test(arguments: [
+        "id TEXT COLLATE NOCASE PRIMARY KEY, name TEXT", "id TEXT, name TEXT, PRIMARY KEY (id COLLATE RTRIM)",
+        "id TEXT PRIMARY KEY COLLATE NOCASE, name TEXT",
+        "id TEXT COLLATE NOCASE, name TEXT, PRIMARY KEY (id COLLATE BINARY)",
+    ])
     func aKeyUnderACollationOtherThanBinaryIsRefused(columns: String) throws {
         let replica = try Replica.inMemory()
         try replica.database.execute("CREATE TABLE people (\(columns))")
@@ -236,7 +247,8 @@ struct ProbeRegressionTests {
         let (a, b) = try pair(remindersSchema, tables: ["reminders"])
         try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'one'), ('r2', 'two')")
         try Replica.sync([a, b])
-        try a.database.execute("""
+        try a.database.execute(
+            """
             CREATE TABLE reminders_new (id TEXT PRIMARY KEY NOT NULL, title TEXT, done INTEGER NOT NULL DEFAULT 0, notes TEXT);
             INSERT INTO reminders_new SELECT * FROM reminders;
             DROP TABLE reminders;
@@ -248,8 +260,9 @@ struct ProbeRegressionTests {
         #expect(throws: ReplicaError.self) { try a.foldLocalWrites() }
         try a.enableSync(on: "reminders")
         try Replica.sync([a, b])
-        #expect(try b.database.query("SELECT id, title FROM reminders ORDER BY id")
-            == [["r1", "edited meanwhile"], ["r3", "added meanwhile"]])
+        #expect(
+            try b.database.query("SELECT id, title FROM reminders ORDER BY id")
+                == [["r1", "edited meanwhile"], ["r3", "added meanwhile"]])
         #expect(try a.check().isConsistent && b.check().isConsistent)
         try a.database.execute("UPDATE reminders SET done = 1 WHERE id = 'r3'")
         try Replica.sync([a, b])
@@ -266,7 +279,8 @@ struct ProbeRegressionTests {
             CREATE TABLE "1_rows" (id TEXT PRIMARY KEY NOT NULL, v);
             """
         let (a, b) = try pair(schema, tables: ["a", "a_key", "a_rows", "1_rows"])
-        try a.database.execute("""
+        try a.database.execute(
+            """
             INSERT INTO a VALUES ('x', 'p', 1, 2, 3, 4, 5, 6, 7, 8);
             INSERT INTO a_key VALUES ('x', 'key'); INSERT INTO a_rows VALUES ('x', 'rows'); INSERT INTO "1_rows" VALUES ('x', 1);
             """)
@@ -292,7 +306,9 @@ struct ProbeRegressionTests {
             let report = try replica.check()
             #expect(report.isConsistent, "\(report)")
         }
-        while try replica.database.scalar("SELECT count(*) FROM reminders") != .integer(400) { Thread.sleep(forTimeInterval: 0.01) }
+        while try replica.database.scalar("SELECT count(*) FROM reminders") != .integer(400) {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         #expect(try replica.check().isConsistent)
     }
 
@@ -309,7 +325,10 @@ struct ProbeRegressionTests {
         #expect(try a.foldLocalWrites() == 0, "writing the same -0.0 again changes nothing")
         try Replica.sync([a, b])
         let value = try #require(try b.database.scalar("SELECT x FROM m"))
-        guard case .real(let x) = value else { Issue.record("\(value)"); return }
+        guard case .real(let x) = value else {
+            Issue.record("\(value)")
+            return
+        }
         #expect(x.sign == .minus)
         #expect(try a.canonicalDump() == b.canonicalDump())
     }

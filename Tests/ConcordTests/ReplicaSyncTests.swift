@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import Concord
 
 /// Two file-backed replicas sharing one manual clock, both holding reminder `r1`.

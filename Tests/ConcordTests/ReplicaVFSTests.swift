@@ -13,7 +13,8 @@ struct ReplicaVFSTests {
         let database = replica.database
         let openedBefore = MemoryJournalFile.opened.load(ordering: .relaxed)
         try database.execute("BEGIN")
-        try database.execute("""
+        try database.execute(
+            """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
             INSERT INTO reminders (id, title, done, notes)
             SELECT printf('r%05d', i), printf('title %d', i), 0, printf('%0200d', i) FROM n
@@ -22,7 +23,8 @@ struct ReplicaVFSTests {
         try database.execute("UPDATE reminders SET notes = notes || '!'")
         // This one fails on its last row, so SQLite undoes all it wrote from the journal.
         #expect(throws: SQLiteError.self) {
-            try database.execute("""
+            try database.execute(
+                """
                 UPDATE reminders SET notes = notes || '?',
                     done = CASE WHEN rowid = (SELECT max(rowid) FROM reminders) THEN NULL ELSE done END
                 """)
@@ -41,7 +43,8 @@ struct ReplicaVFSTests {
         let directory = TemporaryDirectory()
         var outliving: [Statement] = []
         do {
-            let replica = try makeReplica(directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))
+            let replica = try makeReplica(
+                directory, "a.sqlite", node: 1, clock: ManualClock(unixMilliseconds: epoch2026))
             try replica.database.execute("PRAGMA journal_mode = WAL")
             try replica.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk')")
             outliving.append(try replica.database.prepare("SELECT title FROM reminders"))

@@ -15,8 +15,10 @@ final class RoundTripWorld {
     var replicas: [Replica] { [a, b, c] }
     let clock = ManualClock(unixMilliseconds: epoch2026)
 
-    init(schema: String, table: String, key: String, columns: [String], policy: TablePolicy,
-         merges: [String: ColumnMerge] = [:]) throws {
+    init(
+        schema: String, table: String, key: String, columns: [String], policy: TablePolicy,
+        merges: [String: ColumnMerge] = [:]
+    ) throws {
         self.table = table
         self.key = key
         self.columns = columns
@@ -53,8 +55,10 @@ final class RoundTripWorld {
     /// What the plain table stores for `key` now: one value per column, or `nil` when the row is gone.
     func plainRow(_ key: SQLiteValue) throws -> [SQLiteValue]? {
         let selected = columns.map(quoteIdentifier).joined(separator: ", ")
-        return try plain.query("SELECT \(selected) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(self.key)) = ?",
-                               [key]).first
+        return try plain.query(
+            "SELECT \(selected) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(self.key)) = ?",
+            [key]
+        ).first
     }
 
     /// A's changes to B through the binary form and to C through the JSON form.
@@ -78,7 +82,8 @@ final class RoundTripWorld {
         }
         let dumps = try replicas.map { try $0.canonicalDump() }
         // Compared as bytes: String's `==` holds canonically equivalent spellings equal.
-        for (name, dump) in zip(["B (binary)", "C (JSON)"], dumps.dropFirst()) where !dump.utf8.elementsEqual(dumps[0].utf8) {
+        for (name, dump) in zip(["B (binary)", "C (JSON)"], dumps.dropFirst())
+        where !dump.utf8.elementsEqual(dumps[0].utf8) {
             throw PredicateFailed("A and \(name) hold different registers:\n\(dumpDifference(dumps[0], dump))")
         }
         for (name, replica) in zip(["A", "B", "C"], replicas) {
@@ -108,7 +113,9 @@ func dumpDifference(_ lhs: String, _ rhs: String) -> String {
 }
 
 func shorten(_ line: String) -> String {
-    let shown = line.utf8.count <= 400 ? line : String(decoding: line.utf8.prefix(400), as: UTF8.self) + "… (\(line.utf8.count) bytes)"
+    let shown =
+        line.utf8.count <= 400
+        ? line : String(decoding: line.utf8.prefix(400), as: UTF8.self) + "… (\(line.utf8.count) bytes)"
     return visible(shown)
 }
 

@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import Concord
 
 @Suite("Importing changeset files", .tags(.replica), .timeLimit(.hangGuard))
@@ -13,7 +14,8 @@ struct StreamedImportTests {
         let a = try makeReplica(directory, "a.db", node: 1, clock: clock)
         let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
         for index in 0..<300 {
-            try a.database.execute("INSERT INTO reminders (id, title) VALUES (?, ?)", [.text("r\(index)"), .text("t\(index)")])
+            try a.database.execute(
+                "INSERT INTO reminders (id, title) VALUES (?, ?)", [.text("r\(index)"), .text("t\(index)")])
         }
         let sink = try FileByteSink(path: directory.path("changes.bin"))
         try a.exportChanges(since: 0, to: sink)

@@ -1,6 +1,7 @@
 import ConcordTestSupport
 import Foundation
 import Testing
+
 @testable import Concord
 
 /// The SQL Concord installs in a user's database — capture triggers, guards, metadata tables and
@@ -47,7 +48,8 @@ struct TriggerSnapshotTests {
 
     /// `name` and `sql` of every object Concord made, in name order, as one SQL text.
     static func installedSQL(_ database: Database) throws -> String {
-        let rows = try database.query(#"""
+        let rows = try database.query(
+            #"""
             SELECT name, sql FROM sqlite_schema
             WHERE type IN ('trigger', 'table', 'index') AND name LIKE '\_concord\_%' ESCAPE '\'
             ORDER BY name
@@ -58,15 +60,17 @@ struct TriggerSnapshotTests {
 
 
             """
-        return header + rows.map { row in
-            "-- \(row[0].textValue ?? "?")\n" + (row[1].textValue.map { $0 + ";" } ?? "-- (no SQL)") + "\n"
-        }.joined(separator: "\n")
+        return header
+            + rows.map { row in
+                "-- \(row[0].textValue ?? "?")\n" + (row[1].textValue.map { $0 + ";" } ?? "-- (no SQL)") + "\n"
+            }.joined(separator: "\n")
     }
 
     @Test func theInstalledSQLMatchesTheSnapshot() throws {
         let directory = TemporaryDirectory()
-        let replica = try Replica(path: directory.path("snapshot.sqlite"),
-                                  configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        let replica = try Replica(
+            path: directory.path("snapshot.sqlite"),
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         try replica.database.execute(Self.schema)
         try replica.enableSync(on: "lists")
         try replica.enableSync(on: "items", merges: ["likes": .counter, "tags": .union])
@@ -82,18 +86,19 @@ struct TriggerSnapshotTests {
     @Test func aDifferenceIsShownAsAUnifiedDiff() {
         let old = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight"
         let new = "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\neight\nnine"
-        #expect(unifiedDiff(old, new) == """
-            @@ snapshot line 1, now line 1 @@
-             one
-             two
-            -three
-            +THREE
-             four
-             five
-            @@ snapshot line 7, now line 7 @@
-             seven
-             eight
-            +nine
-            """)
+        #expect(
+            unifiedDiff(old, new) == """
+                @@ snapshot line 1, now line 1 @@
+                 one
+                 two
+                -three
+                +THREE
+                 four
+                 five
+                @@ snapshot line 7, now line 7 @@
+                 seven
+                 eight
+                +nine
+                """)
     }
 }

@@ -39,17 +39,22 @@ struct TableShape: Sendable, CustomStringConvertible {
     static let strictTypes = ["ANY", "ANY COLLATE NOCASE", "TEXT", "BLOB", "INTEGER", "REAL"]
 
     /// Tables under `policy` with one to five columns, each merging with one of `merges`, declared with one of the types.
-    static func gen(policy: TablePolicy, merges: [ColumnMerge], plainTypes: [String] = plainTypes,
-                    strictTypes: [String] = strictTypes) -> Gen<TableShape> {
+    static func gen(
+        policy: TablePolicy, merges: [ColumnMerge], plainTypes: [String] = plainTypes,
+        strictTypes: [String] = strictTypes
+    ) -> Gen<TableShape> {
         Gen { source in
             let layout = ["rowid", "without rowid", "strict"][source.int(in: 0...2)]
             let keyType = ["TEXT", "BLOB", ""][source.int(in: 0...(layout == "strict" ? 1 : 2))]
             let types = layout == "strict" ? strictTypes : plainTypes
             let column = Gen<ColumnShape> { source in
-                ColumnShape(type: types[source.int(in: 0...types.count - 1)], merge: merges[source.int(in: 0...merges.count - 1)])
+                ColumnShape(
+                    type: types[source.int(in: 0...types.count - 1)],
+                    merge: merges[source.int(in: 0...merges.count - 1)])
             }
-            return TableShape(layout: layout, keyType: keyType, policy: policy,
-                              columns: column.array(length: 1...5).generate(using: &source))
+            return TableShape(
+                layout: layout, keyType: keyType, policy: policy,
+                columns: column.array(length: 1...5).generate(using: &source))
         }
     }
 }
@@ -82,8 +87,9 @@ struct ValueRoundTripRun {
     init(shape: TableShape, values: Gen<SQLiteValue>) throws {
         self.shape = shape
         self.values = values
-        world = try RoundTripWorld(schema: shape.schema, table: "t", key: "id", columns: shape.columnNames,
-                                   policy: shape.policy, merges: shape.merges)
+        world = try RoundTripWorld(
+            schema: shape.schema, table: "t", key: "id", columns: shape.columnNames,
+            policy: shape.policy, merges: shape.merges)
     }
 
     /// What a column of `merge` is written with: any value, integers for a counter (NULL is
@@ -103,9 +109,12 @@ struct ValueRoundTripRun {
         let written = shape.columns.map { values(for: $0.merge).generate(using: &source) }
         source.note("INSERT \(key): " + written.map(brief).joined(separator: ", "))
         let marks = Array(repeating: "?", count: written.count + 1).joined(separator: ", ")
-        guard try world.write("INSERT INTO t (id, \(shape.columnNames.joined(separator: ", "))) VALUES (\(marks))",
-                              [key] + written, &source),
-              let stored = try world.plainRow(key) else { return }
+        guard
+            try world.write(
+                "INSERT INTO t (id, \(shape.columnNames.joined(separator: ", "))) VALUES (\(marks))",
+                [key] + written, &source),
+            let stored = try world.plainRow(key)
+        else { return }
         let unionElements = try zip(shape.columns, stored).map { try $0.merge == .union ? self.elements(of: $1) : [] }
         rows.append((key, ModelRow(registers: stored, shown: stored, elements: unionElements)))
     }
@@ -116,9 +125,12 @@ struct ValueRoundTripRun {
         let alive = rows.indices.filter { rows[$0].row.alive }
         guard !alive.isEmpty else { return try insert(&source) }
         let index = alive[source.int(in: 0...alive.count - 1)]
-        var assignments: [String] = [], written: [SQLiteValue] = [], changed: [Int] = []
+        var assignments: [String] = []
+        var written: [SQLiteValue] = []
+        var changed: [Int] = []
         for column in shape.columns.indices where changed.isEmpty || source.bool() {
-            let merge = shape.columns[column].merge, shown = rows[index].row.shown[column]
+            let merge = shape.columns[column].merge
+            let shown = rows[index].row.shown[column]
             changed.append(column)
             if merge == .counter, case .integer(let held) = shown, source.bool() {
                 let delta = Gen.anySQLiteInteger.generate(using: &source)
@@ -128,7 +140,8 @@ struct ValueRoundTripRun {
                     continue
                 }
             }
-            let value = [.counter, .union].contains(merge) || source.bool()
+            let value =
+                [.counter, .union].contains(merge) || source.bool()
                 ? values(for: merge).generate(using: &source)
                 : Gen.sqliteLookalike(of: shown).generate(using: &source)
             assignments.append("c\(column) = ?")
@@ -136,11 +149,15 @@ struct ValueRoundTripRun {
         }
         let key = rows[index].key
         source.note("UPDATE \(key): " + zip(assignments, written).map { "\($0) \(brief($1))" }.joined(separator: ", "))
-        guard try world.write("UPDATE t SET \(assignments.joined(separator: ", ")) WHERE id = ?", written + [key], &source),
-              let stored = try world.plainRow(key) else { return }
+        guard
+            try world.write(
+                "UPDATE t SET \(assignments.joined(separator: ", ")) WHERE id = ?", written + [key], &source),
+            let stored = try world.plainRow(key)
+        else { return }
         for column in changed where stored[column] != rows[index].row.shown[column] {
-            rows[index].row.registers[column] = try join(shape.columns[column].merge,
-                                                         held: rows[index].row.registers[column], written: stored[column])
+            rows[index].row.registers[column] = try join(
+                shape.columns[column].merge,
+                held: rows[index].row.registers[column], written: stored[column])
             rows[index].row.shown[column] = stored[column]
             if shape.columns[column].merge == .union {
                 let merged = Set(rows[index].row.elements[column]).union(try elements(of: stored[column]))
@@ -185,9 +202,11 @@ struct ValueRoundTripRun {
     /// NULL and for anything that is not an array.
     func elements(of value: SQLiteValue) throws -> [String] {
         guard case .text = value,
-              try world.plain.scalar("SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'array' ELSE 0 END", [value]) == .integer(1)
+            try world.plain.scalar("SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'array' ELSE 0 END", [value])
+                == .integer(1)
         else { return [] }
-        let sql = "SELECT DISTINCT type || ':' || CASE WHEN type = 'text' THEN hex(atom) ELSE CAST(atom AS TEXT) END AS e "
+        let sql =
+            "SELECT DISTINCT type || ':' || CASE WHEN type = 'text' THEN hex(atom) ELSE CAST(atom AS TEXT) END AS e "
             + "FROM json_each(?) ORDER BY e"
         return try world.plain.query(sql, [value]).compactMap { $0[0].textValue }
     }
@@ -197,33 +216,39 @@ struct ValueRoundTripRun {
         try world.requireConverged()
         let expected = rows.filter(\.row.alive).sorted { $0.key < $1.key }
         let shown = try storedRows(of: "t", key: "id", columns: shape.columnNames, in: world.a.database)
-        try Property.require(shown.map { $0[0].value } == expected.map(\.key),
-                             "A shows rows \(shown.map { brief($0[0].value) }), the model \(expected.map { brief($0.key) })")
+        try Property.require(
+            shown.map { $0[0].value } == expected.map(\.key),
+            "A shows rows \(shown.map { brief($0[0].value) }), the model \(expected.map { brief($0.key) })")
         for (row, model) in zip(shown, expected) {
             try require(model, holds: row.dropFirst().map(\.value), where: "A shows")
         }
         for model in rows {
             for (name, registers) in zip(["A", "B", "C"], try world.registers(model.key)) {
                 guard let registers else { throw PredicateFailed("\(name) has no registers for \(brief(model.key))") }
-                try Property.require(registers.liveness.isAlive == model.row.alive,
-                                     "\(name) holds \(brief(model.key)) \(registers.liveness.isAlive ? "alive" : "deleted"), "
-                                         + "the model \(model.row.alive ? "alive" : "deleted")")
+                try Property.require(
+                    registers.liveness.isAlive == model.row.alive,
+                    "\(name) holds \(brief(model.key)) \(registers.liveness.isAlive ? "alive" : "deleted"), "
+                        + "the model \(model.row.alive ? "alive" : "deleted")")
                 try require(model, holds: registers.columns.map { $0?.value ?? .null }, where: "\(name)'s register")
             }
         }
     }
 
     /// Requires `values` of row `model.key` to be the model's: the values themselves, or for a `union` the same elements.
-    private func require(_ model: (key: SQLiteValue, row: ModelRow), holds values: [SQLiteValue], where place: String) throws {
+    private func require(_ model: (key: SQLiteValue, row: ModelRow), holds values: [SQLiteValue], where place: String)
+        throws
+    {
         for (column, value) in values.enumerated() {
             let found = "\(place) \(brief(model.key)).c\(column) = \(brief(value))"
             if shape.columns[column].merge == .union {
                 let elements = try elements(of: value)
-                try Property.require(elements == model.row.elements[column],
-                                     "\(found), elements \(elements), but the values written have \(model.row.elements[column])")
+                try Property.require(
+                    elements == model.row.elements[column],
+                    "\(found), elements \(elements), but the values written have \(model.row.elements[column])")
             } else {
-                try Property.require(value == model.row.registers[column],
-                                     "\(found), the model expects \(brief(model.row.registers[column]))")
+                try Property.require(
+                    value == model.row.registers[column],
+                    "\(found), the model expects \(brief(model.row.registers[column]))")
             }
         }
     }

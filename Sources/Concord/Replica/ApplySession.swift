@@ -27,7 +27,8 @@ final class ApplySession {
         self.since = since
         self.upTo = upTo
         self.batchSize = batchSize
-        plans = Dictionary(uniqueKeysWithValues: try tables.map { (SQLiteName.Key($0.name), try TablePlan($0, replica: replica)) })
+        plans = Dictionary(
+            uniqueKeysWithValues: try tables.map { (SQLiteName.Key($0.name), try TablePlan($0, replica: replica)) })
         physical = replica.configuration.clock.unixMilliseconds()
         validated = RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID)
     }
@@ -48,9 +49,10 @@ final class ApplySession {
         let suspends = replica.configuration.interceptor?.suspendsCapture ?? true
         if suspends { try replica.suspendCapture() }
         var rows = rows
-        var run = MergeRun(version: replica.versionFloor(after: try replica.version),
-                           recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
-                           reprojection: Reprojection(replica: replica))
+        var run = MergeRun(
+            version: replica.versionFloor(after: try replica.version),
+            recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
+            reprojection: Reprojection(replica: replica))
         for plan in plans.values where try replica.store(plan.local).isEmpty() { plan.newKeys = [] }
         var batch: [RowChange] = []
         repeat {
@@ -62,7 +64,8 @@ final class ApplySession {
             for index in ApplyOrder.writeOrder(batch, plans) { try merge(batch[index], into: &run) }
         } while batch.count == batchSize
         try run.reprojection.reproject(run.dirty)
-        guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum else {
+        guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum
+        else {
             throw ReplicaError.changesetChanged
         }
         let peerMoved = try replica.recordPeer(source, since: since, upTo: upTo)
@@ -91,7 +94,9 @@ final class ApplySession {
         let ref = RowRef(table: plan.local.name, key: row.key)
         // A related row merged earlier in this changeset is materialized only at the end:
         // what it holds now is what the reprojection remembers, not what the tables show yet.
-        let stored = plan.isNew(row.key) ? nil
+        let stored =
+            plan.isNew(row.key)
+            ? nil
             : plan.isRelated ? try run.reprojection.rows.stored(ref) : try store.load(row.key)
         guard let remote = try incoming(row, plan: plan, stored: stored, run: run) else { return report.ignored += 1 }
         var outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
@@ -106,21 +111,27 @@ final class ApplySession {
         try store.writeMetadata(row.key, outcome.merged, version: run.version, previous: stored?.version)
         try store.writeCounters(row.key, outcome.merged, previous: stored)
         if plan.isRelated {
-            if run.reprojection.remember(ref, outcome.merged, version: run.version, previous: stored) { run.dirty.append(ref) }
+            if run.reprojection.remember(ref, outcome.merged, version: run.version, previous: stored) {
+                run.dirty.append(ref)
+            }
         } else {
-            _ = try store.materialize(row.key, outcome.merged, .withoutRelations(outcome.merged), previous: stored,
-                                      mayBeParked: try run.reprojection.rows.mayHaveParkedRows())
+            _ = try store.materialize(
+                row.key, outcome.merged, .withoutRelations(outcome.merged), previous: stored,
+                mayBeParked: try run.reprojection.rows.mayHaveParkedRows())
         }
     }
 
     /// The registers `row` is merged as: in this table's columns and as its table stores them, and as an
     /// interceptor (in the simulator's tests) would have them; `nil` when an interceptor drops the row.
-    private func incoming(_ row: RowChange, plan: TablePlan, stored: RegisterStore.StoredRow?,
-                          run: MergeRun) throws -> RowRegisters? {
+    private func incoming(
+        _ row: RowChange, plan: TablePlan, stored: RegisterStore.StoredRow?,
+        run: MergeRun
+    ) throws -> RowRegisters? {
         let remote = try replica.store(plan.local).conform(plan.localRegisters(row.registers))
         guard let interceptor = replica.configuration.interceptor else { return remote }
-        return try interceptor.incoming(remote, stored: stored?.registers, row: row, source: source,
-                                        parents: replica.parents(of: plan.local.name),
-                                        isKnown: { try run.reprojection.rows.stored($0) != nil })
+        return try interceptor.incoming(
+            remote, stored: stored?.registers, row: row, source: source,
+            parents: replica.parents(of: plan.local.name),
+            isKnown: { try run.reprojection.rows.stored($0) != nil })
     }
 }

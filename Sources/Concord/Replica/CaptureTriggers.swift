@@ -41,7 +41,8 @@ struct CaptureTriggers {
     private var zerosSQL: [String] {
         zip(table.quotedColumns.indices, facts.comparesTypes).filter(\.1).map { index, _ in
             let c = table.quotedColumns[index]
-            return "INSERT INTO \(table.zerosTable) (seq, col, old, new) SELECT last_insert_rowid(), \(index), OLD.\(c), NEW.\(c) "
+            return
+                "INSERT INTO \(table.zerosTable) (seq, col, old, new) SELECT last_insert_rowid(), \(index), OLD.\(c), NEW.\(c) "
                 + "WHERE typeof(NEW.\(c)) = 'real' AND NEW.\(c) = 0 AND typeof(OLD.\(c)) = 'real' AND OLD.\(c) = 0"
         }
     }
@@ -101,8 +102,10 @@ struct CaptureTriggers {
             let c = table.quotedColumns[column]
             return withOld ? ["OLD.\(c)", "NEW.\(c)"] : ["NEW.\(c)"]
         }
-        return ["INSERT INTO \(table.logValuesTable) (seq, \(names.joined(separator: ", "))) "
-                + "VALUES (last_insert_rowid(), \(values.joined(separator: ", ")))"]
+        return [
+            "INSERT INTO \(table.logValuesTable) (seq, \(names.joined(separator: ", "))) "
+                + "VALUES (last_insert_rowid(), \(values.joined(separator: ", ")))"
+        ]
     }
 
     /// Refuses values a counter or union column cannot merge, naming the column.
@@ -113,12 +116,15 @@ struct CaptureTriggers {
             let name = sqlString("\(table.name).\(column)")
             switch merge {
             case .counter:
-                checks.append("SELECT RAISE(ABORT, 'concord: counter column \(name) holds integers') "
-                              + "WHERE typeof(\(c)) NOT IN ('integer', 'null')")
+                checks.append(
+                    "SELECT RAISE(ABORT, 'concord: counter column \(name) holds integers') "
+                        + "WHERE typeof(\(c)) NOT IN ('integer', 'null')")
             case .union:
-                checks.append("SELECT RAISE(ABORT, 'concord: union column \(name) holds a JSON array of strings and integers') "
-                              + "WHERE \(c) IS NOT NULL AND CASE WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
-                              + "THEN EXISTS (SELECT 1 FROM json_each(\(c)) WHERE type NOT IN ('integer', 'text')) ELSE 1 END")
+                checks.append(
+                    "SELECT RAISE(ABORT, 'concord: union column \(name) holds a JSON array of strings and integers') "
+                        + "WHERE \(c) IS NOT NULL AND CASE WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
+                        + "THEN EXISTS (SELECT 1 FROM json_each(\(c)) WHERE type NOT IN ('integer', 'text')) ELSE 1 END"
+                )
             default: break
             }
         }
@@ -145,13 +151,16 @@ struct CaptureTriggers {
     /// An insert logs the write; where the key column could take a value that cannot sync
     /// (NULL, a number), it refuses the row first, naming the table and column.
     private var insertTrigger: String {
-        let guardKey = facts.guardsKey ? [
-            "SELECT RAISE(ABORT, 'concord: the key column \(sqlString(table.key)) of synced table \(sqlString(table.name)) "
-                + "takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') "
-                + "WHERE typeof(NEW.\(table.quotedKey)) NOT IN ('text', 'blob')",
-        ] : []
-        return trigger("insert", "AFTER INSERT", "1",
-                       guardKey + [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
+        let guardKey =
+            facts.guardsKey
+            ? [
+                "SELECT RAISE(ABORT, 'concord: the key column \(sqlString(table.key)) of synced table \(sqlString(table.name)) "
+                    + "takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') "
+                    + "WHERE typeof(NEW.\(table.quotedKey)) NOT IN ('text', 'blob')"
+            ] : []
+        return trigger(
+            "insert", "AFTER INSERT", "1",
+            guardKey + [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
     }
 
     /// An update logs which columns changed, one bit per column.
@@ -182,27 +191,33 @@ struct CaptureTriggers {
         }
         guard !changed.isEmpty else { return "" }
         let bits = changed.enumerated().map { index, test in "(\(test) << \(min(index, Metadata.maskBits)))" }
-        return trigger("update", "AFTER UPDATE", "1", [
-            logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | ")),
-        ] + zerosSQL + logValuesSQL(withOld: true))
+        return trigger(
+            "update", "AFTER UPDATE", "1",
+            [
+                logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | "))
+            ] + zerosSQL + logValuesSQL(withOld: true))
     }
 
     /// Keys identify rows across devices, so they may not change.
     private var keyGuardTrigger: String {
-        trigger("key", "BEFORE UPDATE OF \(table.quotedKey)", "NEW.\(table.quotedKey) IS NOT OLD.\(table.quotedKey)", [
-            "SELECT RAISE(ABORT, 'concord: the primary key of synced table \(sqlString(table.name)) cannot change; "
-                + "delete the row and insert it under the new key')",
-        ])
+        trigger(
+            "key", "BEFORE UPDATE OF \(table.quotedKey)", "NEW.\(table.quotedKey) IS NOT OLD.\(table.quotedKey)",
+            [
+                "SELECT RAISE(ABORT, 'concord: the primary key of synced table \(sqlString(table.name)) cannot change; "
+                    + "delete the row and insert it under the new key')"
+            ])
     }
 
     /// A delete keeps the row's values in the hidden table, since the user table no longer has them.
     private var deleteTrigger: String {
         let columns = table.hiddenColumns.map { ", \($0)" }.joined()
         let values = table.quotedColumns.map { ", OLD.\($0)" }.joined()
-        return trigger("delete", "AFTER DELETE", "1", [
-            "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) VALUES (OLD.\(table.quotedKey)\(values))",
-            logSQL(.delete, key: "OLD.\(table.quotedKey)"),
-        ])
+        return trigger(
+            "delete", "AFTER DELETE", "1",
+            [
+                "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) VALUES (OLD.\(table.quotedKey)\(values))",
+                logSQL(.delete, key: "OLD.\(table.quotedKey)"),
+            ])
     }
 
     /// Escapes `'` for use inside an SQL string literal.

@@ -53,12 +53,17 @@ public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .integrity(let line): "integrity check: \(line)"
-            case .foreignKey(let table, let rowid, let parent): "foreign key check: row \(rowid) of \(table) references missing \(parent)"
-            case .unrecorded(let row): "\(Self.name(row)): in the table but has no registers (written while capture was off?)"
+            case .foreignKey(let table, let rowid, let parent):
+                "foreign key check: row \(rowid) of \(table) references missing \(parent)"
+            case .unrecorded(let row):
+                "\(Self.name(row)): in the table but has no registers (written while capture was off?)"
             case .duplicateRegisters(let row): "\(Self.name(row)): has more than one register row"
-            case .visibleButNotShown(let row, let parked): "\(Self.name(row)): visible but not shown (\(parked ?? "not parked"))"
-            case .wrongValues(let row, let shown, let expected): "\(Self.name(row)): shows \(shown), its registers give \(expected)"
-            case .hiddenCopy(let row, let missing): "\(Self.name(row)): " + (missing ? "hidden copy missing" : "shown and also kept hidden")
+            case .visibleButNotShown(let row, let parked):
+                "\(Self.name(row)): visible but not shown (\(parked ?? "not parked"))"
+            case .wrongValues(let row, let shown, let expected):
+                "\(Self.name(row)): shows \(shown), its registers give \(expected)"
+            case .hiddenCopy(let row, let missing):
+                "\(Self.name(row)): " + (missing ? "hidden copy missing" : "shown and also kept hidden")
             case .shownButParked(let row): "\(Self.name(row)): shown but still parked"
             case .shownButHidden(let row, let reason): "\(Self.name(row)): shown but \(reason)"
             case .notParked(let row, let reason): "\(Self.name(row)): not shown (\(reason)) but not parked"

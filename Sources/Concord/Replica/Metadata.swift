@@ -141,13 +141,17 @@ enum Metadata {
     /// ```
     static func unixMilliseconds(julianDay: Double) -> Int64 {
         let milliseconds = (julianDay * 86_400_000).rounded()
-        guard milliseconds.isFinite, abs(milliseconds) < 9.0e15 else { return milliseconds > 0 ? 9_000_000_000_000_000 : 0 }
+        guard milliseconds.isFinite, abs(milliseconds) < 9.0e15 else {
+            return milliseconds > 0 ? 9_000_000_000_000_000 : 0
+        }
         return Int64(milliseconds) - ReplicaVFS.unixEpochJulianMilliseconds
     }
 
     /// Operation codes in `_concord_log.op`.
     enum Operation: Int64 {
-        case insert = 1, update = 2, delete = 3
+        case insert = 1
+        case update = 2
+        case delete = 3
     }
 
     /// Columns past this position share the last bit of an update's change mask.

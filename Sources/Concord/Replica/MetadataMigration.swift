@@ -70,8 +70,9 @@ struct MetadataMigration {
 
     private func namedTables() throws -> [NamedTable] {
         try database.query("SELECT id, name, columns FROM \(Metadata.tables) ORDER BY id").map {
-            NamedTable(id: $0[0].integerValue ?? 0, name: $0[1].textValue ?? "",
-                       columns: ColumnList.decode($0[2].textValue ?? "[]"))
+            NamedTable(
+                id: $0[0].integerValue ?? 0, name: $0[1].textValue ?? "",
+                columns: ColumnList.decode($0[2].textValue ?? "[]"))
         }
     }
 
@@ -107,11 +108,13 @@ struct MetadataMigration {
             let stamps = try columnNames(of: old).filter { $0.hasPrefix("h_") || $0.hasPrefix("n_") }
                 .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(quoteIdentifier)
             let columns = ["pk", "cl", "hlc", "node", "clh", "cln"] + stamps
-            try database.execute("CREATE TABLE \(quoteIdentifier(rows)) (ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, "
-                + "pk NOT NULL, cl INTEGER NOT NULL, hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER"
-                + stamps.map { ", \($0) INTEGER" }.joined() + ")")
-            let insert = try database.prepare("INSERT INTO \(quoteIdentifier(rows)) (ver, kh, \(columns.joined(separator: ", "))) "
-                + "VALUES (?, ?\(String(repeating: ", ?", count: columns.count)))")
+            try database.execute(
+                "CREATE TABLE \(quoteIdentifier(rows)) (ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, "
+                    + "pk NOT NULL, cl INTEGER NOT NULL, hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER"
+                    + stamps.map { ", \($0) INTEGER" }.joined() + ")")
+            let insert = try database.prepare(
+                "INSERT INTO \(quoteIdentifier(rows)) (ver, kh, \(columns.joined(separator: ", "))) "
+                    + "VALUES (?, ?\(String(repeating: ", ?", count: columns.count)))")
             let select = try database.prepare("SELECT \(columns.joined(separator: ", ")) FROM \(old) ORDER BY ver, pk")
             while try select.step() {
                 version += 1
@@ -125,7 +128,9 @@ struct MetadataMigration {
             try database.execute("ALTER TABLE \(Metadata.state) DROP COLUMN applying")
         }
         if try !exists(Metadata.revived) {
-            try database.execute("CREATE TABLE \(Metadata.revived) (tbl TEXT NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
+            try database.execute(
+                "CREATE TABLE \(Metadata.revived) (tbl TEXT NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID"
+            )
         }
     }
 
@@ -134,7 +139,8 @@ struct MetadataMigration {
     /// shows such a row too, and is not one.
     private func findRevivedRows(of table: SyncedTable) throws {
         guard replica.isRevivable(table.name) else { return }
-        try database.execute("""
+        try database.execute(
+            """
             INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk)
             SELECT \(table.id), m.pk FROM \(table.rowsTable) AS m JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk
             WHERE m.cl % 2 = 0 AND m.pk NOT IN (SELECT pk FROM \(Metadata.log) WHERE tbl = \(table.id) AND op = 1)
@@ -143,30 +149,39 @@ struct MetadataMigration {
 
     /// Moves one table's metadata from names made of user names to names made of its id and positions.
     private func renameObjects(of table: NamedTable) throws {
-        let oldRows = "_concord_rows_" + table.name, newRows = Metadata.rowsTable(table.id)
+        let oldRows = "_concord_rows_" + table.name
+        let newRows = Metadata.rowsTable(table.id)
         try database.execute("DROP INDEX IF EXISTS \(quoteIdentifier(oldRows + "_key"))")
         try database.execute("ALTER TABLE \(quoteIdentifier(oldRows)) RENAME TO \(quoteIdentifier(newRows))")
         let stampColumns = try columnNames(of: newRows)
         for (k, column) in table.columns.enumerated() where stampColumns.contains("h_" + column) {
-            try database.execute("ALTER TABLE \(quoteIdentifier(newRows)) RENAME COLUMN \(quoteIdentifier("h_" + column)) "
-                + "TO \(Metadata.stampColumn(k))")
-            try database.execute("ALTER TABLE \(quoteIdentifier(newRows)) RENAME COLUMN \(quoteIdentifier("n_" + column)) "
-                + "TO \(Metadata.nodeColumn(k))")
+            try database.execute(
+                "ALTER TABLE \(quoteIdentifier(newRows)) RENAME COLUMN \(quoteIdentifier("h_" + column)) "
+                    + "TO \(Metadata.stampColumn(k))")
+            try database.execute(
+                "ALTER TABLE \(quoteIdentifier(newRows)) RENAME COLUMN \(quoteIdentifier("n_" + column)) "
+                    + "TO \(Metadata.nodeColumn(k))")
         }
-        try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(table.id))) ON \(quoteIdentifier(newRows))(kh)")
+        try database.execute(
+            "CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(table.id))) ON \(quoteIdentifier(newRows))(kh)")
 
         let quoted = table.columns.map(quoteIdentifier)
         let positions = table.columns.indices
-        try copy("_concord_hidden_" + table.name, into: Metadata.hiddenTable(table.id),
-                 create: "(pk PRIMARY KEY NOT NULL\(positions.map { ", " + Metadata.valueColumn($0) }.joined())) WITHOUT ROWID",
-                 columns: ["pk"] + positions.map(Metadata.valueColumn), from: ["pk"] + quoted)
+        try copy(
+            "_concord_hidden_" + table.name, into: Metadata.hiddenTable(table.id),
+            create:
+                "(pk PRIMARY KEY NOT NULL\(positions.map { ", " + Metadata.valueColumn($0) }.joined())) WITHOUT ROWID",
+            columns: ["pk"] + positions.map(Metadata.valueColumn), from: ["pk"] + quoted)
         let oldCounters = "_concord_counters_" + table.name
         if try exists(oldCounters) {
-            let position = "CASE col " + positions.map { "WHEN \(sqlLiteral(table.columns[$0])) THEN \($0) " }.joined() + "END"
-            try copy(oldCounters, into: Metadata.countersTable(table.id), create: """
-                (pk NOT NULL, col INTEGER NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
-                 amount INTEGER NOT NULL, hlc INTEGER NOT NULL, PRIMARY KEY (pk, col, node)) WITHOUT ROWID
-                """, columns: ["pk", "col", "node", "cl", "amount", "hlc"],
+            let position =
+                "CASE col " + positions.map { "WHEN \(sqlLiteral(table.columns[$0])) THEN \($0) " }.joined() + "END"
+            try copy(
+                oldCounters, into: Metadata.countersTable(table.id),
+                create: """
+                    (pk NOT NULL, col INTEGER NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
+                     amount INTEGER NOT NULL, hlc INTEGER NOT NULL, PRIMARY KEY (pk, col, node)) WITHOUT ROWID
+                    """, columns: ["pk", "col", "node", "cl", "amount", "hlc"],
                 from: ["pk", position, "node", "cl", "amount", "hlc"], where: "\(position) IS NOT NULL")
         }
         let oldLogValues = "_concord_logvalues_" + table.name
@@ -174,28 +189,37 @@ struct MetadataMigration {
             let logged = try columnNames(of: oldLogValues)
             let joined = positions.filter { logged.contains("n_" + table.columns[$0]) }
             let names = joined.flatMap { [Metadata.oldValueColumn($0), Metadata.newValueColumn($0)] }
-            try copy(oldLogValues, into: Metadata.logValuesTable(table.id),
-                     create: "(seq INTEGER PRIMARY KEY\(names.map { ", " + $0 }.joined()))",
-                     columns: ["seq"] + names,
-                     from: ["seq"] + joined.flatMap { [quoteIdentifier("o_" + table.columns[$0]), quoteIdentifier("n_" + table.columns[$0])] })
+            try copy(
+                oldLogValues, into: Metadata.logValuesTable(table.id),
+                create: "(seq INTEGER PRIMARY KEY\(names.map { ", " + $0 }.joined()))",
+                columns: ["seq"] + names,
+                from: ["seq"]
+                    + joined.flatMap {
+                        [quoteIdentifier("o_" + table.columns[$0]), quoteIdentifier("n_" + table.columns[$0])]
+                    })
         }
         for column in table.columns {
-            try database.execute("DROP INDEX IF EXISTS \(quoteIdentifier("_concord_index_" + table.name + "_" + column))")
+            try database.execute(
+                "DROP INDEX IF EXISTS \(quoteIdentifier("_concord_index_" + table.name + "_" + column))")
         }
     }
 
     /// Makes `new` as `create` says and fills it from `old`, which is then dropped (with its indexes).
-    private func copy(_ old: String, into new: String, create: String, columns: [String], from values: [String],
-                      where condition: String = "1") throws {
+    private func copy(
+        _ old: String, into new: String, create: String, columns: [String], from values: [String],
+        where condition: String = "1"
+    ) throws {
         try database.execute("CREATE TABLE \(quoteIdentifier(new)) \(create)")
-        try database.execute("INSERT INTO \(quoteIdentifier(new)) (\(columns.joined(separator: ", "))) "
-            + "SELECT \(values.joined(separator: ", ")) FROM \(quoteIdentifier(old)) WHERE \(condition)")
+        try database.execute(
+            "INSERT INTO \(quoteIdentifier(new)) (\(columns.joined(separator: ", "))) "
+                + "SELECT \(values.joined(separator: ", ")) FROM \(quoteIdentifier(old)) WHERE \(condition)")
         try database.execute("DROP TABLE \(quoteIdentifier(old))")
     }
 
     /// Parked and revived rows refer to their table by id, and parked rows keep the kind of their reason.
     private func rebuildParkedAndRevived() throws {
-        try database.execute("""
+        try database.execute(
+            """
             ALTER TABLE \(Metadata.parked) RENAME TO _concord_parked_layout4;
             ALTER TABLE \(Metadata.revived) RENAME TO _concord_revived_layout4;
             \(Metadata.parkedSQL)
@@ -219,8 +243,9 @@ struct MetadataMigration {
         let node = replica.configuration.makeNodeID()
         guard node.bytes != current else { throw ReplicaError.sharedNodeID(node) }
         try database.execute("INSERT OR IGNORE INTO \(Metadata.nodes) (id) VALUES (?)", [.blob(node.bytes)])
-        try database.execute("UPDATE \(Metadata.state) SET node = (SELECT idx FROM \(Metadata.nodes) WHERE id = ?)",
-                             [.blob(node.bytes)])
+        try database.execute(
+            "UPDATE \(Metadata.state) SET node = (SELECT idx FROM \(Metadata.nodes) WHERE id = ?)",
+            [.blob(node.bytes)])
     }
 
     /// Brings causal lengths an earlier build accepted from a peer down to ``Liveness/maxCausalLength``,
@@ -247,11 +272,13 @@ struct MetadataMigration {
             if !table.counterColumns.isEmpty {
                 try database.execute("DELETE FROM \(table.countersTable) WHERE pk = ?", [key])
             }
-            let shown = try database.scalar(
-                "SELECT count(*) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?", [key]) != .integer(0)
+            let shown =
+                try database.scalar(
+                    "SELECT count(*) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?", [key]) != .integer(0)
             try replica.unpark(RowRef(table: table.name, key: key))
             if shown {
-                try replica.park(RowRef(table: table.name, key: key), reason: .unsyncableKey(type: row[1].textValue ?? "?"))
+                try replica.park(
+                    RowRef(table: table.name, key: key), reason: .unsyncableKey(type: row[1].textValue ?? "?"))
             }
         }
     }

@@ -26,9 +26,11 @@ struct PendingJoins {
     }
 
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
-    mutating func fold(_ write: LoggedValues, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
-                       before: RowRegisters?, after: inout RowRegisters, stamp: Stamp,
-                       functions: [String: MergeFunction]) throws {
+    mutating func fold(
+        _ write: LoggedValues, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
+        before: RowRegisters?, after: inout RowRegisters, stamp: Stamp,
+        functions: [String: MergeFunction]
+    ) throws {
         let position = position(of: key, table: table, store: store)
         for (slot, index) in table.joinedColumns.enumerated() where write.changed[index] {
             let old = write.logged.count > 2 * slot + 2 ? write.logged[1 + 2 * slot] : .null
@@ -39,12 +41,16 @@ struct PendingJoins {
             let register: ColumnRegister
             if merge == .counter {
                 let delta = (new.integerValue ?? 0) &- (write.isInsert ? 0 : old.integerValue ?? 0)
-                register = LocalJoin.counter(LocalJoin.contribute(delta, to: held?.contributions ?? [], life: life, stamp: stamp),
-                                             life: life, stamp: stamp)
+                register = LocalJoin.counter(
+                    LocalJoin.contribute(delta, to: held?.contributions ?? [], life: life, stamp: stamp),
+                    life: life, stamp: stamp)
             } else {
-                register = LocalJoin.join(new, stamp: stamp, base: try base(index, held: held, old: old, write: write,
-                                                                           position: position, store: store, key: key),
-                                          merge: merge, functions: functions)
+                register = LocalJoin.join(
+                    new, stamp: stamp,
+                    base: try base(
+                        index, held: held, old: old, write: write,
+                        position: position, store: store, key: key),
+                    merge: merge, functions: functions)
             }
             rows[position].registers[index] = register
             after.columns[index] = register
@@ -54,8 +60,10 @@ struct PendingJoins {
     /// The register before this write: the running join, the previous value with its stamp, or,
     /// for an insert of a key the registers know (re-inserted after a delete, or parked and written
     /// again), what the row last held — a write joins with whatever its register held.
-    private func base(_ index: Int, held: ColumnRegister?, old: SQLiteValue, write: LoggedValues, position: Int,
-                      store: RegisterStore, key: SQLiteValue) throws -> ColumnRegister? {
+    private func base(
+        _ index: Int, held: ColumnRegister?, old: SQLiteValue, write: LoggedValues, position: Int,
+        store: RegisterStore, key: SQLiteValue
+    ) throws -> ColumnRegister? {
         if let running = rows[position].registers[index] { return running }
         guard let held else { return nil }
         if !write.isInsert { return ColumnRegister(value: old, stamp: held.stamp) }

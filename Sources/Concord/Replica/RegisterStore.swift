@@ -38,27 +38,39 @@ final class RegisterStore {
         self.table = table
         self.replica = replica
         let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
-        let values = zip(table.hiddenColumns, table.quotedColumns).map { "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($1) END" }
-        selectSQL = "SELECT m.pk, m.ver, " + (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
+        let values = zip(table.hiddenColumns, table.quotedColumns).map {
+            "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($1) END"
+        }
+        selectSQL =
+            "SELECT m.pk, m.ver, "
+            + (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
             .joined(separator: ", ")
             + " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
             + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk"
         let byKey = " WHERE m.kh = ? AND m.pk = ?"
-        let stampsSQL = "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + " FROM \(table.rowsTable) AS m" + byKey
+        let stampsSQL =
+            "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + " FROM \(table.rowsTable) AS m" + byKey
         let registerColumns = ["ver", "cl", "hlc", "node", "clh", "cln"] + table.stampColumns
-        let insertMetadataSQL = "INSERT INTO \(table.rowsTable) (\((registerColumns + ["kh", "pk"]).joined(separator: ", "))) "
+        let insertMetadataSQL =
+            "INSERT INTO \(table.rowsTable) (\((registerColumns + ["kh", "pk"]).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(registerColumns.count + 2)))"
-        let updateMetadataSQL = "UPDATE \(table.rowsTable) SET "
+        let updateMetadataSQL =
+            "UPDATE \(table.rowsTable) SET "
             + registerColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE ver = ?"
-        let update = table.quotedColumns.isEmpty
+        let update =
+            table.quotedColumns.isEmpty
             ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let upsertShownSQL = "INSERT INTO \(table.quotedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
+        let upsertShownSQL =
+            "INSERT INTO \(table.quotedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
-        let writeHiddenSQL = "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
+        let writeHiddenSQL =
+            "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
-        sql = [selectSQL + byKey, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
-               "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
-               "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"]
+        sql = [
+            selectSQL + byKey, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
+            "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
+            "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?",
+        ]
     }
 
     private func statement(_ slot: Slot) throws -> Statement {
@@ -112,7 +124,10 @@ final class RegisterStore {
     private func decode(_ statement: Statement, withValues: Bool) throws -> StoredRow {
         let version = statement.int64(1)
         var index: Int32 = 2
-        func next() -> Int32 { defer { index += 1 }; return index }
+        func next() -> Int32 {
+            defer { index += 1 }
+            return index
+        }
         let causalLength = UInt64(bitPattern: statement.int64(next()))
         let base = try stamp(statement, next(), next())
         let livenessStamp = statement.isNull(index) ? base : try stamp(statement, index, index + 1)
@@ -132,7 +147,8 @@ final class RegisterStore {
             let value = withValues ? statement.column(next()) : .null
             return stamp.map { ColumnRegister(value: value, stamp: $0) }
         }
-        var registers = RowRegisters(liveness: Liveness(causalLength: causalLength, stamp: livenessStamp), columns: columns)
+        var registers = RowRegisters(
+            liveness: Liveness(causalLength: causalLength, stamp: livenessStamp), columns: columns)
         if !table.counterColumns.isEmpty {
             let entries = try contributions(statement.column(0))
             for index in table.counterColumns { registers.columns[index]?.contributions = entries[index] ?? [] }
@@ -152,13 +168,16 @@ final class RegisterStore {
     func contributions(_ key: SQLiteValue) throws -> [Int: [CounterContribution]] {
         var result: [Int: [CounterContribution]] = [:]
         for row in try database.query(
-            "SELECT col, node, cl, amount, hlc FROM \(table.countersTable) WHERE pk = ? ORDER BY col, node", [key]) {
+            "SELECT col, node, cl, amount, hlc FROM \(table.countersTable) WHERE pk = ? ORDER BY col, node", [key])
+        {
             guard let position = row[0].integerValue, table.columns.indices.contains(Int(position)),
-                  let node = try replica.node(at: row[1].integerValue ?? 0) else { continue }
+                let node = try replica.node(at: row[1].integerValue ?? 0)
+            else { continue }
             let index = Int(position)
-            result[index, default: []].append(CounterContribution(
-                causalLength: UInt64(bitPattern: row[2].integerValue ?? 0), amount: row[3].integerValue ?? 0,
-                stamp: Stamp(hlc: HLCTimestamp(sqliteValue: row[4].integerValue ?? 0), node: node)))
+            result[index, default: []].append(
+                CounterContribution(
+                    causalLength: UInt64(bitPattern: row[2].integerValue ?? 0), amount: row[3].integerValue ?? 0,
+                    stamp: Stamp(hlc: HLCTimestamp(sqliteValue: row[4].integerValue ?? 0), node: node)))
         }
         return result.mapValues { $0.sorted { $0.stamp.node < $1.stamp.node } }
     }
@@ -170,9 +189,11 @@ final class RegisterStore {
         for entry in entries {
             try database.execute(
                 "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, ?, ?, ?)",
-                [key, position, .integer(try replica.indexRegistering(entry.stamp.node)),
-                 .integer(Int64(bitPattern: entry.causalLength)), .integer(entry.amount),
-                 .integer(entry.stamp.hlc.sqliteValue)])
+                [
+                    key, position, .integer(try replica.indexRegistering(entry.stamp.node)),
+                    .integer(Int64(bitPattern: entry.causalLength)), .integer(entry.amount),
+                    .integer(entry.stamp.hlc.sqliteValue),
+                ])
         }
     }
 
@@ -181,9 +202,11 @@ final class RegisterStore {
     func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws {
         let affinity = replica.captureFacts[table.name]?.affinities[column] ?? .blob
         let value = try replica.stored(value, as: affinity)
-        try database.execute("UPDATE \(table.quotedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
-                             [value, key])
-        try database.execute("UPDATE \(table.hiddenTable) SET \(table.hiddenColumns[column]) = ? WHERE pk = ?", [value, key])
+        try database.execute(
+            "UPDATE \(table.quotedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
+            [value, key])
+        try database.execute(
+            "UPDATE \(table.hiddenTable) SET \(table.hiddenColumns[column]) = ? WHERE pk = ?", [value, key])
     }
 
     /// Copies columns a local update changed from the user table into the row's hidden copy, if it has one.
@@ -192,8 +215,10 @@ final class RegisterStore {
             "\(table.hiddenColumns[$0]) = t.\(table.quotedColumns[$0])"
         }
         guard !assignments.isEmpty else { return }
-        try database.execute("UPDATE \(table.hiddenTable) SET \(assignments.joined(separator: ", ")) "
-            + "FROM \(table.quotedName) AS t WHERE \(table.hiddenTable).pk = ? AND t.\(table.quotedKey) = ?", [key, key])
+        try database.execute(
+            "UPDATE \(table.hiddenTable) SET \(assignments.joined(separator: ", ")) "
+                + "FROM \(table.quotedName) AS t WHERE \(table.hiddenTable).pk = ? AND t.\(table.quotedKey) = ?",
+            [key, key])
     }
 
     // MARK: Writing
@@ -213,8 +238,10 @@ final class RegisterStore {
     /// Returns the placement taken: a row whose values would break a NOT NULL
     /// or CHECK constraint of the user table is parked instead of shown.
     /// `mayBeParked` says whether a parking record may exist to be removed.
-    func materialize(_ key: SQLiteValue, _ registers: RowRegisters, _ placement: Placement,
-                     previous: StoredRow?, mayBeParked: Bool) throws -> Placement {
+    func materialize(
+        _ key: SQLiteValue, _ registers: RowRegisters, _ placement: Placement,
+        previous: StoredRow?, mayBeParked: Bool
+    ) throws -> Placement {
         var values: [SQLiteValue] { registers.columns.map { $0?.value ?? .null } }
         switch placement {
         case .shown(let overrides):
@@ -228,9 +255,11 @@ final class RegisterStore {
                 }
                 try shown.run()
             } catch let error as SQLiteError
-                where error.resultCode.primary == .constraint && error.resultCode != .foreignKeyConstraint {
-                return try materialize(key, registers, .hidden(.constraint(error.message)),
-                                       previous: previous, mayBeParked: mayBeParked)
+                where error.resultCode.primary == .constraint && error.resultCode != .foreignKeyConstraint
+            {
+                return try materialize(
+                    key, registers, .hidden(.constraint(error.message)),
+                    previous: previous, mayBeParked: mayBeParked)
             }
             if !overrides.isEmpty {
                 try statement(.writeHidden).run([key] + values)
@@ -257,9 +286,11 @@ final class RegisterStore {
     /// Keys of the rows of this table whose `column` holds `value`, shown or hidden, in key order.
     func keys(where column: Int, is value: SQLiteValue) throws -> [SQLiteValue] {
         let shown = try database.query(
-            "SELECT \(table.quotedKey) FROM \(table.quotedName) WHERE \(table.quotedColumns[column]) = ?", [value]).map { $0[0] }
+            "SELECT \(table.quotedKey) FROM \(table.quotedName) WHERE \(table.quotedColumns[column]) = ?", [value]
+        ).map { $0[0] }
         let hidden = try database.query(
-            "SELECT pk FROM \(table.hiddenTable) WHERE \(table.hiddenColumns[column]) = ?", [value]).map { $0[0] }
+            "SELECT pk FROM \(table.hiddenTable) WHERE \(table.hiddenColumns[column]) = ?", [value]
+        ).map { $0[0] }
         return Array(Set(shown + hidden)).sorted()
     }
 

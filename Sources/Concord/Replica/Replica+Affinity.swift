@@ -8,14 +8,18 @@ extension Replica {
     func stored(_ value: SQLiteValue, as affinity: ColumnAffinity) throws -> SQLiteValue {
         guard affinity.mayConvert(value) else { return value }
         // Made once per connection; a rolled-back transaction that made it takes it away again.
-        if try database.scalar("SELECT count(*) FROM temp.sqlite_schema WHERE name = '_concord_affinity'") == .integer(0) {
-            try database.execute("""
+        if try database.scalar("SELECT count(*) FROM temp.sqlite_schema WHERE name = '_concord_affinity'")
+            == .integer(0)
+        {
+            try database.execute(
+                """
                 CREATE TEMP TABLE _concord_affinity (text TEXT, numeric NUMERIC, integer INTEGER, real REAL);
                 INSERT INTO temp._concord_affinity VALUES (NULL, NULL, NULL, NULL);
                 """)
         }
         let column = affinity.rawValue.lowercased()
-        return try database.scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value]) ?? value
+        return try database.scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value])
+            ?? value
     }
 }
 

@@ -34,8 +34,10 @@ extension Replica {
     /// leaves the file as it was.
     @discardableResult
     public func apply(_ changeset: Changeset) throws -> ApplyReport {
-        try apply(source: changeset.source, since: changeset.since, upTo: changeset.upTo, tables: changeset.tables,
-                  batchSize: max(changeset.rows.count, 1)) { changeset.rows.makeIterator() }
+        try apply(
+            source: changeset.source, since: changeset.since, upTo: changeset.upTo, tables: changeset.tables,
+            batchSize: max(changeset.rows.count, 1)
+        ) { changeset.rows.makeIterator() }
     }
 
     /// Applies a stream of rows; `rows` is called twice, once to validate and once to apply.
@@ -60,8 +62,9 @@ extension Replica {
         source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int, rows: () throws -> Rows
     ) throws -> ApplyReport {
         try checkSchemas()
-        let session = try ApplySession(replica: self, source: source, since: since, upTo: upTo, tables: tables,
-                                       batchSize: batchSize)
+        let session = try ApplySession(
+            replica: self, source: source, since: since, upTo: upTo, tables: tables,
+            batchSize: batchSize)
         try session.validate(rows())
         // A peer holding a stamp of this node newer than any it remembers: this file was rolled back.
         try adoptNewNodeIDIfRolledBack(newestOwnStamp: session.newestOwnStamp)
@@ -82,8 +85,9 @@ extension Replica {
         guard source != nodeID else { return false }
         let known = try peerVersion(source)
         guard since <= known, upTo > known else { return false }
-        try database.execute("INSERT OR REPLACE INTO \(Metadata.peers) (node, version) VALUES (?, ?)",
-                             [.blob(source.bytes), .integer(upTo)])
+        try database.execute(
+            "INSERT OR REPLACE INTO \(Metadata.peers) (node, version) VALUES (?, ?)",
+            [.blob(source.bytes), .integer(upTo)])
         return true
     }
 }

@@ -20,8 +20,10 @@ extension Replica {
     private var captureTriggers: [CaptureTriggers] {
         tableNames.sorted { $0.key < $1.key }.compactMap { _, name in
             syncedTables[name].map { table in
-                CaptureTriggers(table: table, facts: captureFacts[name]
-                    ?? TableInspector.CaptureFacts(comparesTypes: table.columns.map { _ in true }, guardsKey: true))
+                CaptureTriggers(
+                    table: table,
+                    facts: captureFacts[name]
+                        ?? TableInspector.CaptureFacts(comparesTypes: table.columns.map { _ in true }, guardsKey: true))
             }
         }
     }

@@ -21,7 +21,8 @@ extension Replica {
             let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }
             if integrity != ["ok"] { problems += integrity.map(CheckReport.Problem.integrity) }
             for row in try database.query("PRAGMA foreign_key_check") {
-                problems.append(.foreignKey(table: row[0].textValue ?? "?", rowid: row[1], parent: row[2].textValue ?? "?"))
+                problems.append(
+                    .foreignKey(table: row[0].textValue ?? "?", rowid: row[1], parent: row[2].textValue ?? "?"))
             }
             for table in tables { problems += try ProjectionCheck(replica: self, table: table).problems() }
             return CheckReport(problems: problems)
@@ -84,14 +85,19 @@ private struct ProjectionCheck {
         let name = ref(key)
         switch try reprojection.placement(name) {
         case .shown(let overrides):
-            guard row.shown else { return constrained.contains(key) ? [] : [.visibleButNotShown(name, parked: parked[key])] }
+            guard row.shown else {
+                return constrained.contains(key) ? [] : [.visibleButNotShown(name, parked: parked[key])]
+            }
             var problems: [CheckReport.Problem] = []
             var expected = row.registers.columns.map { $0?.value ?? .null }
             for (index, value) in overrides { expected[index] = value }
-            let select = "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
+            let select =
+                "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
             let shown = table.columns.isEmpty ? [] : try database.query(select, [key]).first ?? []
             if shown != expected { problems.append(.wrongValues(name, shown: shown, expected: expected)) }
-            if overrides.isEmpty == row.hasHiddenValues { problems.append(.hiddenCopy(name, missing: !overrides.isEmpty)) }
+            if overrides.isEmpty == row.hasHiddenValues {
+                problems.append(.hiddenCopy(name, missing: !overrides.isEmpty))
+            }
             if parked[key] != nil { problems.append(.shownButParked(name)) }
             return problems
         case .hidden(let reason):
@@ -117,9 +123,13 @@ private struct ProjectionCheck {
             }
         }
         for (index, merge) in table.merges.enumerated() where merge == .union {
-            guard let value = row.registers.columns[index]?.value, value != UnionValue.canonical(value) else { continue }
-            problems.append(.unionNotCanonical(ref(key), column: table.columns[index], holds: value,
-                                               canonical: UnionValue.canonical(value)))
+            guard let value = row.registers.columns[index]?.value, value != UnionValue.canonical(value) else {
+                continue
+            }
+            problems.append(
+                .unionNotCanonical(
+                    ref(key), column: table.columns[index], holds: value,
+                    canonical: UnionValue.canonical(value)))
         }
         return problems
     }

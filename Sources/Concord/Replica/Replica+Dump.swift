@@ -14,10 +14,12 @@ extension Replica {
         try withoutForeignKeyEnforcement {
             try foldLocalWrites()
             for table in tables {
-                lines.append("table \(table.name) key \(table.key) policy \(table.policy.rawValue) columns \(table.columns)")
+                lines.append(
+                    "table \(table.name) key \(table.key) policy \(table.policy.rawValue) columns \(table.columns)")
                 let columns = ([table.quotedKey] + table.quotedColumns).joined(separator: ", ")
                 for row in try database.query(
-                    "SELECT \(columns) FROM \(table.quotedName) ORDER BY \(table.quotedKey)") {
+                    "SELECT \(columns) FROM \(table.quotedName) ORDER BY \(table.quotedKey)")
+                {
                     lines.append("  row " + row.map(\.description).joined(separator: " | "))
                 }
                 var registers: [(SQLiteValue, String)] = []

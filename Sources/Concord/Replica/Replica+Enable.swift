@@ -8,12 +8,15 @@ extension Replica {
     ///
     /// - Throws: ``ReplicaError/unsupportedTable(table:reason:fix:)`` naming why
     ///   the table cannot merge, or ``ReplicaError/alreadyEnabled(table:existing:requested:)``.
-    public func enableSync(on table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:]) throws {
-        let inspected = try Self.inspect(table, policy: policy, merges: merges, in: database,
-                                         functions: configuration.merges)
+    public func enableSync(on table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:]) throws
+    {
+        let inspected = try Self.inspect(
+            table, policy: policy, merges: merges, in: database,
+            functions: configuration.merges)
         if let existing = syncedTables[inspected.name], !existing.name.utf8.elementsEqual(inspected.name.utf8) {
             throw ReplicaError.unsupportedTable(
-                table: inspected.name, reason: "table '\(existing.name)' already syncs, and its name reads as the same text "
+                table: inspected.name,
+                reason: "table '\(existing.name)' already syncs, and its name reads as the same text "
                     + "though its Unicode bytes differ (\(Hex.encode(Array(existing.name.utf8))) and "
                     + "\(Hex.encode(Array(inspected.name.utf8))))", fix: "rename one of the two tables")
         }
@@ -21,18 +24,22 @@ extension Replica {
             // A changed column list is a schema change, reported as such rather than as another declaration.
             if existing.columns != inspected.columns || existing.key != inspected.key { try checkSchema(of: existing) }
             guard existing.policy == inspected.policy, existing.merges == inspected.merges else {
-                throw ReplicaError.alreadyEnabled(table: existing.name, existing: existing.declaration,
-                                                  requested: inspected.declaration)
+                throw ReplicaError.alreadyEnabled(
+                    table: existing.name, existing: existing.declaration,
+                    requested: inspected.declaration)
             }
             if try !hasCaptureTriggers(existing) { try reconcile(existing) }
             return
         }
-        let unsyncable = try database.scalar(
-            "SELECT count(*) FROM \(inspected.quotedName) WHERE typeof(\(inspected.quotedKey)) NOT IN ('text', 'blob')")?
+        let unsyncable =
+            try database.scalar(
+                "SELECT count(*) FROM \(inspected.quotedName) WHERE typeof(\(inspected.quotedKey)) NOT IN ('text', 'blob')"
+            )?
             .integerValue ?? 0
         guard unsyncable == 0 else {
             throw ReplicaError.unsupportedTable(
-                table: inspected.name, reason: "\(unsyncable) row(s) have a \(inspected.key) that is NULL or a number, "
+                table: inspected.name,
+                reason: "\(unsyncable) row(s) have a \(inspected.key) that is NULL or a number, "
                     + "and a synced key must be TEXT or BLOB",
                 fix: "give every row a unique TEXT key (e.g. a UUID) before enabling sync")
         }
@@ -43,10 +50,14 @@ extension Replica {
             try foldLocalWrites()
             try database.execute(
                 "INSERT INTO \(Metadata.tables) (name, key, columns, policy, merges) VALUES (?, ?, ?, ?, ?)",
-                [.text(inspected.name), .text(inspected.key), .text(ColumnList.encode(inspected.columns)),
-                 .text(policy.rawValue), .text(ColumnList.encodeMerges(inspected.mergeMap))])
-            let id = try database.scalar("SELECT id FROM \(Metadata.tables) WHERE name = ?",
-                                         [.text(inspected.name)])?.integerValue ?? 0
+                [
+                    .text(inspected.name), .text(inspected.key), .text(ColumnList.encode(inspected.columns)),
+                    .text(policy.rawValue), .text(ColumnList.encodeMerges(inspected.mergeMap)),
+                ])
+            let id =
+                try database.scalar(
+                    "SELECT id FROM \(Metadata.tables) WHERE name = ?",
+                    [.text(inspected.name)])?.integerValue ?? 0
             let table = inspected.withID(id)
             try requireFreeNames(of: table)
             let facts = try TableInspector(database).captureFacts(of: table)
@@ -62,21 +73,27 @@ extension Replica {
     /// Children of a parent whose visibility changes are found by index, not
     /// by a scan: on the hidden copies always, and on the user table unless
     /// the app indexed the column itself.
-    func installTriggersAndIndexes(for table: SyncedTable, facts: TableInspector.CaptureFacts? = nil,
-                                   foreignKeys: [ForeignKey]? = nil) throws {
+    func installTriggersAndIndexes(
+        for table: SyncedTable, facts: TableInspector.CaptureFacts? = nil,
+        foreignKeys: [ForeignKey]? = nil
+    ) throws {
         let facts = try facts ?? TableInspector(database).captureFacts(of: table)
         try database.execute(CaptureTriggers(table: table, facts: facts).triggersSQL)
         for key in foreignKeys ?? parents(of: table.name) {
             let column = table.columns[key.column]
-            try database.execute("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(Metadata.hiddenIndex(table.id, column: key.column))) "
-                + "ON \(table.hiddenTable)(\(Metadata.valueColumn(key.column)))")
-            let indexed = try database.scalar("""
-                SELECT count(*) FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
-                WHERE i.seqno = 0 AND i.name = ? COLLATE NOCASE
-                """, [.text(table.name), .text(column)]) != .integer(0)
+            try database.execute(
+                "CREATE INDEX IF NOT EXISTS \(quoteIdentifier(Metadata.hiddenIndex(table.id, column: key.column))) "
+                    + "ON \(table.hiddenTable)(\(Metadata.valueColumn(key.column)))")
+            let indexed =
+                try database.scalar(
+                    """
+                    SELECT count(*) FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
+                    WHERE i.seqno = 0 AND i.name = ? COLLATE NOCASE
+                    """, [.text(table.name), .text(column)]) != .integer(0)
             if !indexed {
-                try database.execute("CREATE INDEX \(quoteIdentifier(Metadata.userIndex(table.id, column: key.column))) "
-                    + "ON \(table.quotedName)(\(quoteIdentifier(column)))")
+                try database.execute(
+                    "CREATE INDEX \(quoteIdentifier(Metadata.userIndex(table.id, column: key.column))) "
+                        + "ON \(table.quotedName)(\(quoteIdentifier(column)))")
             }
         }
     }
@@ -88,10 +105,12 @@ extension Replica {
         let prefix = Metadata.object(table.id, "")
         let taken = try database.query(
             "SELECT name FROM sqlite_schema WHERE lower(substr(name, 1, ?)) = ? ORDER BY name",
-            [.integer(Int64(prefix.utf8.count)), .text(prefix)]).compactMap { $0[0].textValue }
+            [.integer(Int64(prefix.utf8.count)), .text(prefix)]
+        ).compactMap { $0[0].textValue }
         if let name = taken.first {
             throw ReplicaError.unsupportedTable(
-                table: table.name, reason: "the database already has an object named '\(name)', where Concord keeps "
+                table: table.name,
+                reason: "the database already has an object named '\(name)', where Concord keeps "
                     + "this table's metadata (names starting with _concord_ are Concord's)",
                 fix: "rename or drop '\(name)'")
         }
@@ -101,20 +120,25 @@ extension Replica {
     ///
     /// `enableSync(on:policy:)` runs the same check; call this first to refuse
     /// a whole set of tables before any of them is enabled.
-    public static func validate(_ table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:],
-                                in database: Database, functions: [String: MergeFunction] = [:]) throws {
+    public static func validate(
+        _ table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:],
+        in database: Database, functions: [String: MergeFunction] = [:]
+    ) throws {
         _ = try inspect(table, policy: policy, merges: merges, in: database, functions: functions)
     }
 
     /// The table's declaration, with its merges checked against its columns and policy.
-    private static func inspect(_ table: String, policy: TablePolicy, merges: [String: ColumnMerge],
-                                in database: Database, functions: [String: MergeFunction]) throws -> SyncedTable {
+    private static func inspect(
+        _ table: String, policy: TablePolicy, merges: [String: ColumnMerge],
+        in database: Database, functions: [String: MergeFunction]
+    ) throws -> SyncedTable {
         let inspected = try TableInspector(database).inspect(table, policy: policy)
         let affinities = try TableInspector(database).captureFacts(of: inspected).affinities
         for (column, merge) in merges.sorted(by: { $0.key < $1.key }) {
             guard inspected.columns.contains(column) else {
-                throw ReplicaError.invalidMerge(table: inspected.name, column: column,
-                                                reason: "the table has no synced column by that name")
+                throw ReplicaError.invalidMerge(
+                    table: inspected.name, column: column,
+                    reason: "the table has no synced column by that name")
             }
             if policy == .row && merge != .lww {
                 throw ReplicaError.invalidMerge(
@@ -126,15 +150,18 @@ extension Replica {
                 throw ReplicaError.unregisteredMerge(table: inspected.name, column: column, name: name)
             }
             if merge == .counter, let index = inspected.columns.firstIndex(of: column),
-               [.text, .real].contains(affinities[index]) {
+                [.text, .real].contains(affinities[index])
+            {
                 throw ReplicaError.invalidMerge(
                     table: inspected.name, column: column,
-                    reason: "a counter holds integers, but the column is declared with \(affinities[index].rawValue) affinity, "
+                    reason:
+                        "a counter holds integers, but the column is declared with \(affinities[index].rawValue) affinity, "
                         + "which stores them as \(affinities[index] == .text ? "text" : "reals"); declare it INTEGER")
             }
         }
-        return SyncedTable(name: inspected.name, key: inspected.key, columns: inspected.columns, policy: policy,
-                           merges: inspected.columns.map { merges[$0] ?? .lww })
+        return SyncedTable(
+            name: inspected.name, key: inspected.key, columns: inspected.columns, policy: policy,
+            merges: inspected.columns.map { merges[$0] ?? .lww })
     }
 
     /// Stamps every row already in `table` as a local insert.
@@ -151,15 +178,18 @@ extension Replica {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
             version += 1
             let key = keys.column(0)
-            try insert.run([.integer(KeyHash.of(key)), key, .integer(version), .integer(stamp.sqliteValue),
-                            .integer(selfIndex)])
+            try insert.run([
+                .integer(KeyHash.of(key)), key, .integer(version), .integer(stamp.sqliteValue),
+                .integer(selfIndex),
+            ])
         }
         try storeClock(clock, version: version)
     }
 
     /// Persists the clock and the local version.
     func storeClock(_ clock: HybridLogicalClock, version: Int64) throws {
-        try database.execute("UPDATE \(Metadata.state) SET hlc = ?, version = ?",
-                             [.integer(clock.last.sqliteValue), .integer(version)])
+        try database.execute(
+            "UPDATE \(Metadata.state) SET hlc = ?, version = ?",
+            [.integer(clock.last.sqliteValue), .integer(version)])
     }
 }

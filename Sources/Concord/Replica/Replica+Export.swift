@@ -34,8 +34,10 @@ extension Replica {
                 try adoptNewNodeID()
                 version = 0
             }
-            try header(ChangesetHeader(source: nodeID, since: version, upTo: try self.version,
-                                       tables: tables.map(\.schema)))
+            try header(
+                ChangesetHeader(
+                    source: nodeID, since: version, upTo: try self.version,
+                    tables: tables.map(\.schema)))
             for table in tables {
                 try store(table).forEachRow(since: version) { key, stored in
                     try row(RowChange(table: table.name, key: key, registers: stored.registers))

@@ -103,7 +103,8 @@ final class FoldSession {
     /// Folds every write the log holds, in write order.
     func foldLog() throws {
         let writes = try database.prepare(
-            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT \(Replica.foldBatch)")
+            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT \(Replica.foldBatch)"
+        )
         let trim = try database.prepare("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
         var last = Int64.min
         var batch = 0
@@ -116,9 +117,11 @@ final class FoldSession {
                 batch += 1
                 last = writes.int64(0)
                 guard let name = replica.tableNames[writes.int64(1)], let table = replica.syncedTables[name],
-                      let operation = Metadata.Operation(rawValue: writes.int64(3)) else { continue }
-                let write = LoggedWrite(seq: last, table: table, key: writes.column(2), operation: operation,
-                                        time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.int64(5))
+                    let operation = Metadata.Operation(rawValue: writes.int64(3))
+                else { continue }
+                let write = LoggedWrite(
+                    seq: last, table: table, key: writes.column(2), operation: operation,
+                    time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.int64(5))
                 // A known key inserted again may have a hidden copy to drop; see `finish()`.
                 if try fold(write) { kept.append(last) }
             }
@@ -137,26 +140,31 @@ final class FoldSession {
         guard Replica.isSyncableKey(write.key) else {
             // Only a row written before keys were checked (or with capture's guard gone) gets here:
             // it stays in the table, unsynced and parked with the reason, and blocks nothing else.
-            try write.operation == .delete ? replica.unpark(ref)
+            try write.operation == .delete
+                ? replica.unpark(ref)
                 : replica.park(ref, reason: .unsyncableKey(type: write.key.typeName))
             return false
         }
         guard let changed = try changedColumns(write) else { return false }
-        let localWrite: LocalWrite = switch write.operation {
-        case .insert: .insert
-        case .delete: .delete
-        case .update: .update(changed: changed)
-        }
+        let localWrite: LocalWrite =
+            switch write.operation {
+            case .insert: .insert
+            case .delete: .delete
+            case .update: .update(changed: changed)
+            }
         let stamp = Stamp(hlc: clock.tick(physical: write.time), node: replica.nodeID)
         let store = replica.store(write.table)
         let before = try store.loadStamps(write.key)
-        var after = localWrite.applied(to: before?.registers, columnCount: write.table.columns.count, stamp: stamp,
-                                       policy: write.table.policy)
+        var after = localWrite.applied(
+            to: before?.registers, columnCount: write.table.columns.count, stamp: stamp,
+            policy: write.table.policy)
         if !write.table.joinedColumns.isEmpty && write.operation != .delete {
-            let logged = try database.query("SELECT * FROM \(write.table.logValuesTable) WHERE seq = ?", [.integer(write.seq)])
-            try joins.fold(.init(isInsert: write.operation == .insert, changed: changed, logged: logged.first ?? []),
-                           table: write.table, store: store, key: write.key, before: before?.registers, after: &after,
-                           stamp: stamp, functions: replica.configuration.merges)
+            let logged = try database.query(
+                "SELECT * FROM \(write.table.logValuesTable) WHERE seq = ?", [.integer(write.seq)])
+            try joins.fold(
+                .init(isInsert: write.operation == .insert, changed: changed, logged: logged.first ?? []),
+                table: write.table, store: store, key: write.key, before: before?.registers, after: &after,
+                stamp: stamp, functions: replica.configuration.merges)
         }
         try self.store(after, of: ref, before: before, changed: changed, operation: write.operation)
         if write.operation == .delete { try cascade(from: ref, at: write.seq, time: write.time) }
@@ -171,16 +179,20 @@ final class FoldSession {
         guard write.operation == .update else { return Array(repeating: write.operation == .insert, count: count) }
         var changed = Replica.changedColumns(mask: write.mask, count: count)
         guard replica.captureFacts[write.table.name]?.comparesTypes.contains(true) ?? false else { return changed }
-        for zero in try database.query("SELECT col, old, new FROM \(write.table.zerosTable) WHERE seq = ?",
-                                        [.integer(write.seq)]) where zero[1] == zero[2] {
+        for zero in try database.query(
+            "SELECT col, old, new FROM \(write.table.zerosTable) WHERE seq = ?",
+            [.integer(write.seq)]) where zero[1] == zero[2]
+        {
             if let column = zero[0].integerValue, changed.indices.contains(Int(column)) { changed[Int(column)] = false }
         }
         return changed.contains(true) ? changed : nil
     }
 
     /// Stores a row's registers after a local write, and what else that write changes.
-    private func store(_ after: RowRegisters, of ref: RowRef, before: RegisterStore.StoredRow?, changed: [Bool],
-                       operation: Metadata.Operation) throws {
+    private func store(
+        _ after: RowRegisters, of ref: RowRef, before: RegisterStore.StoredRow?, changed: [Bool],
+        operation: Metadata.Operation
+    ) throws {
         let table = replica.syncedTables[ref.table]!
         let store = replica.store(table)
         version += 1
@@ -189,8 +201,9 @@ final class FoldSession {
             // A counter shows what its row's current life contributed: nothing, once deleted, as a merge settles it.
             let life = after.liveness.causalLength
             for index in table.counterColumns {
-                try store.setValue(ref.key, column: index,
-                                   .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
+                try store.setValue(
+                    ref.key, column: index,
+                    .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
             }
             joins.settleCounters(of: ref.key, in: table, life: life)
         }
@@ -220,7 +233,8 @@ final class FoldSession {
             guard let child = replica.syncedTables[key.child] else { continue }
             let keys = try database.query(
                 "SELECT \(child.quotedKey) FROM \(child.quotedName) WHERE \(child.quotedColumns[key.column]) = ? "
-                    + "ORDER BY \(child.quotedKey)", [parent.key]).map { $0[0] }
+                    + "ORDER BY \(child.quotedKey)", [parent.key]
+            ).map { $0[0] }
             for childKey in keys {
                 let ref = RowRef(table: child.name, key: childKey)
                 guard try (lastWrite(of: ref) ?? .min) <= seq, Replica.isSyncableKey(childKey) else { continue }
@@ -228,8 +242,9 @@ final class FoldSession {
                 let before = try store.loadStamps(childKey)
                 guard before?.registers.liveness.isAlive ?? false else { continue }
                 let stamp = Stamp(hlc: clock.tick(physical: time), node: replica.nodeID)
-                let after = LocalWrite.delete.applied(to: before?.registers, columnCount: child.columns.count,
-                                                      stamp: stamp, policy: child.policy)
+                let after = LocalWrite.delete.applied(
+                    to: before?.registers, columnCount: child.columns.count,
+                    stamp: stamp, policy: child.policy)
                 try self.store(after, of: ref, before: before, changed: [], operation: .delete)
                 try cascade(from: ref, at: seq, time: time)
             }
@@ -257,7 +272,9 @@ final class FoldSession {
         let reinserts = try database.prepare("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
         try reinserts.bind([.integer(Metadata.Operation.insert.rawValue)])
         while try reinserts.step() {
-            guard let name = replica.tableNames[reinserts.int64(0)], let table = replica.syncedTables[name] else { continue }
+            guard let name = replica.tableNames[reinserts.int64(0)], let table = replica.syncedTables[name] else {
+                continue
+            }
             let key = reinserts.column(1)
             if try replica.store(table).loadStamps(key)?.registers.liveness.isAlive ?? false {
                 try replica.store(table).deleteHidden(key)

@@ -25,31 +25,43 @@ extension Replica {
             try foldLocalWrites()
             let store = store(table)
             let parked = Set(try parkedRows(of: table).map(\.key))
-            let log = try database.prepare("INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(Metadata.now), ?)")
+            let log = try database.prepare(
+                "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(Metadata.now), ?)")
             let joined = table.joinedColumns
-            let values = joined.isEmpty ? nil : try database.prepare(
-                "INSERT INTO \(table.logValuesTable) (seq, "
-                    + joined.flatMap { [Metadata.oldValueColumn($0), Metadata.newValueColumn($0)] }.joined(separator: ", ")
-                    + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")")
+            let values =
+                joined.isEmpty
+                ? nil
+                : try database.prepare(
+                    "INSERT INTO \(table.logValuesTable) (seq, "
+                        + joined.flatMap { [Metadata.oldValueColumn($0), Metadata.newValueColumn($0)] }.joined(
+                            separator: ", ")
+                        + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")")
             var present: Set<SQLiteValue> = []
-            for row in try database.query("SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
-                                          + "FROM \(table.quotedName) ORDER BY \(table.quotedKey)") {
+            for row in try database.query(
+                "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
+                    + "FROM \(table.quotedName) ORDER BY \(table.quotedKey)")
+            {
                 let key = row[0]
                 present.insert(key)
                 let stored = try store.load(key)?.registers
                 let isInsert = !(stored?.liveness.isAlive ?? false) || parked.contains(key)
-                try log.run([.integer(table.id), key, .integer((isInsert ? Metadata.Operation.insert : .update).rawValue),
-                             isInsert ? .null : .integer(-1)])
+                try log.run([
+                    .integer(table.id), key, .integer((isInsert ? Metadata.Operation.insert : .update).rawValue),
+                    isInsert ? .null : .integer(-1),
+                ])
                 guard let values else { continue }
-                try values.run(joined.flatMap { column -> [SQLiteValue] in
-                    let new = row[1 + column]
-                    guard !isInsert, let register = stored?.columns[column] else { return [.null, new] }
-                    // What the column held before: a counter's sum of this life, any other the value itself.
-                    let old = table.merges[column] == .counter
-                        ? .integer(RowMerge.counterValue(register.contributions, life: stored?.liveness.causalLength ?? 0))
-                        : new
-                    return [old, new]
-                })
+                try values.run(
+                    joined.flatMap { column -> [SQLiteValue] in
+                        let new = row[1 + column]
+                        guard !isInsert, let register = stored?.columns[column] else { return [.null, new] }
+                        // What the column held before: a counter's sum of this life, any other the value itself.
+                        let old =
+                            table.merges[column] == .counter
+                            ? .integer(
+                                RowMerge.counterValue(register.contributions, life: stored?.liveness.causalLength ?? 0))
+                            : new
+                        return [old, new]
+                    })
             }
             try store.forEachRow(since: .min) { key, stored in
                 guard stored.registers.liveness.isAlive, !parked.contains(key), !present.contains(key) else { return }

@@ -30,7 +30,8 @@ extension Replica {
 
     /// Every object's type, names and SQL, in name order.
     private func schemaFingerprint() throws -> String {
-        try database.scalar("""
+        try database.scalar(
+            """
             SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
             FROM (SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name)
             """)?.textValue ?? ""
@@ -44,14 +45,18 @@ extension Replica {
         }
         let undo = "undo the change; schema changes of synced tables are not synced by this version of Concord"
         guard !columns.isEmpty else {
-            throw refuse("the table no longer exists (dropped or renamed)", "create it again, or rename it back; " + undo)
+            throw refuse(
+                "the table no longer exists (dropped or renamed)", "create it again, or rename it back; " + undo)
         }
         let keys = columns.filter { $0[1].integerValue != 0 }.compactMap { $0[0].textValue }
         guard keys == [table.key] else {
-            throw refuse("its primary key is now \(keys.isEmpty ? "missing" : keys.joined(separator: ", ")), not \(table.key)",
-                         undo)
+            throw refuse(
+                "its primary key is now \(keys.isEmpty ? "missing" : keys.joined(separator: ", ")), not \(table.key)",
+                undo)
         }
-        let present = columns.filter { $0[1].integerValue == 0 && $0[2].integerValue == 0 }.compactMap { $0[0].textValue }
+        let present = columns.filter { $0[1].integerValue == 0 && $0[2].integerValue == 0 }.compactMap {
+            $0[0].textValue
+        }
         if present != table.columns {
             let added = present.filter { !table.columns.contains($0) }
             let gone = table.columns.filter { !present.contains($0) }
@@ -62,19 +67,21 @@ extension Replica {
             throw refuse(change.joined(separator: "; "), undo)
         }
         guard try hasCaptureTriggers(table) else {
-            throw refuse("its capture triggers are gone, so writes made since were not captured "
-                         + "(a migration that rebuilds the table drops them)",
-                         "run `concord enable` (or Replica.enableSync) on the table again: it reinstalls them and "
-                         + "records every row the table holds now as written by this replica")
+            throw refuse(
+                "its capture triggers are gone, so writes made since were not captured "
+                    + "(a migration that rebuilds the table drops them)",
+                "run `concord enable` (or Replica.enableSync) on the table again: it reinstalls them and "
+                    + "records every row the table holds now as written by this replica")
         }
     }
 
     /// Whether the table still has its capture triggers (a table rebuilt by a migration tool has none).
     func hasCaptureTriggers(_ table: SyncedTable) throws -> Bool {
         let triggers = ["insert", "update", "delete"].map { Metadata.trigger(table.id, $0) }
-        let found = try database.scalar(
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE AND name IN (?, ?, ?)",
-            [.text(table.name)] + triggers.map { .text($0) })?.integerValue ?? 0
+        let found =
+            try database.scalar(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE AND name IN (?, ?, ?)",
+                [.text(table.name)] + triggers.map { .text($0) })?.integerValue ?? 0
         return found >= (table.columns.isEmpty ? 2 : 3)
     }
 }

@@ -70,16 +70,18 @@ extension Replica {
                         "SELECT count(*) FROM \(table.rowsTable) WHERE cl % 2 = 0")?.integerValue ?? 0)
             }
             let peers = try database.query("SELECT node, version FROM \(Metadata.peers) ORDER BY node").map {
-                ReplicaStatus.Peer(node: NodeID(bytes: $0[0].blobValue ?? [])?.description ?? "?",
-                                   version: $0[1].integerValue ?? 0)
+                ReplicaStatus.Peer(
+                    node: NodeID(bytes: $0[0].blobValue ?? [])?.description ?? "?",
+                    version: $0[1].integerValue ?? 0)
             }
             let parked = try self.tables.flatMap { table in
                 try parkedRows(of: table).map {
                     ReplicaStatus.Parked(table: table.name, key: ParkReason.describe($0.key), reason: $0.reason)
                 }
             }
-            return ReplicaStatus(node: nodeID.description, version: try version, clock: clock.rawValue,
-                                 clockReading: clock.description, tables: tables, peers: peers, parked: parked)
+            return ReplicaStatus(
+                node: nodeID.description, version: try version, clock: clock.rawValue,
+                clockReading: clock.description, tables: tables, peers: peers, parked: parked)
         }
     }
 }

@@ -124,15 +124,17 @@ public final class Replica {
         self.configuration = configuration
         nodeID = NodeID(bytes: Array(repeating: 0, count: NodeID.byteCount))!
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
-        let exists = try database.scalar(
-            "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
+        let exists =
+            try database.scalar(
+                "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
         if !exists {
             guard create else { throw ReplicaError.notAReplica(path: database.path) }
             try Self.requireUTF8(database)
             try database.transaction {
                 try database.execute(Metadata.createSQL)
-                try database.execute("INSERT INTO \(Metadata.nodes) (idx, id) VALUES (1, ?)",
-                                     [.blob(configuration.makeNodeID().bytes)])
+                try database.execute(
+                    "INSERT INTO \(Metadata.nodes) (idx, id) VALUES (1, ?)",
+                    [.blob(configuration.makeNodeID().bytes)])
                 try database.execute(
                     "INSERT INTO \(Metadata.state) (id, layout, hlc, version, node, file) VALUES (0, ?, 0, 0, 1, ?)",
                     [.integer(Metadata.layoutVersion), fileIdentity.map { .text($0) } ?? .null])
@@ -181,7 +183,9 @@ public final class Replica {
     /// Reads the node id the file holds now (another process may have given it a new one).
     func refreshNodeID() throws {
         let index = try database.scalar("SELECT node FROM \(Metadata.state)")?.integerValue ?? 0
-        guard let node = try node(at: index) else { throw ReplicaError.damagedMetadata("the replica's own node id is missing") }
+        guard let node = try node(at: index) else {
+            throw ReplicaError.damagedMetadata("the replica's own node id is missing")
+        }
         nodeID = node
     }
 
@@ -190,14 +194,19 @@ public final class Replica {
         tableNames = [:]
         stores = [:]
         for row in try database.query(
-            "SELECT id, name, key, columns, policy, merges FROM \(Metadata.tables) ORDER BY id") {
+            "SELECT id, name, key, columns, policy, merges FROM \(Metadata.tables) ORDER BY id")
+        {
             guard let id = row[0].integerValue, let name = row[1].textValue, let key = row[2].textValue,
-                  let columnList = row[3].textValue, let policyName = row[4].textValue,
-                  let mergeList = row[5].textValue, let policy = TablePolicy(rawValue: policyName)
+                let columnList = row[3].textValue, let policyName = row[4].textValue,
+                let mergeList = row[5].textValue, let policy = TablePolicy(rawValue: policyName)
             else { continue }
-            let columns = ColumnList.decode(columnList), merges = ColumnList.decodeMerges(mergeList)
-            let table = SyncedTable(id: id, schema: TableSchema(name: name, key: key, columns: columns, policy: policy,
-                                                                merges: columns.map { merges[$0] ?? .lww }))
+            let columns = ColumnList.decode(columnList)
+            let merges = ColumnList.decodeMerges(mergeList)
+            let table = SyncedTable(
+                id: id,
+                schema: TableSchema(
+                    name: name, key: key, columns: columns, policy: policy,
+                    merges: columns.map { merges[$0] ?? .lww }))
             syncedTables[name] = table
             tableNames[id] = name
             stores[name] = RegisterStore(table: table, replica: self)
@@ -252,13 +261,17 @@ public final class Replica {
 
     /// Records whether a row of a revivable table is shown though deleted (brought back by a child).
     func markRevived(_ row: RowRef, _ revived: Bool) throws {
-        try database.execute(revived ? "INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk) VALUES (?, ?)"
-                                     : "DELETE FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?", [id(of: row.table), row.key])
+        try database.execute(
+            revived
+                ? "INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk) VALUES (?, ?)"
+                : "DELETE FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?", [id(of: row.table), row.key])
     }
 
     /// The rows of `table` shown only because a child brought them back, in key order.
     func revivedKeys(in table: String) throws -> [SQLiteValue] {
-        try database.query("SELECT pk FROM \(Metadata.revived) WHERE tbl = ? ORDER BY pk", [id(of: table)]).map { $0[0] }
+        try database.query("SELECT pk FROM \(Metadata.revived) WHERE tbl = ? ORDER BY pk", [id(of: table)]).map {
+            $0[0]
+        }
     }
 
     /// Forgets a row's parking, once it is shown or deleted.
@@ -268,15 +281,18 @@ public final class Replica {
 
     /// SQLite's message when `row` is parked because its values break a constraint of its table.
     func constraintParking(_ row: RowRef) throws -> String? {
-        try database.scalar("SELECT reason FROM \(Metadata.parked) WHERE tbl = ? AND pk = ? AND kind = ?",
-                            [id(of: row.table), row.key, .integer(ParkReason.constraint("").kind)])?.textValue
+        try database.scalar(
+            "SELECT reason FROM \(Metadata.parked) WHERE tbl = ? AND pk = ? AND kind = ?",
+            [id(of: row.table), row.key, .integer(ParkReason.constraint("").kind)])?.textValue
             .map(ParkReason.constraintMessage(stored:))
     }
 
     /// The parked rows of `table` with their reasons' kinds and texts, in key order.
     func parkedRows(of table: SyncedTable) throws -> [(key: SQLiteValue, kind: Int64, reason: String)] {
-        try database.query("SELECT pk, kind, reason FROM \(Metadata.parked) WHERE tbl = ? ORDER BY pk",
-                           [.integer(table.id)]).map { ($0[0], $0[1].integerValue ?? 0, $0[2].textValue ?? "") }
+        try database.query(
+            "SELECT pk, kind, reason FROM \(Metadata.parked) WHERE tbl = ? ORDER BY pk",
+            [.integer(table.id)]
+        ).map { ($0[0], $0[1].integerValue ?? 0, $0[2].textValue ?? "") }
     }
 
     /// The register store of a synced table.
@@ -293,8 +309,9 @@ public final class Replica {
     func node(at index: Int64) throws -> NodeID? {
         if index == 0 { return nil }
         if let node = nodesByIndex[index] { return node }
-        guard let bytes = try database.scalar("SELECT id FROM \(Metadata.nodes) WHERE idx = ?", [.integer(index)])?
-            .blobValue, let node = NodeID(bytes: bytes)
+        guard
+            let bytes = try database.scalar("SELECT id FROM \(Metadata.nodes) WHERE idx = ?", [.integer(index)])?
+                .blobValue, let node = NodeID(bytes: bytes)
         else { return nil }
         nodesByIndex[index] = node
         indexesByNode[node] = index
@@ -310,11 +327,13 @@ public final class Replica {
         }
         let index: Int64
         if let found = try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
-            .integerValue {
+            .integerValue
+        {
             index = found
         } else {
             try database.execute("INSERT INTO \(Metadata.nodes) (id) VALUES (?)", [.blob(node.bytes)])
-            index = try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
+            index =
+                try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
                 .integerValue ?? 0
         }
         nodesByIndex[index] = node
@@ -348,6 +367,7 @@ enum ColumnList {
     }
 
     static func decodeMerges(_ text: String) -> [String: ColumnMerge] {
-        ((try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]).mapValues(ColumnMerge.init(name:))
+        ((try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]).mapValues(
+            ColumnMerge.init(name:))
     }
 }

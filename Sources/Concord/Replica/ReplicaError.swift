@@ -54,8 +54,9 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
                 + "run `concord enable \(path) --table NAME` first"
         case .unsupportedLayout(let found, let supported):
             return "the replica's metadata has layout \(found), but this build reads layout \(supported)"
-                + (found > supported ? " and every earlier one; open it with the newer Concord that wrote it; nothing was changed"
-                   : "; this is not a layout any Concord wrote, so the metadata is damaged; nothing was changed")
+                + (found > supported
+                    ? " and every earlier one; open it with the newer Concord that wrote it; nothing was changed"
+                    : "; this is not a layout any Concord wrote, so the metadata is damaged; nothing was changed")
         case .tableNotFound(let name):
             return "there is no table named '\(name)'; create it first or check the spelling"
         case .unsupportedTable(let table, let reason, let fix):
@@ -74,10 +75,12 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .invalidMerge(let table, let column, let reason):
             return "cannot merge column '\(column)' of table '\(table)' that way: \(reason)"
         case .unregisteredMerge(let table, let column, let name):
-            return "column '\(column)' of table '\(table)' merges with '\(name)', which this replica has not registered; "
+            return
+                "column '\(column)' of table '\(table)' merges with '\(name)', which this replica has not registered; "
                 + "pass a MergeFunction named '\(name)' in Replica.Configuration(merges:)"
         case .sharedNodeID(let node):
-            return "this replica needs a node id of its own (it is a copy, or it was rolled back), but the configuration's "
+            return
+                "this replica needs a node id of its own (it is a copy, or it was rolled back), but the configuration's "
                 + "makeNodeID returned its current id \(node), so two writes could share a stamp; "
                 + "give Replica.Configuration a makeNodeID that returns a fresh id each time"
         case .invalidKey(let table, let key):

@@ -24,7 +24,8 @@ final class Reprojection {
     /// Records registers just merged (not yet materialized) for `row`, stored under `version`;
     /// returns whether `row` is new to this reprojection's dirty rows (not remembered before).
     @discardableResult
-    func remember(_ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) -> Bool {
+    func remember(_ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) -> Bool
+    {
         rows.remember(row, registers, version: version, previous: previous)
         visibility.arrived.insert(row)
         return remembered.insert(row).inserted
@@ -39,8 +40,11 @@ final class Reprojection {
         var queue = dirty
         var queued = Set(queue)
         // A child that changed may have moved away from a parent it had brought back: look at those again.
-        for parent in Set(dirty.flatMap { replica.parents(of: $0.table).filter(\.action.revivesParent).map(\.parent) }).sorted() {
-            for key in try replica.revivedKeys(in: parent) where queued.insert(RowRef(table: parent, key: key)).inserted {
+        for parent in Set(dirty.flatMap { replica.parents(of: $0.table).filter(\.action.revivesParent).map(\.parent) })
+            .sorted()
+        {
+            for key in try replica.revivedKeys(in: parent) where queued.insert(RowRef(table: parent, key: key)).inserted
+            {
                 queue.append(RowRef(table: parent, key: key))
             }
         }
@@ -67,8 +71,9 @@ final class Reprojection {
         let computed = try visibility.placement(of: row)
         var placement = computed
         if isChanged || placement.isShown != stored.shown || placement != .shown {
-            placement = try replica.store(table).materialize(row.key, stored.registers, placement, previous: stored,
-                                                             mayBeParked: try rows.mayHaveParkedRows())
+            placement = try replica.store(table).materialize(
+                row.key, stored.registers, placement, previous: stored,
+                mayBeParked: try rows.mayHaveParkedRows())
             visibility.settle(row, at: placement)
             rows.materialized(row, stored, at: placement)
         }

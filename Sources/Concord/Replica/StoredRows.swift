@@ -20,15 +20,17 @@ final class StoredRows: RowGraph {
 
     /// Records registers just merged (not yet materialized) for `row`, stored under `version`.
     func remember(_ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) {
-        rows[row] = RegisterStore.StoredRow(registers: registers, shown: previous?.shown ?? false,
-                                            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version)
+        rows[row] = RegisterStore.StoredRow(
+            registers: registers, shown: previous?.shown ?? false,
+            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version)
     }
 
     /// Records where a row's values are after it was materialized.
     func materialized(_ row: RowRef, _ stored: RegisterStore.StoredRow, at placement: Placement) {
         rows[row] = RegisterStore.StoredRow(
             registers: stored.registers, shown: placement.isShown,
-            hasHiddenValues: placement != .shown && stored.registers.columns.contains { $0 != nil }, version: stored.version)
+            hasHiddenValues: placement != .shown && stored.registers.columns.contains { $0 != nil },
+            version: stored.version)
         if case .hidden(_?) = placement { parkedRowsExist = true }
     }
 

@@ -10,36 +10,45 @@ extension TableInspector {
         var keys: [ForeignKey] = []
         let ids = rows.compactMap { $0[0].integerValue }
         for row in rows {
-            guard let id = row[0].integerValue, let parentName = row[2].textValue, let from = row[3].textValue else { continue }
+            guard let id = row[0].integerValue, let parentName = row[2].textValue, let from = row[3].textValue else {
+                continue
+            }
             let refuse = { (reason: String, fix: String) in
                 ReplicaError.unsupportedTable(table: table.name, reason: reason, fix: fix)
             }
             guard ids.filter({ $0 == id }).count == 1 else {
-                throw refuse("its foreign key to \(parentName) spans several columns",
-                             "reference the parent's single key column")
+                throw refuse(
+                    "its foreign key to \(parentName) spans several columns",
+                    "reference the parent's single key column")
             }
             let parents = synced.values.filter { SQLiteName.same($0.name, parentName) }
             guard let parent = parents.first, parents.count == 1 else {
-                throw refuse("its column \(from) references \(parentName), which does not sync",
-                             "enable sync on \(parentName) first (list it before \(table.name))")
+                throw refuse(
+                    "its column \(from) references \(parentName), which does not sync",
+                    "enable sync on \(parentName) first (list it before \(table.name))")
             }
             if let to = row[4].textValue, !SQLiteName.same(to, parent.key) {
-                throw refuse("its column \(from) references \(parentName).\(to), not the key \(parent.key)",
-                             "reference the parent's key column")
+                throw refuse(
+                    "its column \(from) references \(parentName).\(to), not the key \(parent.key)",
+                    "reference the parent's key column")
             }
             guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else { continue }
             let action = ForeignKey.Action(rawValue: row[5].textValue ?? "NO ACTION") ?? .noAction
-            keys.append(ForeignKey(child: table.name, column: column, parent: parent.name, action: action,
-                                   defaultValue: try defaultValue(of: table, column: table.columns[column])))
+            keys.append(
+                ForeignKey(
+                    child: table.name, column: column, parent: parent.name, action: action,
+                    defaultValue: try defaultValue(of: table, column: table.columns[column])))
         }
         return keys
     }
 
     /// The column's declared default, evaluated once (NULL when it has none).
     private func defaultValue(of table: SyncedTable, column: String) throws -> SQLiteValue {
-        guard let expression = try database.scalar(
-            "SELECT dflt_value FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(column)])?
-            .textValue else { return .null }
+        guard
+            let expression = try database.scalar(
+                "SELECT dflt_value FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(column)])?
+                .textValue
+        else { return .null }
         return try database.scalar("SELECT \(expression)") ?? .null
     }
 }

@@ -23,9 +23,11 @@ struct TableInspector {
     }
 
     func inspect(_ requested: String, policy: TablePolicy) throws -> SyncedTable {
-        guard let row = try database.query(
-            "SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
-            [.text(requested)]).first, let name = row[0].textValue
+        guard
+            let row = try database.query(
+                "SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+                [.text(requested)]
+            ).first, let name = row[0].textValue
         else { throw ReplicaError.tableNotFound(requested) }
         let refuse = { (reason: String, fix: String) in
             ReplicaError.unsupportedTable(table: name, reason: reason, fix: fix)
@@ -34,16 +36,21 @@ struct TableInspector {
 
         let columns = try database.query(
             "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid", [.text(name)]
-        ).map { Column(name: $0[0].textValue ?? "", declaredType: $0[1].textValue ?? "",
-                       primaryKeyPosition: $0[2].integerValue ?? 0, hidden: $0[3].integerValue ?? 0) }
+        ).map {
+            Column(
+                name: $0[0].textValue ?? "", declaredType: $0[1].textValue ?? "",
+                primaryKeyPosition: $0[2].integerValue ?? 0, hidden: $0[3].integerValue ?? 0)
+        }
         let key = try mergeableKey(of: name, columns: columns, refuse: refuse)
         let uniques = try database.query(
             "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
-            [.text(name)]).compactMap { $0[0].textValue }
+            [.text(name)]
+        ).compactMap { $0[0].textValue }
         if let index = uniques.first {
-            throw refuse("it has a UNIQUE constraint besides its primary key (index \(index)); "
-                         + "two devices can insert the same value under different keys and no merge keeps both",
-                         "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key")
+            throw refuse(
+                "it has a UNIQUE constraint besides its primary key (index \(index)); "
+                    + "two devices can insert the same value under different keys and no merge keeps both",
+                "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key")
         }
         let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
         try checkColumnNames([key.name] + synced, refuse: refuse)
@@ -59,8 +66,9 @@ struct TableInspector {
             throw refuse("it is a virtual table", "sync an ordinary table instead")
         }
         if SQLiteName.hasPrefix(name, Metadata.prefix) {
-            throw refuse("names starting with \(Metadata.prefix) (in any case) are reserved for Concord's own metadata",
-                         "rename the table")
+            throw refuse(
+                "names starting with \(Metadata.prefix) (in any case) are reserved for Concord's own metadata",
+                "rename the table")
         }
         if SQLiteName.hasPrefix(name, "sqlite_") {
             throw refuse("it is one of SQLite's internal tables", "sync one of the application's own tables")
@@ -77,25 +85,30 @@ struct TableInspector {
         let keyColumns = columns.filter { $0.primaryKeyPosition > 0 }
         guard keyColumns.count == 1, let key = keyColumns.first else {
             throw keyColumns.isEmpty
-                ? refuse("it has no PRIMARY KEY, so rows are identified by rowids that differ on every device",
-                         "add a TEXT primary key holding a UUID, e.g. `id TEXT PRIMARY KEY NOT NULL`")
-                : refuse("its primary key spans \(keyColumns.count) columns; only single-column keys can be merged",
-                         "give it a single TEXT primary key holding a UUID and make the old key columns a plain index")
+                ? refuse(
+                    "it has no PRIMARY KEY, so rows are identified by rowids that differ on every device",
+                    "add a TEXT primary key holding a UUID, e.g. `id TEXT PRIMARY KEY NOT NULL`")
+                : refuse(
+                    "its primary key spans \(keyColumns.count) columns; only single-column keys can be merged",
+                    "give it a single TEXT primary key holding a UUID and make the old key columns a plain index")
         }
         switch ColumnAffinity(declaredType: key.declaredType) {
         case .text, .blob: break
         case .integer:
-            throw refuse("its primary key \(key.name) is an INTEGER, which devices allocate independently and so collide",
-                         "use a TEXT primary key holding a UUID")
+            throw refuse(
+                "its primary key \(key.name) is an INTEGER, which devices allocate independently and so collide",
+                "use a TEXT primary key holding a UUID")
         case .real, .numeric:
-            throw refuse("its primary key \(key.name) is declared \(key.declaredType), not TEXT or BLOB",
-                         "declare the key `TEXT PRIMARY KEY` and store UUIDs in it")
+            throw refuse(
+                "its primary key \(key.name) is declared \(key.declaredType), not TEXT or BLOB",
+                "declare the key `TEXT PRIMARY KEY` and store UUIDs in it")
         }
         if let collation = try keyCollations(of: name, key: key.name).first(where: { $0.uppercased() != "BINARY" }) {
-            throw refuse("its primary key \(key.name) compares with the \(collation) collation, under which different "
-                         + "keys written on two devices (such as 'Alice' and 'alice') name one row, so one write would be lost",
-                         "declare the key without a COLLATE clause (BINARY), and normalize keys in the app if it needs "
-                         + "case-insensitive lookups")
+            throw refuse(
+                "its primary key \(key.name) compares with the \(collation) collation, under which different "
+                    + "keys written on two devices (such as 'Alice' and 'alice') name one row, so one write would be lost",
+                "declare the key without a COLLATE clause (BINARY), and normalize keys in the app if it needs "
+                    + "case-insensitive lookups")
         }
         return key
     }
@@ -103,15 +116,17 @@ struct TableInspector {
     /// Refuses column names (the key's first) that are empty, or that Swift takes for one another.
     private func checkColumnNames(_ names: [String], refuse: (String, String) -> ReplicaError) throws {
         if names.contains(where: \.isEmpty) {
-            throw refuse("a column's name is empty (or is not UTF-8), and changesets name every column they carry",
-                         "rename the column")
+            throw refuse(
+                "a column's name is empty (or is not UTF-8), and changesets name every column they carry",
+                "rename the column")
         }
         // Swift, and so Concord's bookkeeping, takes canonically equivalent spellings for one name; SQLite does not.
         for (index, column) in names.enumerated() {
             if let twin = names[..<index].first(where: { $0 == column }) {
-                throw refuse("its columns '\(twin)' and '\(column)' are spelled with different Unicode bytes "
-                             + "(\(Hex.encode(Array(twin.utf8))) and \(Hex.encode(Array(column.utf8)))) that read as the same text",
-                             "rename one of them")
+                throw refuse(
+                    "its columns '\(twin)' and '\(column)' are spelled with different Unicode bytes "
+                        + "(\(Hex.encode(Array(twin.utf8))) and \(Hex.encode(Array(column.utf8)))) that read as the same text",
+                    "rename one of them")
             }
         }
     }
@@ -121,10 +136,12 @@ struct TableInspector {
     private func keyCollations(of table: String, key: String) throws -> [String] {
         var collations = [try database.columnCollation(table: table, column: key)]
         if let index = try database.scalar(
-            "SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])?.textValue {
-            collations.append(try database.scalar(
-                "SELECT coll FROM pragma_index_xinfo(?) WHERE key = 1 AND cid >= 0 ORDER BY seqno LIMIT 1",
-                [.text(index)])?.textValue ?? "BINARY")
+            "SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])?.textValue
+        {
+            collations.append(
+                try database.scalar(
+                    "SELECT coll FROM pragma_index_xinfo(?) WHERE key = 1 AND cid >= 0 ORDER BY seqno LIMIT 1",
+                    [.text(index)])?.textValue ?? "BINARY")
         }
         return collations
     }
@@ -147,18 +164,26 @@ struct TableInspector {
 
     func captureFacts(of table: SyncedTable) throws -> CaptureFacts {
         let key = try database.query(
-            "SELECT type, \"notnull\" FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(table.key)]).first
+            "SELECT type, \"notnull\" FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(table.key)]
+        ).first
         // A TEXT key column turns numbers into text; only NULL can get past it, and NOT NULL (or
         // WITHOUT ROWID, which implies it) stops that. Anything else is checked on every insert.
         let isText = ColumnAffinity(declaredType: key?[0].textValue ?? "") == .text
-        let withoutRowID = try database.scalar(
-            "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)]) == .integer(1)
+        let withoutRowID =
+            try database.scalar(
+                "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
+            == .integer(1)
         let notNull = key?[1].integerValue == 1 || withoutRowID
-        let strict = try database.scalar(
-            "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)]) == .integer(1)
-        let affinities = try declaredTypes(of: table).map { $0.map { ColumnAffinity(declaredType: $0, strict: strict) } ?? .blob }
-        return CaptureFacts(comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
-                            affinities: affinities)
+        let strict =
+            try database.scalar(
+                "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
+            == .integer(1)
+        let affinities = try declaredTypes(of: table).map {
+            $0.map { ColumnAffinity(declaredType: $0, strict: strict) } ?? .blob
+        }
+        return CaptureFacts(
+            comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
+            affinities: affinities)
     }
 
     /// Whether an update must compare each of `table`'s synced columns by type as well as by bytes.
@@ -180,7 +205,8 @@ struct TableInspector {
     /// compares by type too: that costs time, never a missed change).
     private func declaredTypes(of table: SyncedTable) throws -> [String?] {
         var declared: [String: String] = [:]
-        for row in try database.query("SELECT name, type FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)]) {
+        for row in try database.query("SELECT name, type FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])
+        {
             if let name = row[0].textValue { declared[name] = row[1].textValue ?? "" }
         }
         return table.columns.map { declared[$0] }

@@ -43,32 +43,39 @@ final class TablePlan {
 
     /// How the changeset's `remote` table maps onto this replica's, checked against its declaration.
     convenience init(_ remote: TableSchema, replica: Replica) throws {
-        guard let local = replica.syncedTable(named: remote.name) else { throw ReplicaError.tableNotSynced(table: remote.name) }
+        guard let local = replica.syncedTable(named: remote.name) else {
+            throw ReplicaError.tableNotSynced(table: remote.name)
+        }
         guard remote.key == local.key else {
-            throw ReplicaError.schemaMismatch(table: local.name,
-                                              detail: "its key is '\(remote.key)', here it is '\(local.key)'")
+            throw ReplicaError.schemaMismatch(
+                table: local.name,
+                detail: "its key is '\(remote.key)', here it is '\(local.key)'")
         }
         guard remote.policy == local.policy else {
-            throw ReplicaError.policyMismatch(table: local.name, local: "\(local.policy.rawValue) policy",
-                                              remote: "\(remote.policy.rawValue) policy")
+            throw ReplicaError.policyMismatch(
+                table: local.name, local: "\(local.policy.rawValue) policy",
+                remote: "\(remote.policy.rawValue) policy")
         }
         try replica.requireMergeFunctions(local)
         var positions: [Int?] = Array(repeating: nil, count: local.columns.count)
         for (remoteIndex, name) in remote.columns.enumerated() {
             guard let localIndex = local.columns.firstIndex(where: { SQLiteName.same($0, name) }) else {
                 throw ReplicaError.schemaMismatch(
-                    table: local.name, detail: "it has a column '\(name)' this replica does not sync: the sender's "
+                    table: local.name,
+                    detail: "it has a column '\(name)' this replica does not sync: the sender's "
                         + "schema is newer, and this version of Concord syncs a table only between replicas whose "
                         + "columns match; keep one schema on every device until Concord syncs schema changes")
             }
             let (mine, theirs) = (local.merges[localIndex], remote.merges[remoteIndex])
             guard mine == theirs else {
-                throw ReplicaError.policyMismatch(table: local.name, local: "\(name)=\(mine)", remote: "\(name)=\(theirs)")
+                throw ReplicaError.policyMismatch(
+                    table: local.name, local: "\(name)=\(mine)", remote: "\(name)=\(theirs)")
             }
             positions[localIndex] = remoteIndex
         }
-        self.init(remote: remote, local: local, positions: positions,
-                  rules: RowMerge.Rules(policy: local.policy, merges: local.merges, functions: replica.configuration.merges),
-                  isRelated: replica.hasRelations(local.name))
+        self.init(
+            remote: remote, local: local, positions: positions,
+            rules: RowMerge.Rules(policy: local.policy, merges: local.merges, functions: replica.configuration.merges),
+            isRelated: replica.hasRelations(local.name))
     }
 }

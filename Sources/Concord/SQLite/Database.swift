@@ -1,5 +1,5 @@
-import Foundation
 import CSQLite
+import Foundation
 
 /// A connection to one SQLite database: the only place Concord reaches C.
 ///
@@ -92,16 +92,20 @@ public final class Database {
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let code = sqlite3_prepare_v2(handle, rest, -1, &statement, &tail)
-                let text = tail.map { String(decoding: UnsafeRawBufferPointer(start: rest, count: $0 - rest), as: UTF8.self) }
+                let text = tail.map {
+                    String(decoding: UnsafeRawBufferPointer(start: rest, count: $0 - rest), as: UTF8.self)
+                }
                 guard code == SQLITE_OK else {
-                    throw SQLiteError(connection: handle, code: code, sql: text?.trimmingCharacters(in: .whitespacesAndNewlines))
+                    throw SQLiteError(
+                        connection: handle, code: code, sql: text?.trimmingCharacters(in: .whitespacesAndNewlines))
                 }
                 defer { sqlite3_finalize(statement) }
                 if let statement {
                     var step = sqlite3_step(statement)
                     while step == SQLITE_ROW { step = sqlite3_step(statement) }
                     guard step == SQLITE_DONE else {
-                        throw SQLiteError(connection: handle, code: step, sql: text?.trimmingCharacters(in: .whitespacesAndNewlines))
+                        throw SQLiteError(
+                            connection: handle, code: step, sql: text?.trimmingCharacters(in: .whitespacesAndNewlines))
                     }
                 }
                 guard let tail, tail != rest else { return }
@@ -200,7 +204,8 @@ public final class Database {
         if nested { savepointDepth += 1 }
         defer { if nested { savepointDepth -= 1 } }
         let name = "concord_sp\(savepointDepth)"
-        let (begin, commit, rollBack) = nested
+        let (begin, commit, rollBack) =
+            nested
             ? ("SAVEPOINT \(name)", "RELEASE \(name)", "ROLLBACK TO \(name); RELEASE \(name)")
             : ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
         try execute(begin)

@@ -30,8 +30,10 @@ enum MemoryJournalFile {
     static let opened = Atomic<Int>(0)
 
     /// Opens an empty journal in `file`; never fails (memory is taken on the first write).
-    static func open(_ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32,
-                     _ outFlags: UnsafeMutablePointer<Int32>?) -> Int32 {
+    static func open(
+        _ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32,
+        _ outFlags: UnsafeMutablePointer<Int32>?
+    ) -> Int32 {
         guard let file else { return SQLITE_CANTOPEN }
         let raw = UnsafeMutableRawPointer(file)
         raw.storeBytes(of: nil, toByteOffset: bufferOffset, as: UnsafeMutableRawPointer?.self)
@@ -51,7 +53,9 @@ enum MemoryJournalFile {
         init(_ file: UnsafeMutablePointer<sqlite3_file>?) { raw = UnsafeMutableRawPointer(file!) }
         var buffer: UnsafeMutableRawPointer? {
             get { raw.load(fromByteOffset: bufferOffset, as: UnsafeMutableRawPointer?.self) }
-            nonmutating set { raw.storeBytes(of: newValue, toByteOffset: bufferOffset, as: UnsafeMutableRawPointer?.self) }
+            nonmutating set {
+                raw.storeBytes(of: newValue, toByteOffset: bufferOffset, as: UnsafeMutableRawPointer?.self)
+            }
         }
         var length: Int {
             get { raw.load(fromByteOffset: lengthOffset, as: Int.self) }
@@ -76,7 +80,8 @@ enum MemoryJournalFile {
         io.xRead = { file, out, amount, offset in
             guard let out else { return shortRead }
             let state = State(file)
-            let wanted = Int(amount), start = Int(offset)
+            let wanted = Int(amount)
+            let start = Int(offset)
             let available = max(0, min(wanted, state.length - start))
             if available > 0, let buffer = state.buffer { memcpy(out, buffer + start, available) }
             guard available == wanted else {
@@ -88,7 +93,8 @@ enum MemoryJournalFile {
         }
         io.xWrite = { file, data, amount, offset in
             let state = State(file)
-            let start = Int(offset), end = start + Int(amount)
+            let start = Int(offset)
+            let end = start + Int(amount)
             if end > state.capacity {
                 let capacity = max(end, 2 * state.capacity, 1 << 16)
                 guard let grown = realloc(state.buffer, capacity) else { return SQLITE_NOMEM }

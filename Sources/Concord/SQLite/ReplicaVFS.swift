@@ -74,7 +74,8 @@ public final class ReplicaVFS: @unchecked Sendable {
         }
         storage.initializeMemory(as: sqlite3_vfs.self, repeating: vfs, count: 1)
         storage.storeBytes(of: source?.toOpaque(), toByteOffset: Self.sourceOffset, as: UnsafeMutableRawPointer?.self)
-        storage.storeBytes(of: UnsafeMutableRawPointer(base), toByteOffset: Self.baseOffset, as: UnsafeMutableRawPointer.self)
+        storage.storeBytes(
+            of: UnsafeMutableRawPointer(base), toByteOffset: Self.baseOffset, as: UnsafeMutableRawPointer.self)
         sqlite3_vfs_register(storage.assumingMemoryBound(to: sqlite3_vfs.self), 0)
     }
 
@@ -94,8 +95,10 @@ public final class ReplicaVFS: @unchecked Sendable {
 
     /// Milliseconds since the Julian epoch, as SQLite's `xCurrentTimeInt64` reports them.
     private static func julianMilliseconds(_ vfs: UnsafeMutablePointer<sqlite3_vfs>?) -> sqlite3_int64 {
-        guard let vfs, let raw = UnsafeMutableRawPointer(vfs).load(
-            fromByteOffset: sourceOffset, as: UnsafeMutableRawPointer?.self) else { return 0 }
+        guard let vfs,
+            let raw = UnsafeMutableRawPointer(vfs).load(
+                fromByteOffset: sourceOffset, as: UnsafeMutableRawPointer?.self)
+        else { return 0 }
         let source = Unmanaged<Source>.fromOpaque(raw).takeUnretainedValue()
         return source.unixMilliseconds() + unixEpochJulianMilliseconds
     }

@@ -1,5 +1,5 @@
-import Foundation
 import CSQLite
+import Foundation
 
 /// An error SQLite reported, with the statement that caused it.
 ///
@@ -39,8 +39,9 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// What to do about the failures an app's user can act on.
     private var hint: String? {
         switch resultCode.primary {
-        case .busy, .locked: "another connection or process holds a lock on the database for longer than the busy timeout "
-            + "(5 s); nothing was changed: try again when it has finished"
+        case .busy, .locked:
+            "another connection or process holds a lock on the database for longer than the busy timeout "
+                + "(5 s); nothing was changed: try again when it has finished"
         case .readOnly: "the database file or its folder is read-only; nothing was changed"
         case .corrupt, .notADatabase: "the file is not a healthy SQLite database; restore it from a backup"
         case .full: "the disk is full; nothing was changed: free some space and try again"
@@ -50,7 +51,8 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     /// SQL as it appears in a message: one line, and no more than a few hundred characters.
     static func shortened(_ sql: String) -> String {
-        let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+            separator: " ")
         return line.count <= 300 ? line : String(line.prefix(297)) + "..."
     }
 }
@@ -58,7 +60,8 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 extension SQLiteError {
     /// Reads the connection's last error.
     init(connection: OpaquePointer?, code: Int32, sql: String?) {
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message =
+            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
         self.init(code: (extended & 0xFF) == (code & 0xFF) ? extended : code, message: message, sql: sql)

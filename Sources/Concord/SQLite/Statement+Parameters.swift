@@ -31,8 +31,9 @@ extension Statement {
 
         /// Runs the statement to completion, ignoring any rows, and resets it.
         func run() throws {
-            precondition(bound == sqlite3_bind_parameter_count(statement.handle),
-                         "bound \(bound) parameters of \(statement.sql)")
+            precondition(
+                bound == sqlite3_bind_parameter_count(statement.handle),
+                "bound \(bound) parameters of \(statement.sql)")
             defer { statement.reset() }
             while try statement.step() {}
         }

@@ -69,8 +69,9 @@ public final class Statement {
         case .blob(let v):
             code = v.withUnsafeBytes { bytes in
                 // A zero-length blob must still be a blob, not NULL.
-                sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                  Int32(v.count), sqliteTransient)
+                sqlite3_bind_blob(
+                    handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    Int32(v.count), sqliteTransient)
             }
         }
         guard code == SQLITE_OK else {

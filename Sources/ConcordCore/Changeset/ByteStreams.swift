@@ -170,7 +170,9 @@ public final class FileByteSource: ByteSource {
     /// Goes back to the first byte, to read the same open file again (not standard input or a pipe).
     public func rewind() throws {
         guard descriptor >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
-            throw ChangesetError.io(operation: "rewind", path: path, reason: descriptor < 0 ? "the source is closed" : lastErrorDescription())
+            throw ChangesetError.io(
+                operation: "rewind", path: path,
+                reason: descriptor < 0 ? "the source is closed" : lastErrorDescription())
         }
         buffer = []
         position = 0
@@ -180,7 +182,8 @@ public final class FileByteSource: ByteSource {
     public func size() throws -> Int {
         var info = stat()
         guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
-            throw ChangesetError.io(operation: "stat", path: path, reason: descriptor < 0 ? "the source is closed" : lastErrorDescription())
+            throw ChangesetError.io(
+                operation: "stat", path: path, reason: descriptor < 0 ? "the source is closed" : lastErrorDescription())
         }
         return Int(info.st_size)
     }
@@ -231,11 +234,14 @@ public final class FileByteSink: ByteSink {
         var target = path
         if atomically {
             let directory = (path as NSString).deletingLastPathComponent
-            target = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent
+            target =
+                (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent
                 + ".concord-\(getpid())-\(UInt32.random(in: .min ... .max))"
             temporaryPath = target
         }
-        let fd = target.withCString { open($0, O_WRONLY | O_CREAT | (atomically ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o644) }
+        let fd = target.withCString {
+            open($0, O_WRONLY | O_CREAT | (atomically ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else {
             throw ChangesetError.io(operation: "create", path: target, reason: lastErrorDescription())
         }

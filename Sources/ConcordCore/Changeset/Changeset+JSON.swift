@@ -60,36 +60,55 @@ extension Changeset {
     /// ```
     public func jsonData() -> [UInt8] {
         // Merges by exact table name, as rows name tables; a row of an unlisted table has none.
-        let merges = Dictionary(tables.map { (Array($0.name.utf8), $0.merges) }, uniquingKeysWith: { first, _ in first })
-        return JSONText.write(.object([
-            ("format", .number(String(Changeset.formatVersion))),
-            ("source", .string(Hex.encode(source.bytes))),
-            ("since", .number(String(since))),
-            ("upTo", .number(String(upTo))),
-            ("tables", .array(tables.map { table in
-                .object([
-                    ("name", .string(table.name)),
-                    ("key", .string(table.key)),
-                    ("columns", .array(table.columns.map { .string($0) })),
-                    ("merges", .array(table.merges.map { .string($0.name) })),
-                    ("policy", .string(table.policy.rawValue)),
-                ])
-            })),
-            ("rows", .array(rows.map { row in
-                let rowMerges = merges[Array(row.table.utf8)] ?? []
-                return .object([
-                    ("table", .string(row.table)),
-                    ("key", jsonValue(row.key)),
-                    ("liveness", .object([
-                        ("causalLength", .number(String(row.registers.liveness.causalLength))),
-                        ("stamp", row.registers.liveness.stamp.map(jsonStamp) ?? .null),
-                    ])),
-                    ("columns", .array(row.registers.columns.enumerated().map { c, register in
-                        register.map { jsonRegister($0, merge: c < rowMerges.count ? rowMerges[c] : nil) } ?? .null
-                    })),
-                ])
-            })),
-        ]))
+        let merges = Dictionary(
+            tables.map { (Array($0.name.utf8), $0.merges) }, uniquingKeysWith: { first, _ in first })
+        return JSONText.write(
+            .object([
+                ("format", .number(String(Changeset.formatVersion))),
+                ("source", .string(Hex.encode(source.bytes))),
+                ("since", .number(String(since))),
+                ("upTo", .number(String(upTo))),
+                (
+                    "tables",
+                    .array(
+                        tables.map { table in
+                            .object([
+                                ("name", .string(table.name)),
+                                ("key", .string(table.key)),
+                                ("columns", .array(table.columns.map { .string($0) })),
+                                ("merges", .array(table.merges.map { .string($0.name) })),
+                                ("policy", .string(table.policy.rawValue)),
+                            ])
+                        })
+                ),
+                (
+                    "rows",
+                    .array(
+                        rows.map { row in
+                            let rowMerges = merges[Array(row.table.utf8)] ?? []
+                            return .object([
+                                ("table", .string(row.table)),
+                                ("key", jsonValue(row.key)),
+                                (
+                                    "liveness",
+                                    .object([
+                                        ("causalLength", .number(String(row.registers.liveness.causalLength))),
+                                        ("stamp", row.registers.liveness.stamp.map(jsonStamp) ?? .null),
+                                    ])
+                                ),
+                                (
+                                    "columns",
+                                    .array(
+                                        row.registers.columns.enumerated().map { c, register in
+                                            register.map {
+                                                jsonRegister($0, merge: c < rowMerges.count ? rowMerges[c] : nil)
+                                            } ?? .null
+                                        })
+                                ),
+                            ])
+                        })
+                ),
+            ]))
     }
 
     /// Reads the JSON form, validating it as strictly as the binary decoder does.
@@ -125,15 +144,22 @@ extension Changeset {
 /// A column register; `"contributions"` is always there for a counter column, and elsewhere only when
 /// the (invalid) register has some, so that reading the JSON back refuses it instead of losing them.
 private func jsonRegister(_ register: ColumnRegister, merge: ColumnMerge?) -> JSONText.Value {
-    var members: [(String, JSONText.Value)] = [("stamp", jsonStamp(register.stamp)), ("value", jsonValue(register.value))]
+    var members: [(String, JSONText.Value)] = [
+        ("stamp", jsonStamp(register.stamp)), ("value", jsonValue(register.value)),
+    ]
     if merge == .counter || !register.contributions.isEmpty {
-        members.append(("contributions", .array(register.contributions.map { contribution in
-            .object([
-                ("causalLength", .number(String(contribution.causalLength))),
-                ("amount", .number(String(contribution.amount))),
-                ("stamp", jsonStamp(contribution.stamp)),
-            ])
-        })))
+        members.append(
+            (
+                "contributions",
+                .array(
+                    register.contributions.map { contribution in
+                        .object([
+                            ("causalLength", .number(String(contribution.causalLength))),
+                            ("amount", .number(String(contribution.amount))),
+                            ("stamp", jsonStamp(contribution.stamp)),
+                        ])
+                    })
+            ))
     }
     return .object(members)
 }
@@ -149,7 +175,9 @@ private func jsonValue(_ value: SQLiteValue) -> JSONText.Value {
     case .integer(let v):
         return .object([("integer", .number(String(v)))])
     case .real(let v):
-        let text: JSONText.Value = v.isFinite ? .number(v.description)
+        let text: JSONText.Value =
+            v.isFinite
+            ? .number(v.description)
             : v.isNaN ? .string("NaN") : .string(v < 0 ? "-Infinity" : "Infinity")
         return .object([("real", text)])
     case .text(let v):
@@ -211,8 +239,9 @@ private enum JSONChangesetReader {
         let columns = try columnNames(fields["columns"]!, path + ".columns", key: key)
         let mergeNodes = try array(fields["merges"]!, path + ".merges")
         guard mergeNodes.count == columns.count else {
-            throw malformed(fields["merges"]!, path + ".merges",
-                            .mergeCountMismatch(columns: columns.count, merges: mergeNodes.count))
+            throw malformed(
+                fields["merges"]!, path + ".merges",
+                .mergeCountMismatch(columns: columns.count, merges: mergeNodes.count))
         }
         // Any identifier is a valid merge name: one that is no built-in's names a custom merge.
         let merges = try mergeNodes.enumerated().map { c, mergeNode in
@@ -230,8 +259,9 @@ private enum JSONChangesetReader {
         var columnNames: Set<[UInt8]> = [ChangesetFormat.folded(key)]
         let columnNodes = try array(node, path)
         if UInt64(columnNodes.count) > ChangesetFormat.maxColumns {
-            throw malformed(node, path,
-                            .countTooLarge(declared: UInt64(columnNodes.count), limit: ChangesetFormat.maxColumns))
+            throw malformed(
+                node, path,
+                .countTooLarge(declared: UInt64(columnNodes.count), limit: ChangesetFormat.maxColumns))
         }
         var columns: [String] = []
         for (c, columnNode) in columnNodes.enumerated() {
@@ -260,8 +290,9 @@ private enum JSONChangesetReader {
 
         let columnNodes = try array(fields["columns"]!, path + ".columns")
         guard columnNodes.count == table.columns.count else {
-            throw malformed(fields["columns"]!, path + ".columns",
-                            .columnCountMismatch(expected: table.columns.count, found: UInt64(columnNodes.count)))
+            throw malformed(
+                fields["columns"]!, path + ".columns",
+                .columnCountMismatch(expected: table.columns.count, found: UInt64(columnNodes.count)))
         }
         var columns: [ColumnRegister?] = []
         for (c, columnNode) in columnNodes.enumerated() {
@@ -294,19 +325,22 @@ private enum JSONChangesetReader {
     static func register(_ node: Node, _ path: String, merge: ColumnMerge) throws -> ColumnRegister {
         let isCounter = merge == .counter
         if !isCounter, case .object(let members) = node.kind,
-           let member = members.first(where: { $0.key == "contributions" }) {
+            let member = members.first(where: { $0.key == "contributions" })
+        {
             throw ChangesetError.malformed(
                 offset: member.keyOffset, field: path, reason: .contributionsOnNonCounterColumn(merge: merge.name))
         }
-        let fields = try object(node, path, keys: isCounter ? ["contributions", "stamp", "value"] : ["stamp", "value"])
+        let fields = try object(
+            node, path, keys: isCounter ? ["contributions", "stamp", "value"] : ["stamp", "value"])
         let stamp = try stamp(fields["stamp"]!, path + ".stamp")
         let value = try value(fields["value"]!, path + ".value")
         guard let contributionsNode = fields["contributions"] else { return ColumnRegister(value: value, stamp: stamp) }
 
         let entries = try array(contributionsNode, path + ".contributions")
         if UInt64(entries.count) > ChangesetFormat.maxContributions {
-            throw malformed(contributionsNode, path + ".contributions",
-                            .countTooLarge(declared: UInt64(entries.count), limit: ChangesetFormat.maxContributions))
+            throw malformed(
+                contributionsNode, path + ".contributions",
+                .countTooLarge(declared: UInt64(entries.count), limit: ChangesetFormat.maxContributions))
         }
         var contributions: [CounterContribution] = []
         var previous: NodeID?
@@ -345,7 +379,8 @@ private enum JSONChangesetReader {
         var result: [String: Node] = [:]
         for member in members {
             guard keys.contains(member.key) else {
-                throw ChangesetError.malformed(offset: member.keyOffset, field: path, reason: .unexpectedKey(member.key))
+                throw ChangesetError.malformed(
+                    offset: member.keyOffset, field: path, reason: .unexpectedKey(member.key))
             }
             guard result[member.key] == nil else {
                 throw ChangesetError.malformed(offset: member.keyOffset, field: path, reason: .duplicateKey(member.key))
@@ -423,7 +458,8 @@ private enum JSONChangesetReader {
         for member in members where !valueKinds.contains(member.key) {
             throw ChangesetError.malformed(offset: member.keyOffset, field: path, reason: .unexpectedKey(member.key))
         }
-        guard members.count == 1, let (kind, _, payload) = members.first.map({ ($0.key, $0.keyOffset, $0.value) }) else {
+        guard members.count == 1, let (kind, _, payload) = members.first.map({ ($0.key, $0.keyOffset, $0.value) })
+        else {
             throw malformed(node, path, .wrongType(expected: expected, found: "an object with \(members.count) keys"))
         }
         let payloadPath = path + "." + kind
@@ -441,9 +477,11 @@ private enum JSONChangesetReader {
             case .string("-Infinity"): return .real(-.infinity)
             case .string("NaN"): throw malformed(payload, payloadPath, .notANumber)
             default:
-                throw malformed(payload, payloadPath, .wrongType(
-                    expected: "a number, \"Infinity\" or \"-Infinity\"",
-                    found: payload.typeName))
+                throw malformed(
+                    payload, payloadPath,
+                    .wrongType(
+                        expected: "a number, \"Infinity\" or \"-Infinity\"",
+                        found: payload.typeName))
             }
         case "text":
             return .text(try string(payload, payloadPath))

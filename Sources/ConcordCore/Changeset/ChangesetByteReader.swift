@@ -125,7 +125,8 @@ struct ChangesetByteReader {
         let start = offset
         let value = try varint(field())
         guard value <= limit else {
-            let reason: ChangesetError.Reason = limit == ChangesetFormat.maxLength
+            let reason: ChangesetError.Reason =
+                limit == ChangesetFormat.maxLength
                 ? .lengthTooLarge(declared: value, limit: limit) : .countTooLarge(declared: value, limit: limit)
             throw ChangesetError.malformed(offset: start, field: field(), reason: reason)
         }

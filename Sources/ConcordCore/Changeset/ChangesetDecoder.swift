@@ -85,7 +85,8 @@ public final class ChangesetDecoder {
         let nameOffset = reader.offset
         let name = try reader.identifier("tables[\(t)].name")
         guard tableNames.insert(ChangesetFormat.folded(name)).inserted else {
-            throw ChangesetError.malformed(offset: nameOffset, field: "tables[\(t)].name", reason: .duplicateTable(name))
+            throw ChangesetError.malformed(
+                offset: nameOffset, field: "tables[\(t)].name", reason: .duplicateTable(name))
         }
         let key = try reader.identifier("tables[\(t)].key (table '\(name)')")
         let (columns, merges) = try readColumns(t, of: name, key: key, from: &reader)
@@ -162,7 +163,8 @@ public final class ChangesetDecoder {
             return nil
         default:
             throw ChangesetError.malformed(
-                offset: tagOffset, field: "the record tag of rows[\(i)] or of the end record", reason: .unknownRecordTag(tag))
+                offset: tagOffset, field: "the record tag of rows[\(i)] or of the end record",
+                reason: .unknownRecordTag(tag))
         }
     }
 
@@ -179,7 +181,8 @@ public final class ChangesetDecoder {
         let keyOffset = reader.offset
         let key = try readValue("rows[\(i)].key \(tablePlace(n))")
         if key.isNull {
-            throw ChangesetError.malformed(offset: keyOffset, field: "rows[\(i)].key \(tablePlace(n))", reason: .nullKey)
+            throw ChangesetError.malformed(
+                offset: keyOffset, field: "rows[\(i)].key \(tablePlace(n))", reason: .nullKey)
         }
         let countOffset = reader.offset
         let columnCount = try reader.varint("the column count of rows[\(i)] \(tablePlace(n))")
@@ -259,7 +262,8 @@ public final class ChangesetDecoder {
 
     /// A counter register's contributions: a count, then that many entries in strictly increasing node order.
     private func readContributions(_ path: String, _ place: String) throws -> [CounterContribution] {
-        let count = try reader.count("the contribution count of \(path) \(place)", limit: ChangesetFormat.maxContributions)
+        let count = try reader.count(
+            "the contribution count of \(path) \(place)", limit: ChangesetFormat.maxContributions)
         var contributions: [CounterContribution] = []  // not reserved: `count` is not yet backed by data
         var previous: NodeID?
         for j in 0..<count {
@@ -267,12 +271,14 @@ public final class ChangesetDecoder {
             let lengthOffset = reader.offset
             let causalLength = try reader.varint("\(entry).causalLength \(place)")
             if let reason = ChangesetFormat.problem(causalLength: causalLength) {
-                throw ChangesetError.malformed(offset: lengthOffset, field: "\(entry).causalLength \(place)", reason: reason)
+                throw ChangesetError.malformed(
+                    offset: lengthOffset, field: "\(entry).causalLength \(place)", reason: reason)
             }
             let amount = ChangesetFormat.unzigzag(try reader.varint("\(entry).amount \(place)"))
             let stampOffset = reader.offset
             guard let stamp = try readStamp("\(entry).stamp \(place)") else {
-                throw ChangesetError.malformed(offset: stampOffset, field: "\(entry).stamp \(place)", reason: .contributionWithoutStamp)
+                throw ChangesetError.malformed(
+                    offset: stampOffset, field: "\(entry).stamp \(place)", reason: .contributionWithoutStamp)
             }
             if let reason = ChangesetFormat.problem(contributionNode: stamp.node, after: previous) {
                 throw ChangesetError.malformed(offset: stampOffset, field: "\(entry).stamp \(place)", reason: reason)
@@ -294,7 +300,8 @@ public final class ChangesetDecoder {
             let idOffset = reader.offset
             node = NodeID(bytes: try reader.bytes(NodeID.byteCount, "the node id of " + field()))!
             guard knownNodes.insert(node).inserted else {
-                throw ChangesetError.malformed(offset: idOffset, field: "the node id of " + field(), reason: .duplicateNode(node))
+                throw ChangesetError.malformed(
+                    offset: idOffset, field: "the node id of " + field(), reason: .duplicateNode(node))
             }
             nodes.append(node)
         } else {

@@ -102,7 +102,8 @@ public final class ChangesetEncoder {
 
     /// Validates and writes the header; call once, first.
     public func begin(header: ChangesetHeader) throws {
-        try expect(.ready, "begin(header:)", "begin(header:) may be called only once, first; use a new encoder per changeset")
+        try expect(
+            .ready, "begin(header:)", "begin(header:) may be called only once, first; use a new encoder per changeset")
         if let reason = ChangesetFormat.problem(since: header.since, upTo: header.upTo) {
             throw ChangesetError.unencodable(field: "the header's since and upTo", reason: reason)
         }
@@ -114,7 +115,9 @@ public final class ChangesetEncoder {
         nodeIndex = [header.source: 0]
 
         var bytes = ChangesetFormat.magic
-        bytes += [UInt8(truncatingIfNeeded: Changeset.formatVersion), UInt8(truncatingIfNeeded: Changeset.formatVersion >> 8)]
+        bytes += [
+            UInt8(truncatingIfNeeded: Changeset.formatVersion), UInt8(truncatingIfNeeded: Changeset.formatVersion >> 8),
+        ]
         bytes += header.source.bytes
         ChangesetFormat.appendVarint(ChangesetFormat.zigzag(header.since), to: &bytes)
         ChangesetFormat.appendVarint(ChangesetFormat.zigzag(header.upTo), to: &bytes)
@@ -194,9 +197,11 @@ public final class ChangesetEncoder {
             if let reason = ChangesetFormat.problem(stamp: register.stamp) {
                 throw ChangesetError.unencodable(field: "rows[\(i)].columns[\(c)].stamp \(place)", reason: reason)
             }
-            if let (j, reason) = ChangesetFormat.problem(contributions: register.contributions, merge: table.merges[c]) {
+            if let (j, reason) = ChangesetFormat.problem(contributions: register.contributions, merge: table.merges[c])
+            {
                 let entry = j.map { "[\($0)].stamp.node" } ?? ""
-                throw ChangesetError.unencodable(field: "rows[\(i)].columns[\(c)].contributions\(entry) \(place)", reason: reason)
+                throw ChangesetError.unencodable(
+                    field: "rows[\(i)].columns[\(c)].contributions\(entry) \(place)", reason: reason)
             }
         }
     }
@@ -229,12 +234,13 @@ public final class ChangesetEncoder {
 
     private func expect(_ expected: State, _ call: String, _ rule: String) throws {
         guard state == expected else {
-            let now = switch state {
-            case .ready: "before begin(header:)"
-            case .writing: "while rows are being written"
-            case .finished: "after finish()"
-            case .failed: "after the sink failed"
-            }
+            let now =
+                switch state {
+                case .ready: "before begin(header:)"
+                case .writing: "while rows are being written"
+                case .finished: "after finish()"
+                case .failed: "after the sink failed"
+                }
             throw ChangesetError.unencodable(field: call, reason: .encoderState("called \(now); \(rule)"))
         }
     }

@@ -127,7 +127,8 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
             case .unknownPolicy(let found):
                 "\(found) is not a table policy; expected one of \(TablePolicy.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))"
             case .unknownTable(let name): "the row names table '\(name)', which is not among the changeset's tables"
-            case .unknownValueTag(let tag): "value tag \(tag) is not one of 0 (null), 1 (integer), 2 (real), 3 (text), 4 (blob)"
+            case .unknownValueTag(let tag):
+                "value tag \(tag) is not one of 0 (null), 1 (integer), 2 (real), 3 (text), 4 (blob)"
             case .unknownRecordTag(let tag): "record tag \(tag) is neither 1 (row) nor 2 (end)"
             case .tableIndexOutOfRange(let index, let count):
                 "table index \(index) is out of range; the changeset has \(count) tables"
@@ -142,10 +143,12 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
             case .notANumber: "NaN is not a value SQLite can store (it binds NaN as NULL)"
             case .invalidVersionRange(let since, let upTo):
                 "the version range since \(since) up to \(upTo) is invalid; it needs 0 <= since <= upTo"
-            case .rowCountMismatch(let stored, let counted): "the end record counts \(stored) rows but \(counted) were read"
+            case .rowCountMismatch(let stored, let counted):
+                "the end record counts \(stored) rows but \(counted) were read"
             case .varintTooLong: "the variable-length integer is longer than 10 bytes or exceeds 64 bits"
             case .nonMinimalVarint: "the variable-length integer is not in its shortest form"
-            case .lengthTooLarge(let declared, let limit): "the declared length \(declared) exceeds the limit of \(limit) bytes"
+            case .lengthTooLarge(let declared, let limit):
+                "the declared length \(declared) exceeds the limit of \(limit) bytes"
             case .countTooLarge(let declared, let limit): "the declared count \(declared) exceeds the limit of \(limit)"
             case .invalidJSON(let detail): "this is not valid JSON: \(detail)"
             case .wrongType(let expected, let found): "expected \(expected) but found \(found)"
@@ -183,7 +186,8 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notAChangeset(let prefix):
-            let shown = prefix.isEmpty ? "is empty" : "starts with bytes " + prefix.map { hex2($0) }.joined(separator: " ")
+            let shown =
+                prefix.isEmpty ? "is empty" : "starts with bytes " + prefix.map { hex2($0) }.joined(separator: " ")
             return "This is not a Concord changeset: it \(shown), not the magic \"CNCD\" of a binary changeset "
                 + "nor the '{' of a JSON one. Check that the right file was passed; if it was, export the changeset again."
         case .unsupportedVersion(let found, let supported):
@@ -207,7 +211,8 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Cannot encode the changeset: \(field): \(reason). "
                 + "The changeset (or the order of encoder calls) is wrong; fix the code that builds it."
         case .io(let operation, let path, let reason):
-            return "Cannot \(operation) '\(path)': \(reason). Check the path, its permissions and the free space, then retry."
+            return
+                "Cannot \(operation) '\(path)': \(reason). Check the path, its permissions and the free space, then retry."
         }
     }
 }

@@ -69,7 +69,9 @@ enum ChangesetFormat {
     static func problem(identifier name: String) -> ChangesetError.Reason? {
         if name.isEmpty { return .emptyIdentifier }
         if name.utf8.contains(0) { return .identifierContainsNUL }
-        if UInt64(name.utf8.count) > maxLength { return .lengthTooLarge(declared: UInt64(name.utf8.count), limit: maxLength) }
+        if UInt64(name.utf8.count) > maxLength {
+            return .lengthTooLarge(declared: UInt64(name.utf8.count), limit: maxLength)
+        }
         return nil
     }
 
@@ -155,7 +157,8 @@ enum ChangesetFormat {
     static func problem(liveness: Liveness) -> ChangesetError.Reason? {
         if let reason = problem(causalLength: liveness.causalLength) { return reason }
         if let stamp = liveness.stamp, let reason = problem(stamp: stamp) { return reason }
-        return liveness.causalLength > 0 && liveness.stamp == nil ? .liveWithoutStamp(causalLength: liveness.causalLength) : nil
+        return liveness.causalLength > 0 && liveness.stamp == nil
+            ? .liveWithoutStamp(causalLength: liveness.causalLength) : nil
     }
 
     /// Checks a table list: valid, distinct names; the key not repeated among the columns; one valid merge per column.
@@ -168,10 +171,14 @@ enum ChangesetFormat {
         var tableNames = Set<[UInt8]>()
         for (t, table) in tables.enumerated() {
             if let reason = problem(identifier: table.name) { return ("tables[\(t)].name", reason) }
-            if !tableNames.insert(folded(table.name)).inserted { return ("tables[\(t)].name", .duplicateTable(table.name)) }
+            if !tableNames.insert(folded(table.name)).inserted {
+                return ("tables[\(t)].name", .duplicateTable(table.name))
+            }
             if let reason = problem(identifier: table.key) { return ("tables[\(t)].key", reason) }
             if UInt64(table.columns.count) > maxColumns {
-                return ("tables[\(t)].columns", .countTooLarge(declared: UInt64(table.columns.count), limit: maxColumns))
+                return (
+                    "tables[\(t)].columns", .countTooLarge(declared: UInt64(table.columns.count), limit: maxColumns)
+                )
             }
             var columnNames: Set<[UInt8]> = [folded(table.key)]
             for (c, column) in table.columns.enumerated() {
@@ -181,7 +188,9 @@ enum ChangesetFormat {
                 }
             }
             guard table.merges.count == table.columns.count else {
-                return ("tables[\(t)].merges", .mergeCountMismatch(columns: table.columns.count, merges: table.merges.count))
+                return (
+                    "tables[\(t)].merges", .mergeCountMismatch(columns: table.columns.count, merges: table.merges.count)
+                )
             }
             for (c, merge) in table.merges.enumerated() {
                 if let reason = problem(merge: merge) { return ("tables[\(t)].merges[\(c)]", reason) }

@@ -263,7 +263,8 @@ enum JSONText {
             func digits(_ parser: inout Parser) throws -> Int {
                 let first = parser.index
                 while parser.index < parser.bytes.count,
-                      (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index]) {
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
+                {
                     parser.index += 1
                 }
                 if parser.index == first {

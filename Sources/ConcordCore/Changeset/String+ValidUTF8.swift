@@ -15,10 +15,11 @@ extension String {
     /// ```
     package init?(validUTF8 bytes: UnsafeBufferPointer<UInt8>) {
         let text = String(decoding: bytes, as: UTF8.self)
-        let unchanged = text.utf8.withContiguousStorageIfAvailable { decoded in
-            decoded.count == bytes.count
-                && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-        } ?? text.utf8.elementsEqual(bytes)
+        let unchanged =
+            text.utf8.withContiguousStorageIfAvailable { decoded in
+                decoded.count == bytes.count
+                    && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            } ?? text.utf8.elementsEqual(bytes)
         guard unchanged else { return nil }
         self = text
     }

@@ -44,7 +44,8 @@ public struct HybridLogicalClock: Hashable, Sendable {
     @discardableResult
     public mutating func receive(_ remote: HLCTimestamp, from node: NodeID, physical: Int64) throws -> HLCTimestamp {
         try check(remote, from: node, physical: physical)
-        last = HLCTimestamp(rawValue: max(Self.successor(last.rawValue), Self.successor(remote.rawValue), Self.floor(physical)))
+        last = HLCTimestamp(
+            rawValue: max(Self.successor(last.rawValue), Self.successor(remote.rawValue), Self.floor(physical)))
         return last
     }
 

@@ -15,8 +15,10 @@ public enum LocalJoin {
     ///
     /// A contribution made in an earlier life no longer counts, so this node's
     /// entry restarts from `delta` when the life changed.
-    public static func contribute(_ delta: Int64, to entries: [CounterContribution], life: UInt64,
-                                  stamp: Stamp) -> [CounterContribution] {
+    public static func contribute(
+        _ delta: Int64, to entries: [CounterContribution], life: UInt64,
+        stamp: Stamp
+    ) -> [CounterContribution] {
         var entries = entries
         if let mine = entries.firstIndex(where: { $0.stamp.node == stamp.node }) {
             let amount = entries[mine].causalLength == life ? entries[mine].amount &+ delta : delta
@@ -30,12 +32,15 @@ public enum LocalJoin {
 
     /// The register of a counter column after this node's write: its contributions and their sum in `life`.
     public static func counter(_ entries: [CounterContribution], life: UInt64, stamp: Stamp) -> ColumnRegister {
-        ColumnRegister(value: .integer(RowMerge.counterValue(entries, life: life)), stamp: stamp, contributions: entries)
+        ColumnRegister(
+            value: .integer(RowMerge.counterValue(entries, life: life)), stamp: stamp, contributions: entries)
     }
 
     /// The register of a column merging with `merge` after a local write of `value`, joined with `base`.
-    public static func join(_ value: SQLiteValue, stamp: Stamp, base: ColumnRegister?, merge: ColumnMerge,
-                            functions: [String: MergeFunction]) -> ColumnRegister {
+    public static func join(
+        _ value: SQLiteValue, stamp: Stamp, base: ColumnRegister?, merge: ColumnMerge,
+        functions: [String: MergeFunction]
+    ) -> ColumnRegister {
         let written = ColumnRegister(value: merge == .union ? UnionValue.canonical(value) : value, stamp: stamp)
         return RowMerge.mergeColumn(base, written, merge, functions) ?? written
     }

@@ -21,7 +21,9 @@ public enum LocalWrite: Hashable, Sendable {
     ///
     /// Column values are left as they were (`.null` for new registers); the
     /// caller reads them from where the write left them.
-    public func applied(to registers: RowRegisters?, columnCount: Int, stamp: Stamp, policy: TablePolicy) -> RowRegisters {
+    public func applied(to registers: RowRegisters?, columnCount: Int, stamp: Stamp, policy: TablePolicy)
+        -> RowRegisters
+    {
         var result = registers ?? RowRegisters(liveness: .unknown, columns: Array(repeating: nil, count: columnCount))
         let written = { (register: ColumnRegister?) in
             ColumnRegister(value: register?.value ?? .null, stamp: stamp, contributions: register?.contributions ?? [])

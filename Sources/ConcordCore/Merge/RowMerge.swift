@@ -56,11 +56,15 @@ public enum RowMerge {
         switch rules.policy {
         case .column:
             for index in merged.columns.indices {
-                merged.columns[index] = mergeColumn(local.columns[index], remote.columns[index],
-                                                    rules.merges[index], rules.functions)
+                merged.columns[index] = mergeColumn(
+                    local.columns[index], remote.columns[index],
+                    rules.merges[index], rules.functions)
             }
         case .row:
-            if let theirs = rowStamp(remote), rowStamp(local).map({ theirs > $0 || (theirs == $0 && rowValues(remote, before: local) == false) }) ?? true {
+            if let theirs = rowStamp(remote),
+                rowStamp(local).map({ theirs > $0 || (theirs == $0 && rowValues(remote, before: local) == false) })
+                    ?? true
+            {
                 merged.columns = remote.columns
             }
         }
@@ -79,12 +83,15 @@ public enum RowMerge {
     }
 
     /// Merges one column's registers under `merge`.
-    public static func mergeColumn(_ a: ColumnRegister?, _ b: ColumnRegister?, _ merge: ColumnMerge = .lww,
-                                   _ functions: [String: MergeFunction] = [:]) -> ColumnRegister? {
+    public static func mergeColumn(
+        _ a: ColumnRegister?, _ b: ColumnRegister?, _ merge: ColumnMerge = .lww,
+        _ functions: [String: MergeFunction] = [:]
+    ) -> ColumnRegister? {
         guard let a else { return b }
         guard let b else { return a }
         // Two different writes never share a stamp, unless a peer forged or cloned one: then the values decide.
-        let newer = b.stamp > a.stamp || (b.stamp == a.stamp && SQLiteValue.totallyOrdered(a.value, before: b.value)) ? b : a
+        let newer =
+            b.stamp > a.stamp || (b.stamp == a.stamp && SQLiteValue.totallyOrdered(a.value, before: b.value)) ? b : a
         switch merge {
         case .lww:
             return newer
@@ -95,8 +102,9 @@ public enum RowMerge {
         case .union:
             return ColumnRegister(value: UnionValue.merge(a.value, b.value), stamp: newer.stamp)
         case .counter:
-            return ColumnRegister(value: a.value, stamp: newer.stamp,
-                                  contributions: mergeContributions(a.contributions, b.contributions))
+            return ColumnRegister(
+                value: a.value, stamp: newer.stamp,
+                contributions: mergeContributions(a.contributions, b.contributions))
         case .custom(let name):
             guard let function = functions[name] else { return newer }
             return ColumnRegister(value: function.join(a.value, b.value), stamp: newer.stamp)
@@ -104,11 +112,16 @@ public enum RowMerge {
     }
 
     /// Per node, the contribution with the higher `(causalLength, stamp)`; sorted by node.
-    public static func mergeContributions(_ a: [CounterContribution], _ b: [CounterContribution]) -> [CounterContribution] {
+    public static func mergeContributions(_ a: [CounterContribution], _ b: [CounterContribution])
+        -> [CounterContribution]
+    {
         var byNode: [NodeID: CounterContribution] = [:]
         for entry in a + b {
             if let held = byNode[entry.stamp.node],
-               (held.causalLength, held.stamp, held.amount) >= (entry.causalLength, entry.stamp, entry.amount) { continue }
+                (held.causalLength, held.stamp, held.amount) >= (entry.causalLength, entry.stamp, entry.amount)
+            {
+                continue
+            }
             byNode[entry.stamp.node] = entry
         }
         return byNode.values.sorted { $0.stamp.node < $1.stamp.node }

@@ -126,7 +126,8 @@ public enum UnionValue {
                 return nil
             }
             let digits = Array(bytes[start..<index].drop { $0 == UInt8(ascii: "0") })
-            return digits.isEmpty ? .integer(negative: false, digits: [UInt8(ascii: "0")])
+            return digits.isEmpty
+                ? .integer(negative: false, digits: [UInt8(ascii: "0")])
                 : .integer(negative: negative, digits: digits)
         }
 
@@ -163,7 +164,8 @@ public enum UnionValue {
         private mutating func unicodeEscape() -> UInt32? {
             guard let high = hex4() else { return nil }
             guard (0xD800..<0xDC00).contains(high), index + 6 <= bytes.count,
-                  bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return high }
+                bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { return high }
             let mark = index
             index += 2
             guard let low = hex4(), (0xDC00..<0xE000).contains(low) else {
@@ -181,8 +183,10 @@ public enum UnionValue {
             case ..<0x10000:
                 out += [UInt8(0xE0 | point >> 12), UInt8(0x80 | point >> 6 & 0x3F), UInt8(0x80 | point & 0x3F)]
             default:
-                out += [UInt8(0xF0 | point >> 18), UInt8(0x80 | point >> 12 & 0x3F), UInt8(0x80 | point >> 6 & 0x3F),
-                        UInt8(0x80 | point & 0x3F)]
+                out += [
+                    UInt8(0xF0 | point >> 18), UInt8(0x80 | point >> 12 & 0x3F), UInt8(0x80 | point >> 6 & 0x3F),
+                    UInt8(0x80 | point & 0x3F),
+                ]
             }
         }
 

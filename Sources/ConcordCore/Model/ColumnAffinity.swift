@@ -13,7 +13,11 @@
 /// ColumnAffinity.text.mayConvert(.blob([1]))      // false: blobs are never converted
 /// ```
 package enum ColumnAffinity: String, Hashable, Sendable {
-    case text = "TEXT", numeric = "NUMERIC", integer = "INTEGER", real = "REAL", blob = "BLOB"
+    case text = "TEXT"
+    case numeric = "NUMERIC"
+    case integer = "INTEGER"
+    case real = "REAL"
+    case blob = "BLOB"
 
     /// SQLite's rules, in their order: INT, then CHAR/CLOB/TEXT, then BLOB or no type, then REAL/FLOA/DOUB, else NUMERIC;
     /// in a STRICT table, `ANY` keeps every value as it is written, like no type at all.

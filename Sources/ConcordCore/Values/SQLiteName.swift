@@ -35,7 +35,9 @@ public enum SQLiteName {
 
         /// Hashes the UTF-8 bytes, so equal keys hash alike.
         public func hash(into hasher: inout Hasher) {
-            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+                hasher.combine(bytes: UnsafeRawBufferPointer($0))
+            }
             if hashed == nil { for byte in text.utf8 { hasher.combine(byte) } }
         }
     }

@@ -66,10 +66,18 @@ extension SQLiteValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0 as UInt8)
-        case .integer(let v): hasher.combine(1 as UInt8); hasher.combine(v)
-        case .real(let v): hasher.combine(2 as UInt8); hasher.combine(v.bitPattern)
-        case .text(let v): hasher.combine(3 as UInt8); hasher.combine(v)
-        case .blob(let v): hasher.combine(4 as UInt8); hasher.combine(v)
+        case .integer(let v):
+            hasher.combine(1 as UInt8)
+            hasher.combine(v)
+        case .real(let v):
+            hasher.combine(2 as UInt8)
+            hasher.combine(v.bitPattern)
+        case .text(let v):
+            hasher.combine(3 as UInt8)
+            hasher.combine(v)
+        case .blob(let v):
+            hasher.combine(4 as UInt8)
+            hasher.combine(v)
         }
     }
 }

@@ -17,8 +17,10 @@ public protocol DecisionInterceptor: Sendable {
     /// The registers a changeset row is merged as, given what is stored; `nil` drops the row.
     ///
     /// `isKnown` tells whether this replica holds registers for a row.
-    func incoming(_ remote: RowRegisters, stored: RowRegisters?, row: RowChange, source: NodeID, parents: [ForeignKey],
-                  isKnown: (RowRef) throws -> Bool) throws -> RowRegisters?
+    func incoming(
+        _ remote: RowRegisters, stored: RowRegisters?, row: RowChange, source: NodeID, parents: [ForeignKey],
+        isKnown: (RowRef) throws -> Bool
+    ) throws -> RowRegisters?
 
     /// Whether a parent that is not visible hides `child` (the engine's answer: always).
     func parentHides(_ child: RowRef, parentKnown: Bool, arrivedNow: Bool) -> Bool

@@ -61,24 +61,31 @@ public struct Visibility<Graph: RowGraph> {
         if case .shown = result {
             result = .shown(overrides: try standIns(for: row, registers))
             // A row whose values break a constraint of its table stays parked until its registers change.
-            if !retrying.contains(row), let message = try graph.constraint(of: row) { result = .hidden(.constraint(message)) }
+            if !retrying.contains(row), let message = try graph.constraint(of: row) {
+                result = .hidden(.constraint(message))
+            }
         }
         placements[row] = result
         return result
     }
 
     /// Why a parent through a hiding key keeps `row` from showing, or `nil` when none does.
-    private mutating func hidingParent(of row: RowRef, _ registers: RowRegisters,
-                                       _ visiting: inout Set<RowRef>) throws -> ParkReason? {
+    private mutating func hidingParent(
+        of row: RowRef, _ registers: RowRegisters,
+        _ visiting: inout Set<RowRef>
+    ) throws -> ParkReason? {
         for key in graph.parents(of: row.table) where key.action.hidesChild {
             guard let parent = Self.parent(of: registers, through: key) else { continue }
             if visiting.contains(parent) { return .onCycle(table: parent.table, key: parent.key) }
             guard case .hidden = try placement(parent, &visiting) else { continue }
             let missing = try graph.registers(of: parent) == nil
-            if let interceptor, !interceptor.parentHides(row, parentKnown: !missing, arrivedNow: arrived.contains(row)) {
+            if let interceptor, !interceptor.parentHides(row, parentKnown: !missing, arrivedNow: arrived.contains(row))
+            {
                 continue
             }
-            return missing ? .missingParent(table: parent.table, key: parent.key) : .hiddenParent(table: parent.table, key: parent.key)
+            return missing
+                ? .missingParent(table: parent.table, key: parent.key)
+                : .hiddenParent(table: parent.table, key: parent.key)
         }
         return nil
     }
@@ -109,8 +116,9 @@ public struct Visibility<Graph: RowGraph> {
         for key in graph.children(of: row.table) where key.action.revivesParent {
             for child in try graph.keys(referencing: row, through: key) {
                 guard let register = try graph.registers(of: RowRef(table: key.child, key: child)),
-                      register.liveness.isAlive, let link = register.columns[key.column],
-                      link.value == row.key, link.stamp > deleted else { continue }
+                    register.liveness.isAlive, let link = register.columns[key.column],
+                    link.value == row.key, link.stamp > deleted
+                else { continue }
                 return true
             }
         }

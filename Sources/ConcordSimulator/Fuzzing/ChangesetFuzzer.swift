@@ -1,5 +1,5 @@
-import ConcordTesting
 import Concord
+import ConcordTesting
 import Foundation
 
 /// Applies hostile changesets to a scratch replica and checks that each is refused cleanly or merged consistently.
@@ -119,8 +119,10 @@ public final class ChangesetFuzzer {
     /// Without `onFinding` the first ``FuzzFinding`` is thrown; with it, each
     /// finding is passed to `onFinding`, counted in ``FuzzSummary/findings``,
     /// and the run goes on from the base replica.
-    public func run(inputs indices: Range<Int>, willRun: (Int) -> Void = { _ in },
-                    onFinding: ((FuzzFinding) throws -> Void)? = nil) throws -> FuzzSummary {
+    public func run(
+        inputs indices: Range<Int>, willRun: (Int) -> Void = { _ in },
+        onFinding: ((FuzzFinding) throws -> Void)? = nil
+    ) throws -> FuzzSummary {
         var summary = FuzzSummary(seed: seed)
         for index in indices {
             willRun(index)
@@ -201,8 +203,9 @@ public final class ChangesetFuzzer {
             let again = try apply(input, to: replica)
             let after = try FuzzFiles.read(databasePath)
             if after != applied {
-                throw input.finding("accepted (\(report)), but applying it again (\(again)) changed the file: "
-                                    + Self.difference(applied, after))
+                throw input.finding(
+                    "accepted (\(report)), but applying it again (\(again)) changed the file: "
+                        + Self.difference(applied, after))
             }
         } catch let error as FuzzFinding {
             throw error
@@ -270,8 +273,10 @@ public final class ChangesetFuzzer {
             try FuzzFiles.write(bytes, to: inputPath)
             let path = inputPath
             let header = try ChangesetDecoder(source: try FileByteSource(path: path)).header
-            return try replica.apply(source: header.source, since: header.since, upTo: header.upTo,
-                                     tables: header.tables) { try ChangesetDecoder(source: try FileByteSource(path: path)) }
+            return try replica.apply(
+                source: header.source, since: header.since, upTo: header.upTo,
+                tables: header.tables
+            ) { try ChangesetDecoder(source: try FileByteSource(path: path)) }
         }
     }
 
@@ -312,9 +317,9 @@ public final class ChangesetFuzzer {
     }
 }
 
-private extension ChangesetFuzzer.Input {
+extension ChangesetFuzzer.Input {
     /// The finding that this input broke the promise as `problem` says.
-    func finding(_ problem: String) -> FuzzFinding {
+    fileprivate func finding(_ problem: String) -> FuzzFinding {
         FuzzFinding(index: index, mutant: mutant, route: route, problem: problem)
     }
 }

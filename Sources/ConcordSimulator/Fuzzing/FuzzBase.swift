@@ -1,6 +1,6 @@
+import Concord
 import ConcordTesting
 import Synchronization
-import Concord
 
 /// The replica every fuzz input is applied to, and the valid changesets mutants start from.
 ///
@@ -28,8 +28,10 @@ struct FuzzBase {
 
     /// Node ids: A (the base), B and C.
     static let baseNode = NodeID(bytes: Array(repeating: 0xA1, count: NodeID.byteCount))!
-    static let peerNodes = [NodeID(bytes: Array(repeating: 0xB2, count: NodeID.byteCount))!,
-                            NodeID(bytes: Array(repeating: 0xC3, count: NodeID.byteCount))!]
+    static let peerNodes = [
+        NodeID(bytes: Array(repeating: 0xB2, count: NodeID.byteCount))!,
+        NodeID(bytes: Array(repeating: 0xC3, count: NodeID.byteCount))!,
+    ]
 
     /// 2026-01-01T00:00:00Z.
     static let start: Int64 = 1_767_225_600_000
@@ -76,13 +78,15 @@ struct FuzzBase {
     /// fresh one: the base's id with its last byte counting from 1.
     static func scratchConfiguration(clock: ManualClock) -> Replica.Configuration {
         let issued = Mutex<UInt8>(0)
-        var configuration = Replica.Configuration(clock: clock, makeNodeID: {
-            let count = issued.withLock { value -> UInt8 in
-                value &+= 1
-                return value
-            }
-            return NodeID(bytes: Array(baseNode.bytes.dropLast()) + [baseNode.bytes.last! &+ count])!
-        })
+        var configuration = Replica.Configuration(
+            clock: clock,
+            makeNodeID: {
+                let count = issued.withLock { value -> UInt8 in
+                    value &+= 1
+                    return value
+                }
+                return NodeID(bytes: Array(baseNode.bytes.dropLast()) + [baseNode.bytes.last! &+ count])!
+            })
         configuration.fileIdentity = { _ in scratchIdentity }
         return configuration
     }
@@ -119,7 +123,9 @@ struct FuzzBase {
             clock.advance(by: 250)
             try replica.database.execute(sql)
         }
-        try write(a, """
+        try write(
+            a,
+            """
             INSERT INTO lists (id, name) VALUES ('l1', 'Groceries'), ('l2', 'Work'), ('l3', 'Old');
             INSERT INTO items (id, list, title, likes, tags, score) VALUES
                 ('i1', 'l1', 'milk', 0, '["dairy"]', 1.5), ('i2', 'l1', 'bread', 1, '[]', NULL),
@@ -134,7 +140,9 @@ struct FuzzBase {
         try write(a, "UPDATE items SET title = 'oat milk', likes = likes + 1 WHERE id = 'i1'")
         try write(a, "DELETE FROM notes WHERE id = x'02'")
         try write(b, "UPDATE lists SET name = 'Shopping' WHERE id = 'l1'")
-        try write(b, """
+        try write(
+            b,
+            """
             UPDATE items SET likes = likes + 2, tags = '["cold","dairy"]', score = 2.5 WHERE id = 'i1';
             INSERT INTO items (id, list, title) VALUES ('i5', 'l3', 'late child');
             INSERT INTO lists (id, name) VALUES ('l4', 'New'), ('l5', 'nul' || char(0) || 'name');
@@ -142,18 +150,24 @@ struct FuzzBase {
             INSERT INTO notes (id, body, pinned) VALUES (x'03', 'third', 1);
             DELETE FROM folders WHERE id = 'f3';
             """)
-        try write(c, """
+        try write(
+            c,
+            """
             UPDATE items SET score = 9.25, likes = likes - 3 WHERE id = 'i1';
             UPDATE notes SET body = 'edited' WHERE id = x'02';
             INSERT INTO folders (id, parent, name) VALUES ('f4', 'f3', 'under old');
             DELETE FROM items WHERE id = 'i2';
             """)
-        try write(c, """
+        try write(
+            c,
+            """
             INSERT INTO items (id, list, title, likes) VALUES ('i2', 'l1', 'bread again', 3);
             INSERT INTO items (id, list, title, score) VALUES (CAST(x'c3a9' AS TEXT), 'l2', CAST(x'61ff62' AS TEXT), 1e300);
             """)
-        var seeds = [try b.changes(since: 0), try b.changes(since: marks.b), try c.changes(since: 0),
-                     try c.changes(since: marks.c), try a.changes(since: 0)]
+        var seeds = [
+            try b.changes(since: 0), try b.changes(since: marks.b), try c.changes(since: 0),
+            try c.changes(since: marks.c), try a.changes(since: 0),
+        ]
         try Replica.sync([b, c])
         seeds.append(try c.changes(since: 0))
         clock.advance(by: 1_000)

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import ConcordTesting
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Concord
+
+#if canImport(Glibc)
+    import ConcordTesting
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Whole-file reads and writes with plain system calls, for the fuzzer's inner loop.
 ///

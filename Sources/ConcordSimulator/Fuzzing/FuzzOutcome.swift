@@ -1,5 +1,5 @@
-import ConcordTesting
 import Concord
+import ConcordTesting
 
 /// What one fuzz input did to the replica: refused with a reason, or accepted.
 ///
@@ -45,7 +45,8 @@ public enum FuzzOutcome: Sendable, Hashable {
     }
 
     private static let payloadFreeReasons: [ChangesetError.Reason: String] = [
-        .invalidUTF8: "invalidUTF8", .emptyIdentifier: "emptyIdentifier", .identifierContainsNUL: "identifierContainsNUL",
+        .invalidUTF8: "invalidUTF8", .emptyIdentifier: "emptyIdentifier",
+        .identifierContainsNUL: "identifierContainsNUL",
         .nullKey: "nullKey", .notANumber: "notANumber", .varintTooLong: "varintTooLong",
         .nonMinimalVarint: "nonMinimalVarint", .invalidHex: "invalidHex",
         .contributionWithoutStamp: "contributionWithoutStamp",

@@ -46,8 +46,10 @@ public struct Ledger: Sendable {
 
     /// Records a write; returns its id.
     @discardableResult
-    public mutating func record(node: NodeID, stamp: Stamp, row: RowRef, kind: Kind, values: [Int: SQLiteValue],
-                                seen: Set<Int>) -> Int {
+    public mutating func record(
+        node: NodeID, stamp: Stamp, row: RowRef, kind: Kind, values: [Int: SQLiteValue],
+        seen: Set<Int>
+    ) -> Int {
         let id = operations.count
         operations.append(Operation(id: id, node: node, stamp: stamp, row: row, kind: kind, values: values, seen: seen))
         return id

@@ -48,12 +48,15 @@ public struct ReferenceModel: Sendable {
     static func causalLengths(_ ledger: Ledger) -> [(before: UInt64, after: UInt64)] {
         var lengths: [(before: UInt64, after: UInt64)] = []
         for operation in ledger.operations {
-            let before = operation.seen.filter { ledger.operations[$0].row == operation.row }.map { lengths[$0].after }.max() ?? 0
-            let after: UInt64 = switch operation.kind {
-            case .insert: before % 2 == 1 ? before : before + 1
-            case .delete: before % 2 == 0 ? before + 2 : before + 1
-            case .update: before == 0 ? 1 : before
-            }
+            let before =
+                operation.seen.filter { ledger.operations[$0].row == operation.row }.map { lengths[$0].after }.max()
+                ?? 0
+            let after: UInt64 =
+                switch operation.kind {
+                case .insert: before % 2 == 1 ? before : before + 1
+                case .delete: before % 2 == 0 ? before + 2 : before + 1
+                case .update: before == 0 ? 1 : before
+                }
             lengths.append((before, after))
         }
         return lengths
@@ -61,15 +64,18 @@ public struct ReferenceModel: Sendable {
 
     // MARK: Registers
 
-    private static func registers(_ operations: [Ledger.Operation], _ table: TableSchema,
-                                  _ lengths: [(before: UInt64, after: UInt64)]) -> RowRegisters {
+    private static func registers(
+        _ operations: [Ledger.Operation], _ table: TableSchema,
+        _ lengths: [(before: UInt64, after: UInt64)]
+    ) -> RowRegisters {
         // The length is set by inserts, deletes and a first write; among the writes that reached the
         // largest, the latest one's stamp is the liveness stamp.
         let setters = operations.filter { $0.kind != .update || lengths[$0.id].before == 0 }
         let life = setters.map { lengths[$0.id].after }.max() ?? 0
         let lifeStamp = setters.filter { lengths[$0.id].after == life }.map(\.stamp).max()
-        var result = RowRegisters(liveness: Liveness(causalLength: life, stamp: lifeStamp),
-                                  columns: Array(repeating: nil, count: table.columns.count))
+        var result = RowRegisters(
+            liveness: Liveness(causalLength: life, stamp: lifeStamp),
+            columns: Array(repeating: nil, count: table.columns.count))
         let writes = operations.filter { $0.kind != .delete }
         if table.policy == .row {
             guard let latest = writes.max(by: { $0.stamp < $1.stamp }) else { return result }
@@ -87,8 +93,10 @@ public struct ReferenceModel: Sendable {
     }
 
     /// One column's register from the writes that wrote it.
-    private static func column(_ index: Int, _ writes: [Ledger.Operation], merge: ColumnMerge, life: UInt64,
-                               _ lengths: [(before: UInt64, after: UInt64)]) -> ColumnRegister {
+    private static func column(
+        _ index: Int, _ writes: [Ledger.Operation], merge: ColumnMerge, life: UInt64,
+        _ lengths: [(before: UInt64, after: UInt64)]
+    ) -> ColumnRegister {
         let latest = writes.max { $0.stamp < $1.stamp }!
         switch merge {
         case .max, .min:
@@ -112,8 +120,10 @@ public struct ReferenceModel: Sendable {
     }
 
     /// Each device's contribution to a counter: the sum of its changes in the life of its latest one.
-    private static func contributions(_ index: Int, _ writes: [Ledger.Operation],
-                                      _ lengths: [(before: UInt64, after: UInt64)]) -> [CounterContribution] {
+    private static func contributions(
+        _ index: Int, _ writes: [Ledger.Operation],
+        _ lengths: [(before: UInt64, after: UInt64)]
+    ) -> [CounterContribution] {
         Dictionary(grouping: writes, by: \.node).map { node, own in
             let last = own.max { $0.stamp < $1.stamp }!
             let life = lengths[last.id].after
@@ -152,7 +162,8 @@ public struct ReferenceModel: Sendable {
         return foreignKeys.filter { $0.parent == row.table && $0.action.revivesParent }.contains { key in
             registers.contains { child, registers in
                 guard child.table == key.child, registers.liveness.isAlive,
-                      let link = registers.columns[key.column] else { return false }
+                    let link = registers.columns[key.column]
+                else { return false }
                 return link.value == row.key && link.stamp > deleted
             }
         }
@@ -166,7 +177,8 @@ public struct ReferenceModel: Sendable {
         var overrides: [Int: SQLiteValue] = [:]
         for key in foreignKeys where key.child == row.table && !key.action.hidesChild {
             guard let value = held.columns[key.column]?.value, !value.isNull,
-                  !visible.contains(RowRef(table: key.parent, key: value)) else { continue }
+                !visible.contains(RowRef(table: key.parent, key: value))
+            else { continue }
             overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
         }
         return .shown(overrides: overrides)

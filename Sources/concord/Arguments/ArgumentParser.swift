@@ -144,8 +144,9 @@ struct ArgumentParser: Sendable {
         _ value: String, for spec: ArgumentSpec, details: ArgumentSpec.OptionDetails, spelling: String, seen: Bool
     ) throws(UsageError) {
         if !details.allowedValues.isEmpty, !details.allowedValues.contains(value) {
-            throw error("The value '\(value)' is invalid for '\(spelling) <\(details.valueName)>'. "
-                + "Please provide one of \(listing(details.allowedValues)).")
+            throw error(
+                "The value '\(value)' is invalid for '\(spelling) <\(details.valueName)>'. "
+                    + "Please provide one of \(listing(details.allowedValues)).")
         }
         if seen, !details.repeatable {
             throw error("The option '--\(spec.name)' can only be given once")

@@ -51,8 +51,10 @@ struct ArgumentProperty<Kind, Value: Sendable>: ArgumentDeclaration, Decodable {
 
     /// Arguments are never decoded on their own: ``ParsableOptions/init(_:)`` hands over parsed copies.
     init(from decoder: any Decoder) throws {
-        throw DecodingError.dataCorrupted(DecodingError.Context(
-            codingPath: decoder.codingPath, debugDescription: "command-line arguments decode only through ParsableOptions"))
+        throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: decoder.codingPath,
+                debugDescription: "command-line arguments decode only through ParsableOptions"))
     }
 }
 

@@ -153,11 +153,13 @@ struct CommandSpec: Sendable, Equatable {
                 }
                 if case .repeating = arity { sawRepeating = true }
             case .option(let details):
-                precondition(!(details.repeatable && details.defaultValue != nil),
-                             "'\(name)': repeatable option '\(argument.name)' cannot have a default")
+                precondition(
+                    !(details.repeatable && details.defaultValue != nil),
+                    "'\(name)': repeatable option '\(argument.name)' cannot have a default")
                 if let value = details.defaultValue, !details.allowedValues.isEmpty {
-                    precondition(details.allowedValues.contains(value),
-                                 "'\(name)': default '\(value)' of '\(argument.name)' is not an allowed value")
+                    precondition(
+                        details.allowedValues.contains(value),
+                        "'\(name)': default '\(value)' of '\(argument.name)' is not an allowed value")
                 }
             case .flag:
                 break

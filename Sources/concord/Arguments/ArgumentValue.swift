@@ -81,7 +81,7 @@ func closedRange<T: FixedWidthInteger>(_ text: String, as type: T.Type) throws(I
     for separator in ["..<", "...", ".."] {
         guard let found = text.firstRange(of: separator) else { continue }
         guard let lower = T(text[..<found.lowerBound], radix: 10),
-              let upper = T(text[found.upperBound...], radix: 10)
+            let upper = T(text[found.upperBound...], radix: 10)
         else { throw malformed }
         let isEmpty = separator == "..<" ? lower >= upper : lower > upper
         guard !isEmpty else { throw InvalidArgument("the range is empty") }

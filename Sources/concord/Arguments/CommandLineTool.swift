@@ -101,7 +101,8 @@ struct CommandLineTool: Sendable {
         case "help":
             return runHelp(Array(arguments.dropFirst()), &output)
         case _ where first.hasPrefix("-"):
-            let suggestion = closestMatch(to: String(first.drop { $0 == "-" }), among: ["version", "help"])
+            let suggestion =
+                closestMatch(to: String(first.drop { $0 == "-" }), among: ["version", "help"])
                 .map { ". Did you mean '--\($0)'?" } ?? ""
             return rootUsageError("Unknown option '\(first)'\(suggestion)", &output)
         default:
@@ -159,8 +160,9 @@ struct CommandLineTool: Sendable {
     // MARK: - Messages
 
     private func showRootHelp(_ output: inout Output) -> Int32 {
-        output.write(formatter.rootHelp(
-            abstract: abstract, discussion: discussion, subcommands: subcommands.map(\.spec) + [helpSpec]))
+        output.write(
+            formatter.rootHelp(
+                abstract: abstract, discussion: discussion, subcommands: subcommands.map(\.spec) + [helpSpec]))
         return ExitCode.success.rawValue
     }
 
@@ -172,8 +174,9 @@ struct CommandLineTool: Sendable {
 
     private func usageError(_ error: UsageError, defaultCommand: CommandSpec, _ output: inout Output) -> Int32 {
         let command = error.command ?? defaultCommand
-        output.standardError.write(formatter.usageError(
-            error.message, usage: formatter.usage(for: command), commandPath: "\(name) \(command.name)"))
+        output.standardError.write(
+            formatter.usageError(
+                error.message, usage: formatter.usage(for: command), commandPath: "\(name) \(command.name)"))
         return ExitCode.usage.rawValue
     }
 

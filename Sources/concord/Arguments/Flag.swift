@@ -15,7 +15,9 @@ extension ArgumentProperty where Kind == ArgumentKind.Flag, Value == Bool {
     /// A flag; `wrappedValue` must be false, since a flag can only be switched on.
     init(wrappedValue: Bool, short: Character? = nil, help: String) {
         precondition(!wrappedValue, "a flag starts out false")
-        self.init(default: false) { name in .flag(name, short: short, help: help) } read: { arguments, name in
+        self.init(default: false) { name in
+            .flag(name, short: short, help: help)
+        } read: { arguments, name in
             arguments.flag(name)
         }
     }

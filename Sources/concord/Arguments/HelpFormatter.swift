@@ -27,7 +27,8 @@ struct HelpFormatter: Sendable {
     /// The full help for one subcommand, ending with a blank line.
     func help(for command: CommandSpec) -> String {
         let arguments = command.arguments.filter(\.isPositional).map { ($0.label, description(of: $0)) }
-        let options = command.arguments.filter { !$0.isPositional }.map { (helpLabel(of: $0), description(of: $0)) }
+        let options =
+            command.arguments.filter { !$0.isPositional }.map { (helpLabel(of: $0), description(of: $0)) }
             + [("-h, --help", "Show help information.")]
         return overview(command.abstract, command.discussion)
             + "USAGE: \(usage(for: command))\n\n"

@@ -20,8 +20,9 @@ extension ArgumentProperty where Kind == ArgumentKind.Option, Value: ArgumentVal
     /// An option with a default, which applies when the option is absent.
     init(wrappedValue: Value, short: Character? = nil, valueName: String? = nil, help: String) {
         self.init(default: wrappedValue) { name in
-            .option(name, short: short, valueName: valueName, default: wrappedValue.argumentText,
-                    allowedValues: Value.allowedValues, help: help)
+            .option(
+                name, short: short, valueName: valueName, default: wrappedValue.argumentText,
+                allowedValues: Value.allowedValues, help: help)
         } read: { arguments, name throws(UsageError) in
             try arguments.convert(arguments.required(name), for: name)
         }
@@ -30,7 +31,8 @@ extension ArgumentProperty where Kind == ArgumentKind.Option, Value: ArgumentVal
 
 extension ArgumentProperty where Kind == ArgumentKind.Option {
     /// An option that may be left out; the property is `nil` then.
-    init<Wrapped: ArgumentValue>(short: Character? = nil, valueName: String? = nil, help: String) where Value == Wrapped? {
+    init<Wrapped: ArgumentValue>(short: Character? = nil, valueName: String? = nil, help: String)
+    where Value == Wrapped? {
         self.init { name in
             .option(name, short: short, valueName: valueName, allowedValues: Wrapped.allowedValues, help: help)
         } read: { arguments, name throws(UsageError) in
@@ -39,10 +41,12 @@ extension ArgumentProperty where Kind == ArgumentKind.Option {
     }
 
     /// An option that may be given any number of times, collecting every value in order.
-    init<Element: ArgumentValue>(short: Character? = nil, valueName: String? = nil, help: String) where Value == [Element] {
+    init<Element: ArgumentValue>(short: Character? = nil, valueName: String? = nil, help: String)
+    where Value == [Element] {
         self.init { name in
-            .option(name, short: short, valueName: valueName, allowedValues: Element.allowedValues, repeatable: true,
-                    help: help)
+            .option(
+                name, short: short, valueName: valueName, allowedValues: Element.allowedValues, repeatable: true,
+                help: help)
         } read: { arguments, name throws(UsageError) in
             try arguments.typedValues(name)
         }

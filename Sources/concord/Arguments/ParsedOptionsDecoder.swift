@@ -37,8 +37,11 @@ struct ParsedOptionsDecoder: Decoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             guard let wrapper = wrappers[key.stringValue] as? T else {
-                throw DecodingError.keyNotFound(key, DecodingError.Context(
-                    codingPath: [key], debugDescription: "'\(key.stringValue)' is not declared with @Positional, @Option or @Flag"))
+                throw DecodingError.keyNotFound(
+                    key,
+                    DecodingError.Context(
+                        codingPath: [key],
+                        debugDescription: "'\(key.stringValue)' is not declared with @Positional, @Option or @Flag"))
             }
             return wrapper
         }
@@ -57,6 +60,8 @@ struct ParsedOptionsDecoder: Decoder {
 
 /// Options are flat: nothing in them nests or decodes without a key.
 private func unsupported() -> DecodingError {
-    DecodingError.dataCorrupted(DecodingError.Context(
-        codingPath: [], debugDescription: "command-line options hold only @Positional, @Option and @Flag properties"))
+    DecodingError.dataCorrupted(
+        DecodingError.Context(
+            codingPath: [], debugDescription: "command-line options hold only @Positional, @Option and @Flag properties"
+        ))
 }

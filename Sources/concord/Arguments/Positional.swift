@@ -16,7 +16,9 @@ typealias Positional<Value: Sendable> = ArgumentProperty<ArgumentKind.Positional
 extension ArgumentProperty where Kind == ArgumentKind.Positional, Value: ArgumentValue {
     /// A positional that must be given, such as `<db>`.
     init(help: String) {
-        self.init { name in .positional(name, .required, help: help) } read: { arguments, name throws(UsageError) in
+        self.init { name in
+            .positional(name, .required, help: help)
+        } read: { arguments, name throws(UsageError) in
             try arguments.convert(arguments.required(name), for: name)
         }
     }
@@ -25,7 +27,9 @@ extension ArgumentProperty where Kind == ArgumentKind.Positional, Value: Argumen
 extension ArgumentProperty where Kind == ArgumentKind.Positional {
     /// A positional that may be left out, such as `[<file>]`.
     init<Wrapped: ArgumentValue>(help: String) where Value == Wrapped? {
-        self.init { name in .positional(name, .optional, help: help) } read: { arguments, name throws(UsageError) in
+        self.init { name in
+            .positional(name, .optional, help: help)
+        } read: { arguments, name throws(UsageError) in
             try arguments.typedValue(name)
         }
     }

@@ -69,8 +69,9 @@ extension Subcommand {
             """,
         options: BenchOptions.self
     ) { options, output in
-        var runner = BenchmarkRunner(sizes: options.sizes, runs: options.runs, largeRuns: options.largeRuns,
-                                     seed: options.seed)
+        var runner = BenchmarkRunner(
+            sizes: options.sizes, runs: options.runs, largeRuns: options.largeRuns,
+            seed: options.seed)
         runner.importProbeExecutable = options.noImportProbe ? nil : currentExecutablePath()
         let scaling = try runner.run { step in output.progress("\(step)…") }
         output.clearProgress()

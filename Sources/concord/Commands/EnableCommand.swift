@@ -13,7 +13,8 @@ struct EnableOptions: ParsableOptions {
                 return
             }
             name = String(argument[..<colon])
-            guard !name.isEmpty, let policy = TablePolicy(rawValue: String(argument[argument.index(after: colon)...])) else {
+            guard !name.isEmpty, let policy = TablePolicy(rawValue: String(argument[argument.index(after: colon)...]))
+            else {
                 throw InvalidArgument("the policy must be one of column, row")
             }
             self.policy = policy
@@ -31,7 +32,8 @@ struct EnableOptions: ParsableOptions {
         init(argument: String) throws(InvalidArgument) {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let dot = parts[0].firstIndex(of: "."),
-                  let merge = ColumnMerge.builtIns.first(where: { $0.name == parts[1] }) else {
+                let merge = ColumnMerge.builtIns.first(where: { $0.name == parts[1] })
+            else {
                 throw InvalidArgument("expected TABLE.COLUMN=KIND with KIND one of lww, max, min, counter, union")
             }
             table = String(parts[0][..<dot])
@@ -44,9 +46,12 @@ struct EnableOptions: ParsableOptions {
 
     @Positional(help: "The database file.")
     var db: String
-    @Option(valueName: "name[:policy]", help: "A table to sync; policy is column (default) or row. Repeat for more tables.")
+    @Option(
+        valueName: "name[:policy]", help: "A table to sync; policy is column (default) or row. Repeat for more tables.")
     var table: [Table]
-    @Option(valueName: "table.column=kind", help: "How a column merges: lww (default), max, min, counter or union. Repeatable.")
+    @Option(
+        valueName: "table.column=kind",
+        help: "How a column merges: lww (default), max, min, counter or union. Repeatable.")
     var merge: [Merge]
 
     func validate() throws(UsageError) {
@@ -58,7 +63,9 @@ struct EnableOptions: ParsableOptions {
 
     /// The merges declared for each table, by column.
     var merges: [String: [String: ColumnMerge]] {
-        merge.reduce(into: [:]) { merges, declared in merges[declared.table, default: [:]][declared.column] = declared.merge }
+        merge.reduce(into: [:]) { merges, declared in
+            merges[declared.table, default: [:]][declared.column] = declared.merge
+        }
     }
 }
 
@@ -90,7 +97,8 @@ extension Subcommand {
         }
         // A database that is not a replica yet becomes one only if every table could be enabled:
         // a failure leaves no trace of Concord in it.
-        let isReplica = try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = '_concord_state'") != .integer(0)
+        let isReplica =
+            try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = '_concord_state'") != .integer(0)
         let replica = isReplica ? try enable() : try database.transaction(enable)
         let summary = replica.tables.map { "\($0.name) (\($0.declaration))" }.joined(separator: ", ")
         print("\(options.db): syncing \(summary)", to: &output)

@@ -34,7 +34,8 @@ extension Subcommand {
         let replica = try Replica(path: options.db, create: false)
         let node = replica.nodeID
         // A file given with -o is replaced only once the whole changeset is written.
-        let sink: any ByteSink = try options.output.map { try FileByteSink(path: $0, atomically: true) }
+        let sink: any ByteSink =
+            try options.output.map { try FileByteSink(path: $0, atomically: true) }
             ?? output.standardOutput.sink
         switch options.format {
         case .json: try sink.write(try replica.changes(since: options.since).jsonData())
@@ -43,9 +44,10 @@ extension Subcommand {
         try sink.flush()
         if options.output != nil { try sink.close() }
         if replica.nodeID != node {
-            print("note: this replica has not reached version \(options.since), so whoever read that far read a copy "
-                  + "of it or a later state of this file (restored from a backup since?); it now writes as node "
-                  + "\(replica.nodeID) and the changeset holds everything it has", to: &output.standardError)
+            print(
+                "note: this replica has not reached version \(options.since), so whoever read that far read a copy "
+                    + "of it or a later state of this file (restored from a backup since?); it now writes as node "
+                    + "\(replica.nodeID) and the changeset holds everything it has", to: &output.standardError)
         }
     }
 }

@@ -43,8 +43,10 @@ struct FuzzOptions: ParsableOptions {
     var first = 0
     @Option(valueName: "seconds", help: "How long one input may run before the worker counts as hung.")
     var timeout = Seconds(10)
-    @Option(valueName: "j",
-            help: "Worker processes, each on a share of the inputs (default: one per processor); counts do not depend on it.")
+    @Option(
+        valueName: "j",
+        help:
+            "Worker processes, each on a share of the inputs (default: one per processor); counts do not depend on it.")
     var jobs: Int?
     @Flag(help: "Go on after a failure (restarting a worker that trapped or hung); write reproducers for the first 20.")
     var keepGoing = false
@@ -52,7 +54,9 @@ struct FuzzOptions: ParsableOptions {
     var replay: String?
     @Flag(help: "Print machine-readable JSON.")
     var json = false
-    @Option(valueName: "dir", help: "Internal: run the inputs in this process as the supervisor's worker, with its files in DIR.")
+    @Option(
+        valueName: "dir",
+        help: "Internal: run the inputs in this process as the supervisor's worker, with its files in DIR.")
     var worker: String?
     @Option(valueName: "indices", help: "Internal, with --worker: inputs not to run (they crashed a worker).")
     var skip: Indices?
@@ -71,7 +75,8 @@ struct FuzzOptions: ParsableOptions {
 extension Subcommand {
     static let fuzz = Subcommand(
         "fuzz",
-        abstract: "Apply hostile changesets to a scratch replica and check each is refused cleanly or merged consistently.",
+        abstract:
+            "Apply hostile changesets to a scratch replica and check each is refused cleanly or merged consistently.",
         discussion: """
             Builds a small replica (column and row policies, a counter, a union, a max column, \
             foreign keys, deleted rows) from a fixed clock, turns valid changesets of two peers \
@@ -103,8 +108,10 @@ extension Subcommand {
 
     /// `--worker`: runs the inputs in this process and prints their counts as one line of JSON for the supervisor.
     private static func runFuzzWorker(_ options: FuzzOptions, in directory: String, _ output: inout Output) throws {
-        let report = try FuzzWorker(directory: directory, seed: options.seed, inputs: options.indices,
-                                    skip: Set(options.skip?.values ?? []), keepGoing: options.keepGoing).run()
+        let report = try FuzzWorker(
+            directory: directory, seed: options.seed, inputs: options.indices,
+            skip: Set(options.skip?.values ?? []), keepGoing: options.keepGoing
+        ).run()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         print(String(decoding: try encoder.encode(report), as: UTF8.self), to: &output)
@@ -127,9 +134,10 @@ extension Subcommand {
         }
         if !options.json { output.clearProgress() }
         var reproducers = FuzzReproducers(seed: options.seed, scratch: run + "/regenerate")
-        let report = try FuzzRunReport(outcome, first: options.first, requested: options.inputs,
-                                       seconds: (ContinuousClock.now - started).seconds, timeout: options.timeout.value,
-                                       reproducers: &reproducers)
+        let report = try FuzzRunReport(
+            outcome, first: options.first, requested: options.inputs,
+            seconds: (ContinuousClock.now - started).seconds, timeout: options.timeout.value,
+            reproducers: &reproducers)
         if options.json {
             try output.printJSON(report)
         } else {

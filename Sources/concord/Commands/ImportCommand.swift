@@ -26,9 +26,11 @@ extension Subcommand {
         let report: ApplyReport
         if file == "-" {
             // Standard input can be read only once; spool it so it can be validated before it is applied.
-            let spool = FileManager.default.temporaryDirectory.appendingPathComponent("concord-import-\(UUID().uuidString)")
+            let spool = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "concord-import-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: spool) }
-            let source = FileByteSource.standardInput(), sink = try FileByteSink(path: spool.path)
+            let source = FileByteSource.standardInput()
+            let sink = try FileByteSink(path: spool.path)
             while case let chunk = try source.read(maxCount: 1 << 16), !chunk.isEmpty { try sink.write(chunk) }
             try sink.close()
             report = try replica.applyChangeset(atPath: spool.path)

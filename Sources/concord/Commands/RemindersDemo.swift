@@ -20,14 +20,15 @@ struct RemindersDemo {
         """
 
     func run() throws -> String {
-        let start: Int64 = 1_767_258_000_000   // 2026-01-01 09:00 UTC
+        let start: Int64 = 1_767_258_000_000  // 2026-01-01 09:00 UTC
         let phoneClock = ManualClock(unixMilliseconds: start)
         let laptopClock = ManualClock(unixMilliseconds: start)
         let phone = try open("phone.sqlite", node: 0xA1, clock: phoneClock)
         let laptop = try open("laptop.sqlite", node: 0xB2, clock: laptopClock)
         var out = "Two replicas of a reminders database in \(directory.path)\n\n"
 
-        try phone.database.execute("""
+        try phone.database.execute(
+            """
             INSERT INTO reminders (id, title) VALUES
                 ('r1', 'Buy milk'), ('r2', 'Call the dentist'), ('r3', 'Water the plants');
             """)
@@ -57,7 +58,8 @@ struct RemindersDemo {
 
             """
         out += try show(phone, laptop)
-        let consistent = try phone.check().isConsistent && laptop.check().isConsistent
+        let consistent =
+            try phone.check().isConsistent && laptop.check().isConsistent
             && phone.canonicalDump() == laptop.canonicalDump()
         out += "\nBoth replicas hold the same registers and pass `concord check`: \(consistent ? "yes" : "NO")\n"
         return out
@@ -68,13 +70,15 @@ struct RemindersDemo {
         _ phone: Replica, at phoneClock: ManualClock, _ laptop: Replica, at laptopClock: ManualClock, from start: Int64
     ) throws {
         phoneClock.set(start + 10 * 60_000)
-        try phone.database.execute("""
+        try phone.database.execute(
+            """
             UPDATE reminders SET title = 'Buy oat milk' WHERE id = 'r1';
             UPDATE reminders SET done = 1 WHERE id = 'r2';
             DELETE FROM reminders WHERE id = 'r3';
             """)
         laptopClock.set(start + 25 * 60_000)
-        try laptop.database.execute("""
+        try laptop.database.execute(
+            """
             UPDATE reminders SET title = 'Buy almond milk', priority = 2 WHERE id = 'r1';
             UPDATE reminders SET title = 'Call the dentist at 3pm' WHERE id = 'r2';
             UPDATE reminders SET priority = 1 WHERE id = 'r3';
@@ -84,8 +88,10 @@ struct RemindersDemo {
     private func open(_ name: String, node byte: UInt8, clock: ManualClock) throws -> Replica {
         let path = directory.appendingPathComponent(name).path
         try? FileManager.default.removeItem(atPath: path)
-        let replica = try Replica(path: path, configuration: .init(
-            clock: clock, makeNodeID: { NodeID(bytes: Array(repeating: byte, count: NodeID.byteCount))! }))
+        let replica = try Replica(
+            path: path,
+            configuration: .init(
+                clock: clock, makeNodeID: { NodeID(bytes: Array(repeating: byte, count: NodeID.byteCount))! }))
         try replica.database.execute(schema)
         try replica.enableSync(on: "reminders")
         return replica
@@ -93,17 +99,21 @@ struct RemindersDemo {
 
     private func show(_ phone: Replica, _ laptop: Replica) throws -> String {
         let query = "SELECT id, title, done, priority FROM reminders ORDER BY id"
-        let left = try phone.database.query(query), right = try laptop.database.query(query)
+        let left = try phone.database.query(query)
+        let right = try laptop.database.query(query)
         func line(_ row: [SQLiteValue]?) -> String {
             guard let row else { return "-" }
-            let title = row[1].textValue ?? "", done = row[2] == .integer(1) ? "x" : " "
+            let title = row[1].textValue ?? ""
+            let done = row[2] == .integer(1) ? "x" : " "
             return "[\(done)] \(title) (p\(row[3]))"
         }
         let keys = Set((left + right).map { $0[0] }).sorted()
-        var text = "  " + "id".padding(toLength: 5, withPad: " ", startingAt: 0)
+        var text =
+            "  " + "id".padding(toLength: 5, withPad: " ", startingAt: 0)
             + "phone".padding(toLength: 36, withPad: " ", startingAt: 0) + "laptop\n"
         for key in keys {
-            text += "  " + (key.textValue ?? "").padding(toLength: 5, withPad: " ", startingAt: 0)
+            text +=
+                "  " + (key.textValue ?? "").padding(toLength: 5, withPad: " ", startingAt: 0)
                 + line(left.first { $0[0] == key }).padding(toLength: 36, withPad: " ", startingAt: 0)
                 + line(right.first { $0[0] == key }) + "\n"
         }

@@ -32,11 +32,13 @@ extension Subcommand {
         let result = try reproducer.replay()
         for line in result.trace ?? [] { print(line, to: &output) }
         guard result.passed else {
-            print("Error: \(reproducer.scenario.name) seed \(reproducer.seed) still fails: \(result.failureDescription)",
-                  to: &output.standardError)
+            print(
+                "Error: \(reproducer.scenario.name) seed \(reproducer.seed) still fails: \(result.failureDescription)",
+                to: &output.standardError)
             throw ExitCode.failure
         }
-        print("\(reproducer.scenario.name) seed \(reproducer.seed) passes now (it failed with: \(reproducer.failure))",
-              to: &output)
+        print(
+            "\(reproducer.scenario.name) seed \(reproducer.seed) passes now (it failed with: \(reproducer.failure))",
+            to: &output)
     }
 }

@@ -55,13 +55,16 @@ extension Subcommand {
             """,
         options: SimulateOptions.self
     ) { options, output in
-        let batch = try SimulationBatch(scenarios: options.loadScenarios(), seeds: options.seedRange, jobs: options.jobs)
+        let batch = try SimulationBatch(
+            scenarios: options.loadScenarios(), seeds: options.seedRange, jobs: options.jobs)
         let started = ContinuousClock.now
         let results = try batch.run { done in
             guard !options.json else { return }
-            let width = 30, filled = width * done / batch.runs.count
-            output.progress("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-                            + "] \(done)/\(batch.runs.count) runs")
+            let width = 30
+            let filled = width * done / batch.runs.count
+            output.progress(
+                "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+                    + "] \(done)/\(batch.runs.count) runs")
         }
         if !options.json { output.clearProgress() }
         let summary = SimulationSummary(results: results, seconds: (ContinuousClock.now - started).seconds)
@@ -74,16 +77,19 @@ extension Subcommand {
     }
 
     /// Writes a reproducer for each failed run and says where; exits 1 if any run failed.
-    private static func reportFailures(_ runs: [Simulation], _ results: [SimulationResult], _ output: inout Output) throws {
+    private static func reportFailures(_ runs: [Simulation], _ results: [SimulationResult], _ output: inout Output)
+        throws
+    {
         let failed = zip(runs, results).filter { !$0.1.passed }
         guard !failed.isEmpty else { return }
         for (simulation, result) in failed {
             let reproducer = Reproducer(failed: simulation, result: result)
             try reproducer.write(to: reproducer.fileName)
             let file = reproducer.fileName
-            print("Error: \(simulation.scenario.name) seed \(simulation.seed): \(result.failureDescription)\n"
-                  + "Reproducer written to \(file); run it again with `concord replay \(file)`, "
-                  + "or shrink it with `concord replay \(file) --shrink`.", to: &output.standardError)
+            print(
+                "Error: \(simulation.scenario.name) seed \(simulation.seed): \(result.failureDescription)\n"
+                    + "Reproducer written to \(file); run it again with `concord replay \(file)`, "
+                    + "or shrink it with `concord replay \(file) --shrink`.", to: &output.standardError)
         }
         throw ExitCode.failure
     }

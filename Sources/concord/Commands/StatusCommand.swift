@@ -28,7 +28,9 @@ extension Subcommand {
         print("clock    \(status.clockReading) (\(status.clock == 0 ? "no writes yet" : time))", to: &output)
         print("tables", to: &output)
         for table in status.tables {
-            print("  \(table.name)  policy \(table.policy)  rows \(table.rows)  tombstones \(table.tombstones)", to: &output)
+            print(
+                "  \(table.name)  policy \(table.policy)  rows \(table.rows)  tombstones \(table.tombstones)",
+                to: &output)
         }
         if status.tables.isEmpty { print("  (none; run `concord enable`)", to: &output) }
         if !status.parked.isEmpty {

@@ -20,15 +20,19 @@ extension Subcommand {
         let replicas = try paths.map { try Replica(path: $0, create: false) }
         do {
             let report = try Replica.sync(replicas)
-            print("synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds", to: &output)
+            print(
+                "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds",
+                to: &output)
         } catch let incomplete as SyncIncomplete {
             // Every direction that could go did; say which could not, by file, and fail.
             let report = incomplete.report
-            print("synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds, "
-                  + "\(report.refusals.count) direction(s) refused", to: &output)
+            print(
+                "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds, "
+                    + "\(report.refusals.count) direction(s) refused", to: &output)
             for refusal in report.refusals {
-                print("Error: \(paths[refusal.target]) refused the changes of \(paths[refusal.source]): \(refusal.reason)",
-                      to: &output.standardError)
+                print(
+                    "Error: \(paths[refusal.target]) refused the changes of \(paths[refusal.source]): \(refusal.reason)",
+                    to: &output.standardError)
             }
             throw ExitCode.failure
         }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import ConcordSimulator
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Concord
+
+#if canImport(Glibc)
+    import ConcordSimulator
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Eight bytes in a shared file: the index of the input the fuzz worker is running.
 ///

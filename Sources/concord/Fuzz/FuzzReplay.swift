@@ -37,7 +37,8 @@ struct FuzzReplay {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         let start = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         let format: ChangesetMutator.Format = start == UInt8(ascii: "{") ? .json : .binary
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("concord-fuzz-\(UUID().uuidString)").path
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("concord-fuzz-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let fuzzer = try ChangesetFuzzer(seed: 0, directory: scratch)
         let routes: [ChangesetFuzzer.Route] = format == .json ? [.memory, .file] : [.memory, .file, .stream]
@@ -62,11 +63,12 @@ struct FuzzReplay {
         } else {
             print("\(path) (\(format.rawValue), \(bytes.count) bytes) against the fuzzer's base replica:", to: &output)
             for result in results {
-                let detail = switch result.outcome {
-                case "refused": "refused (\(result.reason ?? "")): \(result.message ?? "")"
-                case "accepted": "accepted: applied \(result.applied ?? 0), ignored \(result.ignored ?? 0)"
-                default: "FINDING: \(result.message ?? "")"
-                }
+                let detail =
+                    switch result.outcome {
+                    case "refused": "refused (\(result.reason ?? "")): \(result.message ?? "")"
+                    case "accepted": "accepted: applied \(result.applied ?? 0), ignored \(result.ignored ?? 0)"
+                    default: "FINDING: \(result.message ?? "")"
+                    }
                 print("  \(result.route): \(detail)", to: &output)
             }
         }

@@ -10,14 +10,18 @@ extension FuzzRunReport {
     /// let report = try FuzzRunReport(outcome, first: 0, requested: 10_000, seconds: 3.2, timeout: 10,
     ///                                reproducers: &reproducers)
     /// ```
-    init(_ outcome: FuzzSupervisor.Outcome, first: Int, requested: Int, seconds: Double, timeout: Double,
-         reproducers: inout FuzzReproducers) throws {
-        self.init(summary: outcome.report.summary, first: first, requested: requested, seconds: seconds,
-                  complete: outcome.complete, failures: [])
+    init(
+        _ outcome: FuzzSupervisor.Outcome, first: Int, requested: Int, seconds: Double, timeout: Double,
+        reproducers: inout FuzzReproducers
+    ) throws {
+        self.init(
+            summary: outcome.report.summary, first: first, requested: requested, seconds: seconds,
+            complete: outcome.complete, failures: [])
         for crash in outcome.crashes {
             var failure = Failure(
                 kind: crash.hung ? "hang" : "trap", index: crash.index,
-                message: crash.hung ? "input \(crash.index) ran for more than \(timeout) s; its fuzz worker was stopped"
+                message: crash.hung
+                    ? "input \(crash.index) ran for more than \(timeout) s; its fuzz worker was stopped"
                     : "a fuzz worker \(crash.how) while running input \(crash.index)")
             summary.recordFinding(try reproducers.input(at: crash.index))
             if failures.count < FuzzReproducers.limit { try reproducers.save(crash.index, into: &failure) }
@@ -37,7 +41,8 @@ extension FuzzRunReport {
         failures.map { failure in
             var message = "Error: \(failure.message)"
             if let file = failure.reproducer, let database = failure.database {
-                message += "\nReproducer written to \(file), with the base replica in \(database). Replay it with "
+                message +=
+                    "\nReproducer written to \(file), with the base replica in \(database). Replay it with "
                     + "`cp \(database) scratch.db && concord import scratch.db \(file)`, or as the fuzzer ran it "
                     + "(fixed clock, every route, every check) with `concord fuzz --replay \(file)`."
             }

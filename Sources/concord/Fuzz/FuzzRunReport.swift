@@ -37,7 +37,8 @@ struct FuzzRunReport: Encodable {
     var inputsPerSecond: Double { Double(summary.inputs) / max(seconds, 0.000_001) }
 
     private enum CodingKeys: String, CodingKey {
-        case seed, first, requested, inputs, accepted, acceptedChanging, refused, findings, refusals, formats, routes, kinds
+        case seed, first, requested, inputs, accepted, acceptedChanging, refused, findings, refusals, formats, routes,
+            kinds
         case seconds, inputsPerSecond, complete, failures
     }
 
@@ -73,12 +74,15 @@ struct FuzzRunReport: Encodable {
                 + String(format: " in %.2f s, %.0f inputs/s", seconds, inputsPerSecond),
             "accepted  \(summary.accepted) (\(summary.acceptedChanging) changed registers)",
             "refused   \(summary.refused)",
-            "failed    \(summary.findings)" + (summary.findings > 0 ? " (findings, traps and hangs: see the errors below)" : ""),
+            "failed    \(summary.findings)"
+                + (summary.findings > 0 ? " (findings, traps and hangs: see the errors below)" : ""),
         ]
         if !summary.refusals.isEmpty {
             lines.append("refusals by reason:")
             let width = String(summary.refusals.values.max() ?? 0).count
-            for (reason, n) in summary.refusals.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+            for (reason, n) in summary.refusals.sorted(by: {
+                $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+            }) {
                 lines.append("  " + String(repeating: " ", count: width - String(n).count) + "\(n)  \(reason)")
             }
         }

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import ConcordSimulator
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ConcordTesting
 import Foundation
+
+#if canImport(Glibc)
+    import ConcordSimulator
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Runs `concord fuzz` inputs in child processes and notices when one traps or hangs.
 ///
@@ -75,7 +76,8 @@ struct FuzzSupervisor {
     static func scratchRoot() -> String {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
-           FileManager.default.isWritableFile(atPath: "/dev/shm") {
+            FileManager.default.isWritableFile(atPath: "/dev/shm")
+        {
             return "/dev/shm"
         }
         return FileManager.default.temporaryDirectory.path
@@ -126,7 +128,9 @@ struct FuzzSupervisor {
                     if !keepGoing && !report.findings.isEmpty { return outcome(workers, crashes, complete: false) }
                 case .crashed(let crash):
                     crashes.append(crash)
-                    guard keepGoing, crashes.count < Self.crashLimit else { return outcome(workers, crashes, complete: false) }
+                    guard keepGoing, crashes.count < Self.crashLimit else {
+                        return outcome(workers, crashes, complete: false)
+                    }
                     try restart(&workers[k], after: crash.index, backtrace: crashes.count < Self.backtraceLimit)
                 }
             }
@@ -145,8 +149,9 @@ struct FuzzSupervisor {
         for k in 0..<count {
             let lower = inputs.lowerBound + inputs.count * k / count
             let upper = inputs.lowerBound + inputs.count * (k + 1) / count
-            var worker = Worker(inputs: lower..<upper, directory: directory + "/worker-\(k)", start: lower,
-                                earlier: FuzzWorker.Report(seed: seed))
+            var worker = Worker(
+                inputs: lower..<upper, directory: directory + "/worker-\(k)", start: lower,
+                earlier: FuzzWorker.Report(seed: seed))
             try FileManager.default.createDirectory(atPath: worker.directory, withIntermediateDirectories: true)
             try start(&worker)
             workers.append(worker)
@@ -185,7 +190,9 @@ struct FuzzSupervisor {
             case .failure(let how):
                 crash = Crash(index: index, hung: false, how: how, log: Self.read(worker.errPath))
             }
-        } else if now - worker.lastChange > .milliseconds(Int((started ? timeout : max(timeout, Self.setupTimeout)) * 1000)) {
+        } else if now - worker.lastChange
+            > .milliseconds(Int((started ? timeout : max(timeout, Self.setupTimeout)) * 1000))
+        {
             Self.stop(worker.pid)
             worker.pid = 0
             crash = Crash(index: index, hung: true, how: "hung", log: Self.read(worker.errPath))
@@ -193,10 +200,12 @@ struct FuzzSupervisor {
             return .running
         }
         guard started else {
-            throw FuzzSetupFailure(message: "a fuzz worker \(crash.how) before running any input:\n" + FuzzReproducers.tail(crash.log))
+            throw FuzzSetupFailure(
+                message: "a fuzz worker \(crash.how) before running any input:\n" + FuzzReproducers.tail(crash.log))
         }
         guard crash.index < worker.inputs.upperBound else {
-            throw FuzzSetupFailure(message: "a fuzz worker \(crash.how) after its last input:\n" + FuzzReproducers.tail(crash.log))
+            throw FuzzSetupFailure(
+                message: "a fuzz worker \(crash.how) after its last input:\n" + FuzzReproducers.tail(crash.log))
         }
         return .crashed(crash)
     }
@@ -213,23 +222,27 @@ struct FuzzSupervisor {
         try FuzzProgressFile.reset(path: worker.indexPath)
         worker.last = Int.min
         worker.lastChange = ContinuousClock.now
-        var arguments = ["fuzz", "--worker", worker.directory, "--seed", String(seed), "--first", String(worker.start),
-                         "--inputs", String(worker.inputs.upperBound - worker.start)]
+        var arguments = [
+            "fuzz", "--worker", worker.directory, "--seed", String(seed), "--first", String(worker.start),
+            "--inputs", String(worker.inputs.upperBound - worker.start),
+        ]
         let skipped = worker.skip.filter { $0 >= worker.start }.sorted()
         if !skipped.isEmpty { arguments += ["--skip", skipped.map(String.init).joined(separator: ",")] }
         if keepGoing { arguments.append("--keep-going") }
         var environment = ProcessInfo.processInfo.environment
         if !backtrace { environment["SWIFT_BACKTRACE"] = "enable=no" }
-        worker.pid = try spawn(executable, arguments, environment: environment,
-                               stdout: worker.outPath, stderr: worker.errPath)
+        worker.pid = try spawn(
+            executable, arguments, environment: environment,
+            stdout: worker.outPath, stderr: worker.errPath)
     }
 
     /// Starts the worker again from its last checkpoint, skipping the input that crashed it.
     private func restart(_ worker: inout Worker, after crash: Int, backtrace: Bool) throws {
         let path = FuzzWorker.checkpointPath(in: worker.directory)
         if let data = FileManager.default.contents(atPath: path),
-           let checkpoint = try? JSONDecoder().decode(FuzzWorker.Checkpoint.self, from: data),
-           checkpoint.next > worker.start, checkpoint.next <= crash {
+            let checkpoint = try? JSONDecoder().decode(FuzzWorker.Checkpoint.self, from: data),
+            checkpoint.next > worker.start, checkpoint.next <= crash
+        {
             worker.earlier.add(checkpoint.report)
             worker.start = checkpoint.next
         }
@@ -249,7 +262,8 @@ struct FuzzSupervisor {
         if signal != 0 { return .failure("was killed by signal \(signal) (\(signalName(signal)))") }
         let exitStatus = (status >> 8) & 0xFF
         guard exitStatus == 0 else { return .failure("exited with status \(exitStatus)") }
-        guard let report = try? JSONDecoder().decode(FuzzWorker.Report.self, from: Data(read(worker.outPath).utf8)) else {
+        guard let report = try? JSONDecoder().decode(FuzzWorker.Report.self, from: Data(read(worker.outPath).utf8))
+        else {
             return .failure("exited without a readable report")
         }
         return .success(report)
@@ -262,8 +276,10 @@ struct FuzzSupervisor {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
-    private func spawn(_ executable: String, _ arguments: [String], environment: [String: String],
-                       stdout: String, stderr: String) throws -> pid_t {
+    private func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        stdout: String, stderr: String
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -271,7 +287,8 @@ struct FuzzSupervisor {
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] =
+            environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)

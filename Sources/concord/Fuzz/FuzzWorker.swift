@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import ConcordSimulator
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ConcordTesting
 import Foundation
+
+#if canImport(Glibc)
+    import ConcordSimulator
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The child process of `concord fuzz`: runs the inputs and reports their counts as JSON on standard output.
 ///
@@ -91,7 +92,9 @@ struct FuzzWorker {
             }
             progress.store(index)
             if skip.contains(index) { continue }
-            if index == trapAt { fatalError("\(Self.trapVariable)=\(index): trapping on purpose, to test the supervisor") }
+            if index == trapAt {
+                fatalError("\(Self.trapVariable)=\(index): trapping on purpose, to test the supervisor")
+            }
             if index == hangAt { while true { sleep(60) } }
             let input = fuzzer.input(at: index)
             do {

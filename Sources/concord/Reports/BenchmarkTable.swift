@@ -19,7 +19,9 @@ struct BenchmarkTable {
     /// Columns padded to their widest cell, two spaces apart.
     var aligned: String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        let widths = header.indices.map { column in
+            all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+        }
         return all.map { row in
             row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count + 2)

@@ -5,14 +5,20 @@ extension SimulationSummary {
     /// The summary `concord simulate` prints: one labelled line per total.
     var table: String {
         let perScenario = scenarios.map { "\($0.name) \($0.passed)/\($0.runs)" }
-        let conflicts = merged(\.conflicts), fates = merged(\.fates)
+        let conflicts = merged(\.conflicts)
+        let fates = merged(\.fates)
         var rows: [(String, String)] = [
             ("scenarios (runs passed)", perScenario.joined(separator: ", ")),
             ("runs x steps", "\(results.count) runs, \(total(\.steps)) steps"),
             ("writes accepted / refused", "\(total(\.writes)) / \(total(\.rejectedWrites))"),
-            ("mesh changesets sent / duplicated / lost",
-             "\(total(\.messagesSent)) / \(total(\.messagesDuplicated)) / \(total(\.messagesLost))"),
-            ("cloud uploads / fetches / pushes lost", "\(total(\.uploads)) / \(total(\.fetches)) / \(total(\.pushesLost))"),
+            (
+                "mesh changesets sent / duplicated / lost",
+                "\(total(\.messagesSent)) / \(total(\.messagesDuplicated)) / \(total(\.messagesLost))"
+            ),
+            (
+                "cloud uploads / fetches / pushes lost",
+                "\(total(\.uploads)) / \(total(\.fetches)) / \(total(\.pushesLost))"
+            ),
             ("server record changed (merged, retried)", "\(total(\.serverRecordChanged))"),
             ("rows merged", "\(total(\.rowsMerged))"),
         ]
@@ -23,11 +29,14 @@ extension SimulationSummary {
             ("crashes / partitions / forks", "\(total(\.crashes)) / \(total(\.partitions)) / \(total(\.forks))"),
             ("clock jumps / drift refusals", "\(total(\.clockJumps)) / \(total(\.driftRefusals))"),
             ("rounds to converge (max)", "\(results.map(\.roundsToConverge).max() ?? 0)"),
-            ("writes visible / superseded / deleted / parked",
-             ["visible", "superseded", "deleted", "parked"].map { "\(fates[$0] ?? 0)" }.joined(separator: " / ")),
+            (
+                "writes visible / superseded / deleted / parked",
+                ["visible", "superseded", "deleted", "parked"].map { "\(fates[$0] ?? 0)" }.joined(separator: " / ")
+            ),
             ("device operations per second", String(format: "%.0f", operationsPerSecond)),
             ("failed runs", "\(failedRuns)"),
         ]
-        return rows.map { $0.0.padding(toLength: 48, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n") + "\n"
+        return rows.map { $0.0.padding(toLength: 48, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+            + "\n"
     }
 }
