@@ -103,19 +103,15 @@ extension ChangesetMutator {
     private func editNumber(
         _ kind: Kind, _ map: BinaryChangesetMap, _ bytes: inout [UInt8], using source: inout ChoiceSource
     ) -> Bool {
-        func replace(_ range: Range<Int>, _ with: [UInt8]) { bytes.replaceSubrange(range, with: with) }
-        func pickSpan(_ fields: Set<BinaryChangesetMap.Field>) -> BinaryChangesetMap.Span? {
-            let spans = map.spans(of: fields)
-            return spans.isEmpty ? nil : source.pick(spans)
-        }
         switch kind {
         case .varint:
             guard
-                let span = pickSpan([
-                    .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer,
-                    .valueLength, .rowColumnCount, .causalLength, .nodeReference,
-                    .contributionCount, .contributionLength, .amount, .rowCount,
-                ])
+                let span = map.pickSpan(
+                    [
+                        .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer,
+                        .valueLength, .rowColumnCount, .causalLength, .nodeReference,
+                        .contributionCount, .contributionLength, .amount, .rowCount,
+                    ], using: &source)
             else { return false }
             let current = BinaryChangesetMap.decodeVarint(bytes[span.range])
             let remaining = UInt64(bytes.count - span.range.upperBound)
@@ -123,11 +119,12 @@ extension ChangesetMutator {
                 HostileValues.varints + [
                     current &+ 1, current &- 1, current &* 2, remaining, remaining + 1, remaining + 1_000,
                 ])
-            replace(span.range, varintBytes(value, using: &source))
+            replace(&bytes, span.range, varintBytes(value, using: &source))
         case .clock:
-            guard let span = pickSpan([.clock]) else { return false }
+            guard let span = map.pickSpan([.clock], using: &source) else { return false }
             let current = BinaryChangesetMap.littleEndianValue(bytes[span.range])
             replace(
+                &bytes,
                 span.range, BinaryChangesetMap.littleEndian(source.pick(HostileValues.clocks(near: current)), width: 8))
         case .nodeID:
             let spans = map.spans(of: [.nodeID, .sourceNode])
@@ -136,15 +133,16 @@ extension ChangesetMutator {
                 // Swap two ids in place.
                 let other = source.pick(spans)
                 let (a, b) = (Array(bytes[span.range]), Array(bytes[other.range]))
-                replace(span.range, b)
-                replace(other.range, a)
+                replace(&bytes, span.range, b)
+                replace(&bytes, other.range, a)
             } else {
-                replace(span.range, source.pick(nodes).bytes)
+                replace(&bytes, span.range, source.pick(nodes).bytes)
             }
         case .nodeReference:
-            guard let span = pickSpan([.nodeReference]) else { return false }
+            guard let span = map.pickSpan([.nodeReference], using: &source) else { return false }
             let count = UInt64(map.nodes.count)
             replace(
+                &bytes,
                 span.range,
                 BinaryChangesetMap.varint(
                     source.pick([
@@ -161,28 +159,23 @@ extension ChangesetMutator {
     private func editTag(
         _ kind: Kind, _ map: BinaryChangesetMap, _ bytes: inout [UInt8], using source: inout ChoiceSource
     ) -> Bool {
-        func replace(_ range: Range<Int>, _ with: [UInt8]) { bytes.replaceSubrange(range, with: with) }
-        func pickSpan(_ fields: Set<BinaryChangesetMap.Field>) -> BinaryChangesetMap.Span? {
-            let spans = map.spans(of: fields)
-            return spans.isEmpty ? nil : source.pick(spans)
-        }
         switch kind {
         case .valueTag:
-            guard let span = pickSpan([.valueTag]) else { return false }
-            replace(span.range, [source.pick([0, 1, 2, 3, 4, 5, 0x80, 0xFF])])
+            guard let span = map.pickSpan([.valueTag], using: &source) else { return false }
+            replace(&bytes, span.range, [source.pick([0, 1, 2, 3, 4, 5, 0x80, 0xFF])])
         case .realBits:
-            guard let span = pickSpan([.real]) else { return false }
+            guard let span = map.pickSpan([.real], using: &source) else { return false }
             let patterns: [UInt64] = [
                 0x7FF8_0000_0000_0000, 0x7FF0_0000_0000_0001, 0xFFF8_0000_0000_0000, 0x7FFF_FFFF_FFFF_FFFF,
                 0x8000_0000_0000_0000, 0x7FF0_0000_0000_0000, 0xFFF0_0000_0000_0000, 0x7FEF_FFFF_FFFF_FFFF, 1, 0,
             ]
-            replace(span.range, BinaryChangesetMap.littleEndian(source.pick(patterns), width: 8))
+            replace(&bytes, span.range, BinaryChangesetMap.littleEndian(source.pick(patterns), width: 8))
         case .policyByte:
-            guard let span = pickSpan([.policy]) else { return false }
-            replace(span.range, [source.pick([0, 1, 2, 3, 0x7F, 0x80, 0xFF])])
+            guard let span = map.pickSpan([.policy], using: &source) else { return false }
+            replace(&bytes, span.range, [source.pick([0, 1, 2, 3, 0x7F, 0x80, 0xFF])])
         case .recordTag:
-            guard let span = pickSpan([.recordTag]) else { return false }
-            replace(span.range, [source.pick([0, 1, 2, 3, 0xFF])])
+            guard let span = map.pickSpan([.recordTag], using: &source) else { return false }
+            replace(&bytes, span.range, [source.pick([0, 1, 2, 3, 0xFF])])
         default:
             return false
         }
@@ -193,23 +186,23 @@ extension ChangesetMutator {
     private func editLayout(
         _ kind: Kind, _ map: BinaryChangesetMap, _ bytes: inout [UInt8], using source: inout ChoiceSource
     ) -> Bool {
-        func replace(_ range: Range<Int>, _ with: [UInt8]) { bytes.replaceSubrange(range, with: with) }
         switch kind {
         case .name:
             guard !map.names.isEmpty else { return false }
             let range = source.pick(map.names)
             if source.bool(probability: 0.3) {
                 // Another name of the same changeset (length included): duplicates, swapped roles.
-                replace(range, Array(bytes[source.pick(map.names)]))
+                replace(&bytes, range, Array(bytes[source.pick(map.names)]))
             } else {
                 let name = source.pick(HostileValues.names)
-                replace(range, BinaryChangesetMap.varint(UInt64(name.count)) + name)
+                replace(&bytes, range, BinaryChangesetMap.varint(UInt64(name.count)) + name)
             }
         case .formatHeader:
             guard bytes.count >= 6 else { return false }
             switch source.choose(upTo: 3) {
-            case 0: replace(4..<6, BinaryChangesetMap.littleEndian(source.pick([0, 2, 0x0100, 0xFFFF]), width: 2))
-            case 1: replace(0..<4, Array(source.pick(["CNCE", "cncd", "CNC", "{\"CN", ""]).utf8))
+            case 0:
+                replace(&bytes, 4..<6, BinaryChangesetMap.littleEndian(source.pick([0, 2, 0x0100, 0xFFFF]), width: 2))
+            case 1: replace(&bytes, 0..<4, Array(source.pick(["CNCE", "cncd", "CNC", "{\"CN", ""]).utf8))
             case 2: bytes.insert(contentsOf: source.pick([[0xEF, 0xBB, 0xBF], [0x20], [0x00]]), at: 0)
             default: bytes += bytes.prefix(source.offset(below: bytes.count + 1))
             }
@@ -224,7 +217,7 @@ extension ChangesetMutator {
             if j == i { j = (i + 1) % map.records.count }
             let (first, second) = (map.records[min(i, j)], map.records[max(i, j)])
             let moved = Array(bytes[second]) + bytes[first.upperBound..<second.lowerBound] + Array(bytes[first])
-            replace(first.lowerBound..<second.upperBound, moved)
+            replace(&bytes, first.lowerBound..<second.upperBound, moved)
         default:
             return false
         }
@@ -252,5 +245,18 @@ extension ChangesetMutator {
         let map = BinaryChangesetMap(bytes)
         guard let range = map.rowCount else { return }
         bytes.replaceSubrange(range, with: BinaryChangesetMap.varint(UInt64(map.records.count)))
+    }
+}
+
+/// Replaces the bytes in `range` with `new`: the one edit every structured mutation makes.
+private func replace(_ bytes: inout [UInt8], _ range: Range<Int>, _ new: [UInt8]) {
+    bytes.replaceSubrange(range, with: new)
+}
+
+extension BinaryChangesetMap {
+    /// One span of `fields`, drawn from `source`; `nil`, drawing nothing, when the changeset has none.
+    fileprivate func pickSpan(_ fields: Set<Field>, using source: inout ChoiceSource) -> Span? {
+        let spans = spans(of: fields)
+        return spans.isEmpty ? nil : source.pick(spans)
     }
 }

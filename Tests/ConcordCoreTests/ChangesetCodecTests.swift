@@ -235,13 +235,18 @@ private struct Raw {
         return r
     }
 
-    /// A valid row of table 0 (one column): key 1, alive, column unset.
-    mutating func row(key: Int64 = 1) {
+    /// A row record's first fields: its tag, table 0, the integer key `key` and the column count.
+    mutating func rowHead(key: Int64 = 1, columns: UInt64 = 1) {
         u8(1)
         varint(0)
         u8(1)
         zigzag(key)
-        varint(1)
+        varint(columns)
+    }
+
+    /// A valid row of table 0 (one column): key 1, alive, column unset.
+    mutating func row(key: Int64 = 1) {
+        rowHead(key: key, columns: 1)
         varint(1)
         varint(1)
         u64(42)
@@ -250,11 +255,7 @@ private struct Raw {
 
     /// The start of a row of table 0 up to its first column: key `key`, alive (length 1), stamped by the source.
     mutating func rowStart(key: Int64 = 1, columns: UInt64 = 1) {
-        u8(1)
-        varint(0)
-        u8(1)
-        zigzag(key)
-        varint(columns)
+        rowHead(key: key, columns: columns)
         varint(1)
         varint(1)
         u64(42)
@@ -886,20 +887,12 @@ struct ChangesetCodecTests {
             .columnCountMismatch(expected: 1, found: 2))
         expectMalformed(
             row {
-                $0.u8(1)
-                $0.varint(0)
-                $0.u8(1)
-                $0.zigzag(1)
-                $0.varint(2)
+                $0.rowHead(columns: 2)
             },
             at: rowStart + 4, .columnCountMismatch(expected: 1, found: 2))
         expectMalformed(
             row {
-                $0.u8(1)
-                $0.varint(0)
-                $0.u8(1)
-                $0.zigzag(1)
-                $0.varint(1)
+                $0.rowHead()
                 $0.varint(3)
                 $0.varint(0)
             },
@@ -907,22 +900,14 @@ struct ChangesetCodecTests {
         // Node references: 1 is the source, 2 would introduce a new node, 3 is out of range.
         expectMalformed(
             row {
-                $0.u8(1)
-                $0.varint(0)
-                $0.u8(1)
-                $0.zigzag(1)
-                $0.varint(1)
+                $0.rowHead()
                 $0.varint(1)
                 $0.varint(3)
             },
             at: rowStart + 6, .nodeIndexOutOfRange(index: 3, nodeCount: 1))
         expectMalformed(
             row {
-                $0.u8(1)
-                $0.varint(0)
-                $0.u8(1)
-                $0.zigzag(1)
-                $0.varint(1)
+                $0.rowHead()
                 $0.varint(1)
                 $0.varint(2)
                 $0.raw(sourceNode.bytes)
