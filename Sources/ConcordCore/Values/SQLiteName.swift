@@ -31,7 +31,17 @@ public enum SQLiteName {
         public init(_ text: String) { self.text = text }
 
         /// Whether the two strings have the same UTF-8 bytes.
-        public static func == (lhs: Key, rhs: Key) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+        ///
+        /// Apply looks a table up by name for every row, so the common case (native strings, whose
+        /// bytes are contiguous) compares the two buffers directly rather than iterating views.
+        public static func == (lhs: Key, rhs: Key) -> Bool {
+            let (a, b) = (lhs.text.utf8, rhs.text.utf8)
+            guard a.count == b.count else { return false }
+            let direct = a.withContiguousStorageIfAvailable { x in
+                b.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+            }
+            return (direct ?? nil) ?? a.elementsEqual(b)
+        }
 
         /// Hashes the UTF-8 bytes, so equal keys hash alike.
         public func hash(into hasher: inout Hasher) {
