@@ -4,17 +4,14 @@ enum ApplyOrder {
     /// foreign keys first, as they came (their reprojection follows arrival
     /// order too); then each other table's rows by key, in SQLite's order
     /// (text before blobs, bytewise), and a key met twice in arrival order.
-    static func writeOrder(_ batch: [RowChange], _ plans: [SQLiteName.Key: TablePlan]) -> [Int] {
+    static func writeOrder(_ batch: [RowChange], _ plans: TablePlans) -> [Int] {
         // Sorted as compact items, a rank (0: foreign keys; then per other table by name, text keys before
-        // blobs) and the key's first eight bytes; whole keys are compared only when those tie.
-        let unrelated = plans.values.filter { !$0.isRelated }.map(\.remote.name).sorted {
-            $0.utf8.lexicographicallyPrecedes($1.utf8)
-        }
-        let ranks = Dictionary(uniqueKeysWithValues: unrelated.enumerated().map { (SQLiteName.Key($1), 2 * $0 + 1) })
+        // blobs: ``TablePlan/writeRank``) and the key's first eight bytes; whole keys are compared only when
+        // those tie.
         var items: [(rank: Int, prefix: UInt64, index: Int)] = []
         items.reserveCapacity(batch.count)
         for (index, row) in batch.enumerated() {
-            guard let rank = ranks[SQLiteName.Key(row.table)] else {
+            guard let rank = plans[row.table]?.writeRank, rank > 0 else {
                 items.append((0, 0, index))
                 continue
             }

@@ -15,7 +15,7 @@ final class ApplySession {
     let since: Int64
     let upTo: Int64
     let batchSize: Int
-    private let plans: [SQLiteName.Key: TablePlan]
+    private let plans: TablePlans
     private let physical: Int64
     private var validated: RowValidator
     private var checksum: UInt32?
@@ -27,8 +27,7 @@ final class ApplySession {
         self.since = since
         self.upTo = upTo
         self.batchSize = batchSize
-        plans = Dictionary(
-            uniqueKeysWithValues: try tables.map { (SQLiteName.Key($0.name), try TablePlan($0, replica: replica)) })
+        plans = TablePlans(try tables.map { try TablePlan($0, replica: replica) })
         physical = replica.configuration.clock.unixMilliseconds()
         validated = RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID)
     }
@@ -53,7 +52,7 @@ final class ApplySession {
             version: replica.versionFloor(after: try replica.version),
             recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
             reprojection: Reprojection(replica: replica))
-        for plan in plans.values where try replica.store(plan.local).isEmpty() { plan.newKeys = [] }
+        for plan in plans.all where try plan.store.isEmpty() { plan.newKeys = [] }
         var batch: [RowChange] = []
         repeat {
             batch.removeAll(keepingCapacity: true)
@@ -89,8 +88,8 @@ final class ApplySession {
 
     /// Merges one row and writes the result (a related row is shown at the end, by the reprojection).
     private func merge(_ row: RowChange, into run: inout MergeRun) throws {
-        let plan = plans[SQLiteName.Key(row.table)]!
-        let store = replica.store(plan.local)
+        let plan = plans[row.table]!
+        let store = plan.store
         let ref = RowRef(table: plan.local.name, key: row.key)
         // A related row merged earlier in this changeset is materialized only at the end:
         // what it holds now is what the reprojection remembers, not what the tables show yet.
@@ -127,7 +126,7 @@ final class ApplySession {
         _ row: RowChange, plan: TablePlan, stored: RegisterStore.StoredRow?,
         run: MergeRun
     ) throws -> RowRegisters? {
-        let remote = try replica.store(plan.local).conform(plan.localRegisters(row.registers))
+        let remote = try plan.store.conform(plan.localRegisters(row.registers))
         guard let interceptor = replica.configuration.interceptor else { return remote }
         return try interceptor.incoming(
             remote, stored: stored?.registers, row: row, source: source,

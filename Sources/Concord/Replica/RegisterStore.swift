@@ -12,6 +12,8 @@ final class RegisterStore {
     /// Whether a child can bring this table's deleted rows back, asked once rather than per row:
     /// stores are made anew whenever the synced tables, and so the foreign keys, change.
     private lazy var isRevivable = replica.isRevivable(table.name)
+    /// Each column's affinity, read once (apply conforms every row to it) for the same reason.
+    private(set) lazy var affinities = replica.captureFacts[table.name]?.affinities
 
     /// A row's registers and where its values live.
     struct StoredRow {
@@ -200,7 +202,7 @@ final class RegisterStore {
     /// Sets one column's value wherever the row's values live: the user table, the hidden copy, or both
     /// (as the table stores it, so that both hold the same).
     func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws {
-        let affinity = replica.captureFacts[table.name]?.affinities[column] ?? .blob
+        let affinity = affinities?[column] ?? .blob
         let value = try replica.stored(value, as: affinity)
         try database.execute(
             "UPDATE \(table.quotedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",

@@ -31,7 +31,7 @@ extension RegisterStore {
     /// from the table the moment it is shown, and every later merge of the same
     /// register would find a change.
     func conform(_ registers: RowRegisters) throws -> RowRegisters {
-        guard let affinities = replica.captureFacts[table.name]?.affinities else { return registers }
+        guard let affinities else { return registers }
         var result = registers
         for (index, column) in registers.columns.enumerated() {
             guard let column, index < affinities.count, affinities[index].mayConvert(column.value) else { continue }

@@ -16,8 +16,8 @@ struct RowValidator {
 
     /// Refuses a row of a table the changeset does not declare, a key that is not TEXT or BLOB,
     /// and a stamp (liveness, column or counter contribution) too far ahead of this replica's clock.
-    mutating func check(_ row: RowChange, _ plans: [SQLiteName.Key: TablePlan]) throws {
-        guard let plan = plans[SQLiteName.Key(row.table)] else { throw ReplicaError.tableNotSynced(table: row.table) }
+    mutating func check(_ row: RowChange, _ plans: TablePlans) throws {
+        guard let plan = plans[row.table] else { throw ReplicaError.tableNotSynced(table: row.table) }
         guard Replica.isSyncableKey(row.key) else {
             throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
         }

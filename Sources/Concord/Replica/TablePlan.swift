@@ -9,6 +9,11 @@ final class TablePlan {
     let isRelated: Bool
     /// The changeset lists the same columns in the same order.
     let isIdentity: Bool
+    /// Where the registers of the local table are read and written (looked up once, not per row).
+    let store: RegisterStore
+    /// Where this table's rows go in a batch's write order: 0 for a table with foreign keys (as they came),
+    /// else an odd rank by name (see ``ApplyOrder``); set by ``TablePlans``.
+    var writeRank = 0
     /// For a table that held no registers when the merge began, the hashes of
     /// the keys merged since; `nil` otherwise (or once it grew past ``newKeysLimit``).
     var newKeys: Set<Int64>?
@@ -16,9 +21,13 @@ final class TablePlan {
     /// How many key hashes a merge keeps per table (8 bytes each, some 16 MB with the set's spare room).
     static let newKeysLimit = 1 << 20
 
-    init(remote: TableSchema, local: SyncedTable, positions: [Int?], rules: RowMerge.Rules, isRelated: Bool) {
+    init(
+        remote: TableSchema, local: SyncedTable, store: RegisterStore, positions: [Int?], rules: RowMerge.Rules,
+        isRelated: Bool
+    ) {
         self.remote = remote
         self.local = local
+        self.store = store
         self.positions = positions
         self.rules = rules
         self.isRelated = isRelated
@@ -74,7 +83,7 @@ final class TablePlan {
             positions[localIndex] = remoteIndex
         }
         self.init(
-            remote: remote, local: local, positions: positions,
+            remote: remote, local: local, store: replica.store(local), positions: positions,
             rules: RowMerge.Rules(policy: local.policy, merges: local.merges, functions: replica.configuration.merges),
             isRelated: replica.hasRelations(local.name))
     }
