@@ -22,13 +22,17 @@ extension Simulation {
     /// other is the ConcordTesting `Shrinker`, which simplifies what is
     /// left — fewer devices, shorter delays, plainer writes. A candidate that
     /// fails at step *k* keeps only its choices up to step *k*, so a plan
-    /// shrinks to its failing prefix at once.
+    /// shrinks to its failing prefix at once. With `goal`, it stops after the
+    /// first pass that leaves at most that many steps (a check that a failure
+    /// shrinks far enough need not pay for the smallest plan).
     ///
     /// ```swift
     /// let shrunk = try simulation.shrink(choices, failing: result, maxRuns: 300)
     /// print(shrunk.plan.steps.count)
     /// ```
-    public func shrink(_ choices: [UInt64], failing result: SimulationResult, maxRuns: Int = 500) throws -> Shrunk {
+    public func shrink(
+        _ choices: [UInt64], failing result: SimulationResult, maxRuns: Int = 500, goal: Int = 0
+    ) throws -> Shrunk {
         guard let kind = result.failure?.kind else { preconditionFailure("shrink needs a failing run") }
         var runs = 0
         var tried: Set<[UInt64]> = []
@@ -48,9 +52,10 @@ extension Simulation {
         while runs < maxRuns {
             let before = current
             current = deleteSteps(current, stillFails)
+            if plan(replaying: current).steps.count <= goal { break }
             let generic = Shrinker.shrink(current, maxCalls: max(0, (maxRuns - runs) / 2), run: stillFails)
             current = generic.choices
-            if current == before { break }
+            if current == before || plan(replaying: current).steps.count <= goal { break }
         }
         let plan = self.plan(replaying: current)
         return Shrunk(choices: current, plan: plan, result: try run(plan), runs: runs)
