@@ -8,12 +8,16 @@
 /// prepared once, since apply and fold call it for every row.
 final class RegisterStore {
     let table: SyncedTable
-    unowned let replica: Replica
-    /// Whether a child can bring this table's deleted rows back, asked once rather than per row:
-    /// stores are made anew whenever the synced tables, and so the foreign keys, change.
-    private lazy var isRevivable = replica.isRevivable(table.name)
-    /// Each column's affinity, read once (apply conforms every row to it) for the same reason.
-    private(set) lazy var affinities = replica.captureFacts[table.name]?.affinities
+    let database: Database
+    /// The node directory the replica shares with all its stores.
+    let nodes: NodeDirectory
+    /// Each column's affinity (apply conforms every row to it); `nil` when the table's facts are unknown.
+    /// Given when the store is made: stores are made anew whenever the synced tables change.
+    let affinities: [ColumnAffinity]?
+    /// Whether a child can bring this table's deleted rows back (it is the parent of a RESTRICT or NO ACTION
+    /// key), known when the store is made for the same reason.
+    private let isRevivable: Bool
+    private var marks: RowMarks { RowMarks(database: database) }
 
     /// A row's registers and where its values live.
     struct StoredRow {
@@ -36,9 +40,15 @@ final class RegisterStore {
     private var sql: [String] = []
     private var statements: [Statement?] = Array(repeating: nil, count: Slot.allCases.count)
 
-    init(table: SyncedTable, replica: Replica) {
+    init(
+        table: SyncedTable, database: Database, nodes: NodeDirectory, affinities: [ColumnAffinity]?,
+        isRevivable: Bool
+    ) {
         self.table = table
-        self.replica = replica
+        self.database = database
+        self.nodes = nodes
+        self.affinities = affinities
+        self.isRevivable = isRevivable
         let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
         let values = zip(table.hiddenColumns, table.quotedColumns).map {
             "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($1) END"
@@ -85,8 +95,6 @@ final class RegisterStore {
     private static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
-
-    private var database: Database { replica.database }
 
     // MARK: Reading
 
@@ -160,7 +168,7 @@ final class RegisterStore {
 
     private func stamp(_ statement: Statement, _ hlcColumn: Int32, _ nodeColumn: Int32) throws -> Stamp? {
         let hlc = statement.int64(hlcColumn)
-        guard let node = try replica.node(at: statement.int64(nodeColumn)) else { return nil }
+        guard let node = try nodes.node(at: statement.int64(nodeColumn)) else { return nil }
         return Stamp(hlc: HLCTimestamp(sqliteValue: hlc), node: node)
     }
 
@@ -173,7 +181,7 @@ final class RegisterStore {
             "SELECT col, node, cl, amount, hlc FROM \(table.countersTable) WHERE pk = ? ORDER BY col, node", [key])
         {
             guard let position = row[0].integerValue, table.columns.indices.contains(Int(position)),
-                let node = try replica.node(at: row[1].integerValue ?? 0)
+                let node = try nodes.node(at: row[1].integerValue ?? 0)
             else { continue }
             let index = Int(position)
             result[index, default: []].append(
@@ -192,7 +200,7 @@ final class RegisterStore {
             try database.execute(
                 "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    key, position, .integer(try replica.indexRegistering(entry.stamp.node)),
+                    key, position, .integer(try nodes.indexRegistering(entry.stamp.node)),
                     .integer(Int64(bitPattern: entry.causalLength)), .integer(entry.amount),
                     .integer(entry.stamp.hlc.sqliteValue),
                 ])
@@ -203,7 +211,7 @@ final class RegisterStore {
     /// (as the table stores it, so that both hold the same).
     func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws {
         let affinity = affinities?[column] ?? .blob
-        let value = try replica.stored(value, as: affinity)
+        let value = try database.stored(value, as: affinity)
         try database.execute(
             "UPDATE \(table.quotedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
             [value, key])
@@ -268,18 +276,18 @@ final class RegisterStore {
             } else if previous?.hasHiddenValues ?? false {
                 try deleteHidden(key)
             }
-            if mayBeParked { try replica.unpark(RowRef(table: table.name, key: key)) }
+            if mayBeParked { try marks.unpark(table: table.id, key: key) }
             if isRevivable {
-                try replica.markRevived(RowRef(table: table.name, key: key), !registers.liveness.isAlive)
+                try marks.markRevived(table: table.id, key: key, !registers.liveness.isAlive)
             }
         case .hidden(let reason):
-            if isRevivable { try replica.markRevived(RowRef(table: table.name, key: key), false) }
+            if isRevivable { try marks.markRevived(table: table.id, key: key, false) }
             if previous?.shown ?? false { try statement(.deleteShown).run([key]) }
             if registers.columns.contains(where: { $0 != nil }) { try statement(.writeHidden).run([key] + values) }
             if let reason {
-                try replica.park(RowRef(table: table.name, key: key), reason: reason)
+                try marks.park(table: table.id, key: key, reason: reason)
             } else if mayBeParked {
-                try replica.unpark(RowRef(table: table.name, key: key))
+                try marks.unpark(table: table.id, key: key)
             }
         }
         return placement
@@ -358,6 +366,6 @@ final class RegisterStore {
             return
         }
         try parameters.bind(.integer(stamp.hlc.sqliteValue))
-        try parameters.bind(.integer(try replica.indexRegistering(stamp.node)))
+        try parameters.bind(.integer(try nodes.indexRegistering(stamp.node)))
     }
 }

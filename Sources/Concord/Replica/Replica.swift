@@ -34,11 +34,8 @@ public final class Replica {
     /// Foreign keys between synced tables, by child and by parent table.
     private var parentKeys: [String: [ForeignKey]] = [:]
     private var childKeys: [String: [ForeignKey]] = [:]
-    /// Node ids by their index in `_concord_nodes`.
-    private var nodesByIndex: [Int64: NodeID] = [:]
-    private var indexesByNode: [NodeID: Int64] = [:]
-    /// The node `indexRegistering(_:)` last answered for: most stamps in a row or a changeset share one.
-    private var lastIndexed: (node: NodeID, index: Int64)?
+    /// Node ids by their index in `_concord_nodes`, shared with the register stores.
+    let nodes: NodeDirectory
     /// The schema version and fingerprint Concord last checked the synced tables against (see ``checkSchemas()``).
     var checkedSchema: (version: Int64?, fingerprint: String)?
 
@@ -122,6 +119,7 @@ public final class Replica {
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
         self.database = database
         self.configuration = configuration
+        nodes = NodeDirectory(database: database)
         nodeID = NodeID(bytes: Array(repeating: 0, count: NodeID.byteCount))!
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
         let exists =
@@ -209,7 +207,6 @@ public final class Replica {
                     merges: columns.map { merges[$0] ?? .lww }))
             syncedTables[name] = table
             tableNames[id] = name
-            stores[name] = RegisterStore(table: table, replica: self)
         }
         parentKeys = [:]
         childKeys = [:]
@@ -247,13 +244,11 @@ public final class Replica {
     }
 
     /// The id of a synced table, as metadata rows refer to it.
-    private func id(of table: String) -> SQLiteValue { .integer(syncedTables[table]?.id ?? 0) }
+    private func id(of table: String) -> Int64 { syncedTables[table]?.id ?? 0 }
 
     /// Records why an alive row is not shown.
     func park(_ row: RowRef, reason: ParkReason) throws {
-        try database.execute(
-            "INSERT OR REPLACE INTO \(Metadata.parked) (tbl, pk, kind, reason) VALUES (?, ?, ?, ?)",
-            [id(of: row.table), row.key, .integer(reason.kind), .text(reason.description)])
+        try RowMarks(database: database).park(table: id(of: row.table), key: row.key, reason: reason)
     }
 
     /// Whether rows of `table` can be brought back by a child (it is the parent of a RESTRICT or NO ACTION key).
@@ -261,29 +256,27 @@ public final class Replica {
 
     /// Records whether a row of a revivable table is shown though deleted (brought back by a child).
     func markRevived(_ row: RowRef, _ revived: Bool) throws {
-        try database.execute(
-            revived
-                ? "INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk) VALUES (?, ?)"
-                : "DELETE FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?", [id(of: row.table), row.key])
+        try RowMarks(database: database).markRevived(table: id(of: row.table), key: row.key, revived)
     }
 
     /// The rows of `table` shown only because a child brought them back, in key order.
     func revivedKeys(in table: String) throws -> [SQLiteValue] {
-        try database.query("SELECT pk FROM \(Metadata.revived) WHERE tbl = ? ORDER BY pk", [id(of: table)]).map {
-            $0[0]
-        }
+        try database.query("SELECT pk FROM \(Metadata.revived) WHERE tbl = ? ORDER BY pk", [.integer(id(of: table))])
+            .map {
+                $0[0]
+            }
     }
 
     /// Forgets a row's parking, once it is shown or deleted.
     func unpark(_ row: RowRef) throws {
-        try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [id(of: row.table), row.key])
+        try RowMarks(database: database).unpark(table: id(of: row.table), key: row.key)
     }
 
     /// SQLite's message when `row` is parked because its values break a constraint of its table.
     func constraintParking(_ row: RowRef) throws -> String? {
         try database.scalar(
             "SELECT reason FROM \(Metadata.parked) WHERE tbl = ? AND pk = ? AND kind = ?",
-            [id(of: row.table), row.key, .integer(ParkReason.constraint("").kind)])?.textValue
+            [.integer(id(of: row.table)), row.key, .integer(ParkReason.constraint("").kind)])?.textValue
             .map(ParkReason.constraintMessage(stored:))
     }
 
@@ -298,7 +291,9 @@ public final class Replica {
     /// The register store of a synced table.
     func store(_ table: SyncedTable) -> RegisterStore {
         if let store = stores[table.name] { return store }
-        let store = RegisterStore(table: table, replica: self)
+        let store = RegisterStore(
+            table: table, database: database, nodes: nodes, affinities: captureFacts[table.name]?.affinities,
+            isRevivable: isRevivable(table.name))
         stores[table.name] = store
         return store
     }
@@ -306,47 +301,13 @@ public final class Replica {
     // MARK: Node ids
 
     /// The node id stored under `index` (0 means "no write").
-    func node(at index: Int64) throws -> NodeID? {
-        if index == 0 { return nil }
-        if let node = nodesByIndex[index] { return node }
-        guard
-            let bytes = try database.scalar("SELECT id FROM \(Metadata.nodes) WHERE idx = ?", [.integer(index)])?
-                .blobValue, let node = NodeID(bytes: bytes)
-        else { return nil }
-        nodesByIndex[index] = node
-        indexesByNode[node] = index
-        return node
-    }
+    func node(at index: Int64) throws -> NodeID? { try nodes.node(at: index) }
 
     /// The index of `node` in `_concord_nodes`, adding the node on first sight.
-    func indexRegistering(_ node: NodeID) throws -> Int64 {
-        if let last = lastIndexed, last.node == node { return last.index }
-        if let index = indexesByNode[node] {
-            lastIndexed = (node, index)
-            return index
-        }
-        let index: Int64
-        if let found = try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
-            .integerValue
-        {
-            index = found
-        } else {
-            try database.execute("INSERT INTO \(Metadata.nodes) (id) VALUES (?)", [.blob(node.bytes)])
-            index =
-                try database.scalar("SELECT idx FROM \(Metadata.nodes) WHERE id = ?", [.blob(node.bytes)])?
-                .integerValue ?? 0
-        }
-        nodesByIndex[index] = node
-        indexesByNode[node] = index
-        return index
-    }
+    func indexRegistering(_ node: NodeID) throws -> Int64 { try nodes.indexRegistering(node) }
 
     /// Forgets cached node indexes (after a rollback may have undone new ones).
-    func forgetNodeCache() {
-        lastIndexed = nil
-        nodesByIndex = [:]
-        indexesByNode = [:]
-    }
+    func forgetNodeCache() { nodes.forget() }
 }
 
 /// The JSON forms of the column list and merges stored in `_concord_tables`.

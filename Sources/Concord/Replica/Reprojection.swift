@@ -8,7 +8,8 @@
 /// them (a child of a parent that is no longer visible, a parent a child
 /// brought back).
 final class Reprojection {
-    unowned let replica: Replica
+    /// Held for the one apply, fold or check that made this (the replica never holds a reprojection).
+    let replica: Replica
     let rows: StoredRows
     private(set) var visibility: Visibility<StoredRows>
     /// Rows whose registers were merged and not yet materialized.

@@ -4,7 +4,8 @@
 /// (``remember(_:_:version:previous:)``), so visibility — and a second copy
 /// of the same key in the same changeset — sees them as merged.
 final class StoredRows: RowGraph {
-    unowned let replica: Replica
+    /// Held for the one reprojection that made this.
+    let replica: Replica
     private var rows: [RowRef: RegisterStore.StoredRow?] = [:]
     private var parkedRowsExist: Bool?
 

@@ -32,13 +32,15 @@ public final class Database {
         }
     }
 
-    let handle: OpaquePointer
+    /// The open connection, shared with every statement prepared on it.
+    let connection: Connection
+    var handle: OpaquePointer { connection.handle }
     /// The path the connection was opened with (`:memory:` for an in-memory database).
     public let path: String
     private var statementCache: [SQLiteName.Key: Statement] = [:]
     private var savepointDepth = 0
     /// The VFS the connection was opened with, kept registered for as long as the connection lives.
-    let vfs: ReplicaVFS?
+    var vfs: ReplicaVFS? { connection.vfs }
 
     /// Opens (or creates) the database at `path`.
     ///
@@ -58,9 +60,8 @@ public final class Database {
             sqlite3_close_v2(handle)
             throw DatabaseOpenError(path: path, underlying: error)
         }
-        self.handle = handle
+        connection = Connection(handle: handle, vfs: vfs)
         self.path = path
-        self.vfs = vfs
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
     }
@@ -68,17 +69,6 @@ public final class Database {
     /// A private in-memory database.
     public static func inMemory(vfs: ReplicaVFS? = nil) throws -> Database {
         try Database(path: ":memory:", vfs: vfs)
-    }
-
-    deinit {
-        statementCache.removeAll()
-        guard sqlite3_close(handle) != SQLITE_OK else { return }
-        // A statement prepared elsewhere outlives the connection. SQLite closes
-        // the connection when that statement is finalized, still through the
-        // connection's VFS (the WAL is checkpointed and deleted then), so the
-        // VFS must stay registered and allocated until then: it is kept for good.
-        if let vfs { _ = Unmanaged.passRetained(vfs) }
-        sqlite3_close_v2(handle)
     }
 
     /// Runs one or more SQL statements that take no parameters.

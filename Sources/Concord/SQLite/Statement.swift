@@ -14,18 +14,19 @@ import Foundation
 /// ```
 public final class Statement {
     let handle: OpaquePointer
-    unowned let database: Database
+    /// The connection it was prepared on, kept open while the statement lives (see ``Connection``).
+    let connection: Connection
     /// The SQL text, for error messages.
     public let sql: String
 
     init(database: Database, sql: String) throws {
         var handle: OpaquePointer?
-        let code = sqlite3_prepare_v2(database.handle, sql, -1, &handle, nil)
+        let code = sqlite3_prepare_v2(database.connection.handle, sql, -1, &handle, nil)
         guard code == SQLITE_OK, let handle else {
             throw SQLiteError(connection: database.handle, code: code, sql: sql)
         }
         self.handle = handle
-        self.database = database
+        connection = database.connection
         self.sql = sql
     }
 
@@ -75,7 +76,7 @@ public final class Statement {
             }
         }
         guard code == SQLITE_OK else {
-            throw SQLiteError(connection: database.handle, code: code, sql: sql)
+            throw SQLiteError(connection: connection.handle, code: code, sql: sql)
         }
     }
 
@@ -87,7 +88,7 @@ public final class Statement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = SQLiteError(connection: database.handle, code: code, sql: sql)
+            let error = SQLiteError(connection: connection.handle, code: code, sql: sql)
             sqlite3_reset(handle)
             throw error
         }

@@ -1,4 +1,4 @@
-extension Replica {
+extension Database {
     /// `value` as a column of `affinity` stores it, by SQLite's own rules.
     ///
     /// Asked only for values ``ColumnAffinity/mayConvert(_:)`` says could
@@ -8,23 +8,23 @@ extension Replica {
     func stored(_ value: SQLiteValue, as affinity: ColumnAffinity) throws -> SQLiteValue {
         guard affinity.mayConvert(value) else { return value }
         // Made once per connection; a rolled-back transaction that made it takes it away again.
-        if try database.scalar("SELECT count(*) FROM temp.sqlite_schema WHERE name = '_concord_affinity'")
+        if try scalar("SELECT count(*) FROM temp.sqlite_schema WHERE name = '_concord_affinity'")
             == .integer(0)
         {
-            try database.execute(
+            try execute(
                 """
                 CREATE TEMP TABLE _concord_affinity (text TEXT, numeric NUMERIC, integer INTEGER, real REAL);
                 INSERT INTO temp._concord_affinity VALUES (NULL, NULL, NULL, NULL);
                 """)
         }
         let column = affinity.rawValue.lowercased()
-        return try database.scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value])
+        return try scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value])
             ?? value
     }
 }
 
 extension RegisterStore {
-    /// The registers with every value as this replica's table stores it (see ``Replica/stored(_:as:)``).
+    /// The registers with every value as this replica's table stores it (see ``Database/stored(_:as:)``).
     ///
     /// A peer whose column has another type, or a hostile one, may send `0.0`
     /// for a column that keeps `0`: merged as sent, the register would differ
@@ -35,7 +35,7 @@ extension RegisterStore {
         var result = registers
         for (index, column) in registers.columns.enumerated() {
             guard let column, index < affinities.count, affinities[index].mayConvert(column.value) else { continue }
-            result.columns[index]?.value = try replica.stored(column.value, as: affinities[index])
+            result.columns[index]?.value = try database.stored(column.value, as: affinities[index])
         }
         return result
     }

@@ -1,0 +1,37 @@
+import ConcordCore
+
+/// The marks metadata keeps on single rows: why an alive row is parked, and that a deleted row shows because a
+/// child brought it back.
+///
+/// Rows are named by their table's id in `_concord_tables` and their key, as
+/// the metadata tables store them. The replica and its register stores write
+/// the marks through this one piece.
+///
+/// ```swift
+/// let marks = RowMarks(database: database)
+/// try marks.park(table: lists.id, key: "l1", reason: .constraint("NOT NULL constraint failed: lists.name"))
+/// try marks.unpark(table: lists.id, key: "l1")
+/// ```
+struct RowMarks {
+    let database: Database
+
+    /// Records why an alive row is not shown.
+    func park(table: Int64, key: SQLiteValue, reason: ParkReason) throws {
+        try database.execute(
+            "INSERT OR REPLACE INTO \(Metadata.parked) (tbl, pk, kind, reason) VALUES (?, ?, ?, ?)",
+            [.integer(table), key, .integer(reason.kind), .text(reason.description)])
+    }
+
+    /// Forgets a row's parking, once it is shown or deleted.
+    func unpark(table: Int64, key: SQLiteValue) throws {
+        try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [.integer(table), key])
+    }
+
+    /// Records whether a row of a revivable table is shown though deleted (brought back by a child).
+    func markRevived(table: Int64, key: SQLiteValue, _ revived: Bool) throws {
+        try database.execute(
+            revived
+                ? "INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk) VALUES (?, ?)"
+                : "DELETE FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?", [.integer(table), key])
+    }
+}
