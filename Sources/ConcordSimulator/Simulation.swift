@@ -78,20 +78,3 @@ public struct Simulation: Sendable {
         return NodeID.random(using: &generator)
     }
 }
-
-/// The 64-bit FNV-1a hash, for fingerprints of traces and dumps.
-struct FNV1a {
-    private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
-
-    mutating func add(_ text: String) {
-        for byte in text.utf8 {
-            value ^= UInt64(byte)
-            value &*= 0x100_0000_01B3
-        }
-    }
-
-    var hex: String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-}

@@ -6,7 +6,7 @@
 /// fraction of the size (and mostly in the page cache). Lookups compare the
 /// key itself too, so collisions only cost an extra row read.
 ///
-/// FNV-1a over a type tag and the key's bytes. It is stored on disk, so it
+/// ``FNV1a`` over a type tag and the key's bytes. It is stored on disk, so it
 /// must never change.
 ///
 /// ```swift
@@ -29,9 +29,9 @@ package enum KeyHash {
     }
 
     private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, tag: UInt8) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        hash = (hash ^ UInt64(tag)) &* 0x0000_0100_0000_01b3
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return Int64(bitPattern: hash)
+        var hash = FNV1a()
+        hash.add(tag)
+        hash.add(bytes)
+        return Int64(bitPattern: hash.value)
     }
 }
