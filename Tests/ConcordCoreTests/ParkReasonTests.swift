@@ -22,6 +22,8 @@ struct ParkReasonTests {
                 == "its key is an integer, and a synced key must be TEXT or BLOB (such as a UUID); "
                 + "it stays in the table unsynced: delete it, or insert it again under a TEXT key")
         #expect(ParkReason.unsyncableKey(type: "null").description.hasPrefix("its key is NULL, and"))
+        // A REAL primary key is parked too; the message once read "its key is an real".
+        #expect(ParkReason.unsyncableKey(type: "real").description.hasPrefix("its key is a real, and"))
     }
 
     @Test func storedKindsArePinnedAndDistinct() {
