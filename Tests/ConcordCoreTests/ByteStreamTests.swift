@@ -129,6 +129,10 @@ struct ByteStreamTests {
             #expect(
                 streamError { _ = try FileByteSink(path: folder + "/no/such/folder") }
                     == .io(operation: "create", path: folder + "/no/such/folder", reason: "No such file or directory"))
+            // An atomic sink names the path it was given, not the temporary file it could not create beside it.
+            #expect(
+                streamError { _ = try FileByteSink(path: folder + "/no/out.cncd", atomically: true) }
+                    == .io(operation: "create", path: folder + "/no/out.cncd", reason: "No such file or directory"))
             // A folder opens for reading, but reading it fails.
             let source = try FileByteSource(path: folder)
             #expect(
