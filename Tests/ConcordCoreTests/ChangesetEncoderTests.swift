@@ -166,6 +166,42 @@ struct ChangesetEncoderTests {
         #expect(try Changeset(json: limits.jsonData()) == limits)
     }
 
+    /// The encoder once named `contributions[0].stamp.node` for every problem of an entry, a causal
+    /// length or a clock out of range included; it names the field the decoder names.
+    @Test func aContributionBeyondTheLimitsIsRefusedNamingItsField() throws {
+        let place = "(table 'posts', column 'likes')"
+        var row = post
+        row.registers.columns[0]!.contributions[0].causalLength = Liveness.maxCausalLength + 1
+        #expect(
+            refusal(Changeset(header: header, rows: [row]))
+                == .unencodable(
+                    field: "rows[0].columns[0].contributions[0].causalLength \(place)",
+                    reason: .causalLengthTooLarge(Liveness.maxCausalLength + 1)))
+        row = post
+        row.registers.columns[0]!.contributions[0].stamp = stamp(1 << 63)
+        #expect(
+            refusal(Changeset(header: header, rows: [row]))
+                == .unencodable(
+                    field: "rows[0].columns[0].contributions[0].stamp \(place)", reason: .clockOutOfRange(1 << 63)))
+
+        // The decoder refuses the same causal length at its varint: the largest one allowed, then one above it.
+        row = post
+        row.registers.columns[0]!.contributions[0].causalLength = Liveness.maxCausalLength
+        var bytes = try Changeset(header: header, rows: [row]).encoded()
+        let varint = bytes.ranges(of: [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40])
+        try #require(varint.count == 1)
+        let offset = varint[0].lowerBound
+        bytes[offset] = 0x81  // 2^62 + 1
+        let crc = CRC32.checksum(bytes.dropLast(4))
+        bytes.replaceSubrange(
+            bytes.count - 4..<bytes.count, with: (0..<4).map { UInt8(truncatingIfNeeded: crc >> ($0 * 8)) })
+        #expect(
+            encoderError { _ = try Changeset(decoding: bytes) }
+                == .malformed(
+                    offset: offset, field: "rows[0].columns[0].contributions[0].causalLength \(place)",
+                    reason: .causalLengthTooLarge(Liveness.maxCausalLength + 1)))
+    }
+
     @Test func aTableMayHaveAsManyColumnsAsSQLiteAndNoMore() throws {
         let widest = TableSchema(name: "wide", key: "id", columns: (0..<32_767).map { "c\($0)" }, policy: .row)
         let row = RowChange(
