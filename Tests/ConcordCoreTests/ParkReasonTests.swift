@@ -32,7 +32,6 @@ struct ParkReasonTests {
             .constraint("x"), .unsyncableKey(type: "integer"),
         ]
         #expect(reasons.map(\.kind) == [1, 2, 3, 4, 5])
-        #expect(reasons.map(\.keepsUserRow) == [false, false, false, false, true])
     }
 
     @Test func constraintMessagesComeBackFromTheirStoredText() {

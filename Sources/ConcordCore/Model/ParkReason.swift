@@ -33,9 +33,6 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the row may still be in the user table while parked (its key cannot sync).
-    package var keepsUserRow: Bool { if case .unsyncableKey = self { true } else { false } }
-
     /// The reason in a few words, naming the parent (as `table/key`) or quoting SQLite's message.
     public var description: String {
         switch self {
