@@ -243,7 +243,8 @@ public final class FileByteSink: ByteSink {
             open($0, O_WRONLY | O_CREAT | (atomically ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o644)
         }
         guard fd >= 0 else {
-            throw ChangesetError.io(operation: "create", path: target, reason: lastErrorDescription())
+            // The path asked for, not the temporary file beside it: that one is never the caller's to fix.
+            throw ChangesetError.io(operation: "create", path: path, reason: lastErrorDescription())
         }
         self.path = path
         self.descriptor = fd

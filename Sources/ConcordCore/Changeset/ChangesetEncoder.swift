@@ -197,9 +197,9 @@ public final class ChangesetEncoder {
             if let reason = ChangesetFormat.problem(stamp: register.stamp) {
                 throw ChangesetError.unencodable(field: "rows[\(i)].columns[\(c)].stamp \(place)", reason: reason)
             }
-            if let (j, reason) = ChangesetFormat.problem(contributions: register.contributions, merge: table.merges[c])
+            if let (entry, reason) = ChangesetFormat.problem(
+                contributions: register.contributions, merge: table.merges[c])
             {
-                let entry = j.map { "[\($0)].stamp.node" } ?? ""
                 throw ChangesetError.unencodable(
                     field: "rows[\(i)].columns[\(c)].contributions\(entry) \(place)", reason: reason)
             }

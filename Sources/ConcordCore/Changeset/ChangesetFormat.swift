@@ -99,22 +99,24 @@ enum ChangesetFormat {
 
     /// Why a register of a column merging with `merge` cannot carry `contributions`, or `nil` if it can.
     ///
-    /// Returns the index of the offending entry (`nil` when the list as a whole is wrong) and why.
+    /// Returns the offending entry's field after the list's (`[j].causalLength`, `[j].stamp`,
+    /// `[j].stamp.node`; empty when the list as a whole is wrong) and why.
     static func problem(
         contributions: [CounterContribution], merge: ColumnMerge
-    ) -> (index: Int?, reason: ChangesetError.Reason)? {
+    ) -> (field: String, reason: ChangesetError.Reason)? {
         guard merge == .counter else {
-            return contributions.isEmpty ? nil : (nil, .contributionsOnNonCounterColumn(merge: merge.name))
+            return contributions.isEmpty ? nil : ("", .contributionsOnNonCounterColumn(merge: merge.name))
         }
         if UInt64(contributions.count) > maxContributions {
-            return (nil, .countTooLarge(declared: UInt64(contributions.count), limit: maxContributions))
+            return ("", .countTooLarge(declared: UInt64(contributions.count), limit: maxContributions))
         }
         var previous: NodeID?
         for (j, contribution) in contributions.enumerated() {
-            if let reason = problem(contributionNode: contribution.stamp.node, after: previous) { return (j, reason) }
-            if let reason = problem(causalLength: contribution.causalLength) ?? problem(stamp: contribution.stamp) {
-                return (j, reason)
+            if let reason = problem(contributionNode: contribution.stamp.node, after: previous) {
+                return ("[\(j)].stamp.node", reason)
             }
+            if let reason = problem(causalLength: contribution.causalLength) { return ("[\(j)].causalLength", reason) }
+            if let reason = problem(stamp: contribution.stamp) { return ("[\(j)].stamp", reason) }
             previous = contribution.stamp.node
         }
         return nil

@@ -33,9 +33,6 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the row may still be in the user table while parked (its key cannot sync).
-    package var keepsUserRow: Bool { if case .unsyncableKey = self { true } else { false } }
-
     /// The reason in a few words, naming the parent (as `table/key`) or quoting SQLite's message.
     public var description: String {
         switch self {
@@ -44,9 +41,15 @@ public enum ParkReason: Hashable, Sendable, CustomStringConvertible {
         case .onCycle(let table, let key): "on a cycle through \(table)/\(Self.describe(key))"
         case .constraint(let message): Self.constraintPrefix + message
         case .unsyncableKey(let type):
-            "its key is \(type == "null" ? "NULL" : "an \(type)"), and a synced key must be TEXT or BLOB (such as a UUID); "
+            "its key is \(Self.article(type)), and a synced key must be TEXT or BLOB (such as a UUID); "
                 + "it stays in the table unsynced: delete it, or insert it again under a TEXT key"
         }
+    }
+
+    /// A key's type name (`typeof()`) in the message: "NULL", "an integer", "a real".
+    private static func article(_ type: String) -> String {
+        if type == "null" { return "NULL" }
+        return (type.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + type
     }
 
     package static func describe(_ key: SQLiteValue) -> String { key.textValue ?? key.description }
