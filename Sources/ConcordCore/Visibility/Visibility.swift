@@ -83,11 +83,33 @@ public struct Visibility<Graph: RowGraph> {
             {
                 continue
             }
-            return missing
-                ? .missingParent(table: parent.table, key: parent.key)
+            if missing { return .missingParent(table: parent.table, key: parent.key) }
+            // The same reason whichever row of a cycle is asked about first.
+            return try leadsBack(from: parent, to: row)
+                ? .onCycle(table: parent.table, key: parent.key)
                 : .hiddenParent(table: parent.table, key: parent.key)
         }
         return nil
+    }
+
+    /// Whether following hiding keys up from `start`, through rows that could show, reaches `target`.
+    ///
+    /// Asked only of a hidden parent, so parked rows pay for it and shown ones do not. Only alive (or
+    /// revived) rows are followed, as ``placement(of:)`` follows them: a deleted row on the way ends the chain.
+    private func leadsBack(from start: RowRef, to target: RowRef) throws -> Bool {
+        var seen: Set<RowRef> = [start]
+        var pending = [start]
+        while let row = pending.popLast() {
+            guard let registers = try graph.registers(of: row),
+                try registers.liveness.isAlive || isRevived(row, registers)
+            else { continue }
+            for key in graph.parents(of: row.table) where key.action.hidesChild {
+                guard let parent = Self.parent(of: registers, through: key) else { continue }
+                if parent == target { return true }
+                if seen.insert(parent).inserted { pending.append(parent) }
+            }
+        }
+        return false
     }
 
     /// The stand-ins a shown row shows for `SET NULL` / `SET DEFAULT` parents that are not visible.
