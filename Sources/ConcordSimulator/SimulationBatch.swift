@@ -25,12 +25,16 @@ public struct SimulationBatch: Sendable {
         self.jobs = max(1, jobs)
     }
 
-    /// Every scenario over `seeds`, or over its own ``Scenario/seedRange`` when `seeds` is `nil`.
-    public init(scenarios: [Scenario], seeds: ClosedRange<UInt64>? = nil, jobs: Int) throws {
+    /// Every scenario over `seeds`, or over its own ``Scenario/seedRange`` when `seeds` is `nil`; with
+    /// `shard`, only that shard's slice of those runs (see ``SimulationShard``).
+    public init(
+        scenarios: [Scenario], seeds: ClosedRange<UInt64>? = nil, jobs: Int, shard: SimulationShard? = nil
+    ) throws {
         let runs = try scenarios.flatMap { scenario in
             try (seeds ?? scenario.seedRange).map { Simulation(scenario: scenario, seed: $0) }
         }
-        self.init(runs: runs, jobs: jobs)
+        let kept = runs.indices.filter { shard?.contains(position: $0) ?? true }.map { runs[$0] }
+        self.init(runs: kept, jobs: jobs)
     }
 
     /// Runs every simulation; the first error any of them throws is rethrown once all have finished.

@@ -13,6 +13,24 @@ struct SimulateCLITests {
         #expect(results?.allSatisfy { $0["converged"] as? Bool == true } == true)
     }
 
+    /// Three machines running `--shard K/3` run each seed once between them, each exactly as a whole run would.
+    @Test func shardsSplitTheSeedsAndRunThemAsAWholeRunWould() throws {
+        let directory = TemporaryDirectory()
+        func seedsAndHashes(_ extra: [String]) throws -> [String] {
+            let run = try concordOK(["simulate", "--seeds", "1..5", "--steps", "30", "--json"] + extra, in: directory)
+            let results =
+                (try JSONSerialization.jsonObject(with: run.output) as? [String: Any])?["results"] as? [[String: Any]]
+            return (results ?? []).map { "\($0["seed"] ?? "?") \($0["traceHash"] ?? "?")" }
+        }
+        let whole = try seedsAndHashes([])
+        let shards = try (1...3).map { try seedsAndHashes(["--shard", "\($0)/3"]) }
+        #expect(shards.map(\.count) == [2, 2, 1])
+        #expect(shards.flatMap { $0 }.sorted() == whole.sorted())
+        let refused = try concord(["simulate", "--shard", "4/3"], in: directory)
+        #expect(refused.status == 64)
+        #expect(refused.errors.contains("shard 4 does not exist: with 3 shards, pick one from 1 to 3"))
+    }
+
     @Test func theSameSeedPrintsTheSameTrace() throws {
         let directory = TemporaryDirectory()
         let hashes = try (0..<2).map { _ in

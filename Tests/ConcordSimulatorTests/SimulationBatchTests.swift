@@ -30,6 +30,33 @@ struct SimulationBatchTests {
         #expect(batch.jobs == 1, "at least one thread runs")
     }
 
+    @Test func shardsAreDisjointAndTogetherRunEverything() throws {
+        var other = Scenario(name: "other", devices: 2, steps: 10)
+        other.seeds = "1..4"
+        let all = try SimulationBatch(scenarios: [Self.scenario, other], seeds: nil, jobs: 1).runs.map {
+            "\($0.scenario.name) \($0.seed)"
+        }
+        let shards = try (1...3).map { index in
+            try SimulationBatch(
+                scenarios: [Self.scenario, other], jobs: 1, shard: SimulationShard(index, of: 3)
+            ).runs.map { "\($0.scenario.name) \($0.seed)" }
+        }
+        #expect(shards[1] == all.enumerated().filter { $0.offset % 3 == 1 }.map(\.element))
+        #expect(shards.flatMap { $0 }.sorted() == all.sorted(), "every run in exactly one shard")
+        #expect(try SimulationBatch(scenarios: [other], jobs: 1, shard: SimulationShard(1, of: 1)).runs.count == 4)
+    }
+
+    @Test(arguments: [
+        ("0/3", "shard 0 does not exist: with 3 shards, pick one from 1 to 3"),
+        ("4/3", "shard 4 does not exist: with 3 shards, pick one from 1 to 3"),
+        ("1/0", "the number of shards must be at least 1, not 0"),
+        ("2", "expected K/N, for example 2/3 for the second of three shards"),
+        ("a/b", "expected K/N, for example 2/3 for the second of three shards"),
+    ])
+    func aShardThatDoesNotExistIsRefused(text: String, message: String) {
+        #expect(throws: ShardError(message)) { try SimulationShard(parsing: text) }
+    }
+
     @Test func summaryAddsUpEveryRun() throws {
         let results = try SimulationBatch(scenarios: [Self.scenario], seeds: 1...3, jobs: 1).run()
         var failing = results[1]

@@ -17,6 +17,11 @@ struct SimulateOptions: ParsableOptions {
     var topology: Scenario.Topology?
     @Option(valueName: "j", help: "Runs in parallel.")
     var jobs = 1
+    @Option(
+        valueName: "K/N",
+        help: "Run only the K-th of N disjoint slices of the runs (every N-th, from the K-th), to spread a sweep "
+            + "over machines.")
+    var shard: SimulationShard?
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
@@ -39,6 +44,14 @@ struct SimulateOptions: ParsableOptions {
 
 extension Scenario.Topology: ArgumentValue {}
 
+extension SimulationShard: ArgumentValue {
+    init(argument: String) throws(InvalidArgument) {
+        do { try self.init(parsing: argument) } catch { throw InvalidArgument(error.description) }
+    }
+
+    var argumentText: String { description }
+}
+
 extension Subcommand {
     static let simulate = Subcommand(
         "simulate",
@@ -56,7 +69,7 @@ extension Subcommand {
         options: SimulateOptions.self
     ) { options, output in
         let batch = try SimulationBatch(
-            scenarios: options.loadScenarios(), seeds: options.seedRange, jobs: options.jobs)
+            scenarios: options.loadScenarios(), seeds: options.seedRange, jobs: options.jobs, shard: options.shard)
         let started = ContinuousClock.now
         let results = try batch.run { done in
             guard !options.json else { return }
