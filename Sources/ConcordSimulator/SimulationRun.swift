@@ -152,11 +152,15 @@ final class SimulationRun {
         log("every link healed")
     }
 
-    /// Applies a changeset to `device`; one from a clock too far ahead is refused, to be asked for again later.
-    func deliver(_ changeset: Changeset, to device: SimulatedDevice, from sender: String) throws -> Bool {
+    /// Applies a changeset to `device`, which then knows what its sender knew of its rows (`knowledge`);
+    /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later.
+    func deliver(_ changeset: Changeset, to device: SimulatedDevice, from sender: String, knowledge: Knowledge)
+        throws -> Bool
+    {
         let conflicts = try countConflicts(changeset, on: device)
         do {
             let report = try device.replica.apply(changeset)
+            device.knowledge.learn(knowledge)
             result.rowsMerged += report.applied
             for (merge, count) in conflicts { result.conflicts[merge, default: 0] += count }
             log("device \(device.index) applied from \(sender): \(report)")
