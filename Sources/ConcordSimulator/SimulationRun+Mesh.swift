@@ -85,6 +85,6 @@ extension SimulationRun {
             try quiesceThroughServer()
         }
         log("liveness phase took \(result.roundsToConverge) rounds")
-        try collectWrites(actor: nil)
+        try collectWrites()
     }
 }
