@@ -32,12 +32,17 @@ struct RecordServer {
         var tag: Int
         /// The server change token of the save that wrote this version.
         var token: Int
+        /// The oracle's bookkeeping, not the server's: the ledger's writes of the row this version holds
+        /// (what its uploader knew of the row), which a device that applies it learns.
+        var knowledge: Set<Int> = []
     }
 
     /// A record a device uploads, with the tag it last saw for it (`nil`: it believes the record is new).
     struct Upload {
         let change: RowChange
         let knownTag: Int?
+        /// What the uploader knows of the row: the ledger's writes its registers hold.
+        var knowledge: Set<Int> = []
     }
 
     struct SaveOutcome {
@@ -68,7 +73,7 @@ struct RecordServer {
             }
             token += 1
             let tag = (records[id]?.tag ?? 0) + 1
-            records[id] = Record(change: upload.change, tag: tag, token: token)
+            records[id] = Record(change: upload.change, tag: tag, token: token, knowledge: upload.knowledge)
             outcome.saved.append((id, tag))
         }
         return outcome

@@ -8,7 +8,9 @@ import Foundation
 /// clock stands behind SQL's `'now'` in the capture triggers, so a seed fixes
 /// every stamp. A crash closes the connection without ceremony; the restart
 /// reopens the file, which keeps exactly what was committed — and forgets
-/// everything the app kept in memory (its cloud change tags and token).
+/// everything the app kept in memory (its cloud change tags and token). What
+/// the oracle knows the database holds (``knowledge``) survives a crash and is
+/// copied by a fork, as the file is.
 final class SimulatedDevice {
     let index: Int
     let path: String
@@ -31,6 +33,8 @@ final class SimulatedDevice {
     var newestOwnStamp: Stamp?
     /// The version up to which the ledger has read this device's changes.
     var ledgerVersion: Int64 = 0
+    /// The ledger's writes whose effect this device's database holds, by row: a write's `seen` set.
+    var knowledge = Knowledge()
     /// The clock reading last checked (it must never go back) and the rows parked at the last check.
     var lastClock: HLCTimestamp?
     var parked: Set<String> = []
@@ -70,6 +74,7 @@ final class SimulatedDevice {
         configuration.makeNodeID = { node }
         self.configuration = configuration
         replica = try original.replica.fork(to: path, configuration: configuration)
+        knowledge = original.knowledge
         try Self.prepare(replica)
         ledgerVersion = try replica.version
     }

@@ -13,6 +13,8 @@ struct SimulatedNetwork {
         let from: Int
         let to: Int
         let changeset: Changeset
+        /// What the sender knew of the changeset's rows when it sent it; the receiver learns it on applying.
+        let knowledge: Knowledge
     }
 
     private(set) var inFlight: [Message] = []
@@ -22,9 +24,14 @@ struct SimulatedNetwork {
     /// Whether `from` can currently reach `to`.
     func canSend(from: Int, to: Int) -> Bool { !cut.contains([from, to]) }
 
-    mutating func send(_ changeset: Changeset, from: Int, to: Int, at time: Int64, delay: Int64) {
+    mutating func send(
+        _ changeset: Changeset, knowledge: Knowledge, from: Int, to: Int, at time: Int64, delay: Int64
+    ) {
         sequence += 1
-        inFlight.append(Message(deliverAt: time + delay, sequence: sequence, from: from, to: to, changeset: changeset))
+        inFlight.append(
+            Message(
+                deliverAt: time + delay, sequence: sequence, from: from, to: to, changeset: changeset,
+                knowledge: knowledge))
     }
 
     /// Removes and returns the messages due by `time`, in delivery order.

@@ -4,35 +4,30 @@ import Foundation
 /// The invariants: safety after every step, then convergence, the oracle and
 /// no silent loss once the liveness phase is over.
 extension SimulationRun {
-    /// Adds each device's new writes to the ledger; a device that stamped writes without its app writing has captured a merge.
-    func collectWrites(actor: Int?) throws {
+    /// Records the acting device's accepted statement in the ledger, one operation per row it stamped;
+    /// any other device that stamped writes of its own without its app writing has captured a merge.
+    func collectWrites() throws {
+        let written = statement
+        statement = nil
         for device in devices {
-            let fresh = try ledger.collect(
+            let touched = try OwnWrite.collect(
                 from: device.replica, node: device.node, newest: &device.newestOwnStamp,
-                version: &device.ledgerVersion, step: step)
-            guard !fresh.isEmpty else { continue }
-            if device.index != actor {
+                version: &device.ledgerVersion)
+            guard !touched.isEmpty else { continue }
+            guard let written, written.device == device.index else {
                 fail(
                     .ownStamps,
-                    "device \(device.index) stamped \(fresh.count) rows as its own writes though its app "
-                        + "wrote nothing (first: \(fresh[0].table)/\(fresh[0].key))")
+                    "device \(device.index) stamped \(touched.count) rows as its own writes though its app "
+                        + "wrote nothing (first: \(touched[0].row))")
                 return
             }
-            if case .write(let sql) = plan.steps[step].action {
-                // Rows deleted in tables other than the one the statement names were deleted by a cascade.
-                let target = Self.table(writtenBy: sql)
-                result.cascades += fresh.filter { $0.table != target && !$0.registers.liveness.isAlive }.count
-            }
+            let tables = Dictionary(uniqueKeysWithValues: device.replica.tables.map { ($0.name, $0.schema) })
+            let operations = ledger.record(
+                written.statement, touched: touched, tables: tables, node: device.node,
+                origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
+            // Rows deleted in tables other than the one the statement names were deleted by a cascade.
+            result.cascades += operations.filter { $0.row.table != written.statement.table && $0.kind == .delete }.count
         }
-    }
-
-    /// The table an INSERT, UPDATE or DELETE statement names.
-    static func table(writtenBy sql: String) -> String? {
-        let words = sql.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let keyword = words.firstIndex(where: { ["INTO", "UPDATE", "FROM"].contains($0.uppercased()) }),
-            keyword + 1 < words.count
-        else { return nil }
-        return words[keyword + 1].trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]("))
     }
 
     /// Safety on one device: SQLite's checks, tables equal to the projection, and a clock that never goes back.
@@ -66,112 +61,15 @@ extension SimulationRun {
             return
         }
         result.converged = true
-        let model = try ReferenceModel(schemaOf: devices[0].replica, ledger: ledger)
-        try compare(devices[0], with: model)
-        if result.failure == nil { try accountForWrites(on: devices[0], model: model) }
-    }
-
-    /// Invariant 2: the common state is the one the semantics prescribe.
-    private func compare(_ device: SimulatedDevice, with model: ReferenceModel) throws {
-        for table in model.tables.keys.sorted() {
-            let description = model.tables[table]!
-            let columns = ([description.key] + description.columns).map { "\"\($0)\"" }.joined(separator: ", ")
-            var shown: [SQLiteValue: [SQLiteValue]] = [:]
-            for row in try device.replica.database.query("SELECT \(columns) FROM \"\(table)\" ORDER BY 1") {
-                shown[row[0]] = row
-            }
-            let expected = model.visibleRows(of: table)
-            for key in Set(shown.keys).union(expected.keys).sorted() where shown[key] != expected[key] {
-                fail(
-                    .oracle,
-                    "\(table)/\(key): the devices show \(shown[key]?.description ?? "no row"), "
-                        + "the reference model expects \(expected[key]?.description ?? "no row")")
-                return
-            }
+        let replica = devices[0].replica
+        let oracle = try Oracle(schemaOf: replica, ledger: ledger)
+        if let difference = try oracle.tableDifference(on: replica) ?? oracle.registerDifference(on: replica) {
+            fail(.oracle, difference)
+            return
         }
-        for (id, row) in model.rows.sorted(by: { $0.key < $1.key }) {
-            let registers = try device.replica.registers(of: id.table, key: id.key)
-            let values = registers?.columns.map { $0?.value }
-            if registers?.liveness.causalLength != row.causalLength || values != row.values {
-                fail(
-                    .oracle,
-                    "\(id.table)/\(id.key): registers hold causal length "
-                        + "\(registers?.liveness.causalLength ?? 0) and \(values ?? []), the reference model expects "
-                        + "\(row.causalLength) and \(row.values)")
-                return
-            }
-        }
-    }
-
-    /// Invariant 5: each accepted write is visible, superseded, deleted, or parked with a reason.
-    private func accountForWrites(on device: SimulatedDevice, model: ReferenceModel) throws {
-        let parked = Dictionary(
-            try device.replica.status().parked.map { ("\($0.table)/\($0.key)", $0.reason) },
-            uniquingKeysWith: { first, _ in first })
-        for entry in ledger.entries {
-            guard let table = model.tables[entry.table],
-                let final = try device.replica.registers(of: entry.table, key: entry.key)
-            else {
-                fail(.loss, "\(entry.table)/\(entry.key) written at step \(entry.step) has no registers left")
-                return
-            }
-            if let lost = survivalProblem(entry, final, table) {
-                fail(.loss, "\(entry.table)/\(entry.key) written at step \(entry.step): \(lost)")
-                return
-            }
-            let fate: String
-            if !final.liveness.isAlive || final.liveness.causalLength > entry.registers.liveness.causalLength {
-                fate = "deleted"
-            } else if !model.isVisible(entry.table, entry.key) {
-                guard let reason = parked["\(entry.table)/\(entry.key.textValue ?? entry.key.description)"],
-                    !reason.isEmpty
-                else {
-                    fail(
-                        .loss,
-                        "\(entry.table)/\(entry.key) written at step \(entry.step) is alive but neither shown "
-                            + "nor parked with a reason")
-                    return
-                }
-                fate = "parked"
-            } else if zip(entry.registers.columns, final.columns).allSatisfy({ $0?.value == $1?.value }) {
-                fate = "visible"
-            } else {
-                fate = "superseded"
-            }
-            result.fates[fate, default: 0] += 1
-        }
-    }
-
-    /// Why `final` does not account for what `entry` wrote, or `nil` when it does.
-    private func survivalProblem(_ entry: WriteLedger.Entry, _ final: RowRegisters, _ table: ReferenceModel.Table)
-        -> String?
-    {
-        if final.liveness.causalLength < entry.registers.liveness.causalLength {
-            return "causal length \(entry.registers.liveness.causalLength) fell back to \(final.liveness.causalLength)"
-        }
-        for (index, cell) in entry.registers.columns.enumerated() {
-            guard let cell, cell.stamp.node == entry.node else { continue }
-            guard let kept = final.columns[index] else { return "column \(table.columns[index]) was emptied" }
-            let survives: Bool
-            switch table.row ? .lww : table.merges[index] {
-            case .lww, .custom:
-                survives = (table.row ? final.columns.compactMap { $0?.stamp }.max()! : kept.stamp) >= cell.stamp
-            case .max: survives = kept.stamp >= cell.stamp || !(kept.value < cell.value)
-            case .min: survives = kept.stamp >= cell.stamp || !(cell.value < kept.value)
-            case .union: survives = UnionValue.merge(kept.value, cell.value) == kept.value
-            case .counter:
-                survives = cell.contributions.filter { $0.stamp.node == entry.node }.allSatisfy { mine in
-                    kept.contributions.contains {
-                        $0.stamp.node == mine.stamp.node
-                            && ($0.causalLength, $0.stamp) >= (mine.causalLength, mine.stamp)
-                    }
-                }
-            }
-            if !survives {
-                return "its \(table.columns[index]) = \(cell.value) (\(cell.stamp)) is gone without a later write"
-            }
-        }
-        return nil
+        let accounted = try oracle.accountForWrites(on: replica)
+        for (fate, count) in accounted.fates { result.fates[fate, default: 0] += count }
+        if let loss = accounted.loss { fail(.loss, loss) }
     }
 
     /// The first line where two dumps differ, with its neighbours.

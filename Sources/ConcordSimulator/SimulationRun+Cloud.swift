@@ -18,9 +18,12 @@ extension SimulationRun {
             start += RecordServer.batchLimit
             // At most a few rounds: between a refusal and the retry, nothing else reaches the server.
             for _ in 0..<3 where !batch.isEmpty {
+                // Each row's registers are the device's current ones (read at the start, or after merging a
+                // refusal), so what it knows of the row now is what the record holds.
                 let uploads = batch.map { row in
                     RecordServer.Upload(
-                        change: row, knownTag: device.cloud.tags[RecordServer.RecordID(table: row.table, key: row.key)])
+                        change: row, knownTag: device.cloud.tags[RecordServer.RecordID(table: row.table, key: row.key)],
+                        knowledge: device.knowledge.of(RowRef(table: row.table, key: row.key)))
                 }
                 let outcome = server.save(uploads, schemas: changes.tables)
                 result.uploads += 1
@@ -71,9 +74,15 @@ extension SimulationRun {
     private func apply(_ records: [RecordServer.Record], to device: SimulatedDevice, since: Int, upTo: Int) throws
         -> Bool
     {
-        guard try deliver(server.changeset(records, since: since, upTo: upTo), to: device, from: "the server") else {
-            return false
+        var knowledge = Knowledge()
+        for record in records {
+            knowledge.learn(record.knowledge, of: RowRef(table: record.change.table, key: record.change.key))
         }
+        guard
+            try deliver(
+                server.changeset(records, since: since, upTo: upTo), to: device, from: "the server",
+                knowledge: knowledge)
+        else { return false }
         for record in records {
             let id = RecordServer.RecordID(table: record.change.table, key: record.change.key)
             device.cloud.tags[id] = record.tag

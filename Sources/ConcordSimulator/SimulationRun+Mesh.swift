@@ -17,8 +17,11 @@ extension SimulationRun {
             return
         }
         for (page, part) in Self.split(changes, into: pages).enumerated() {
+            let knowledge = peer.knowledge.about(part.rows.map { RowRef(table: $0.table, key: $0.key) })
             for _ in 0..<copies {
-                network.send(part, from: peer.index, to: device.index, at: time, delay: delay / Int64(page + 1))
+                network.send(
+                    part, knowledge: knowledge, from: peer.index, to: device.index, at: time,
+                    delay: delay / Int64(page + 1))
             }
         }
         result.messagesSent += 1
@@ -42,7 +45,9 @@ extension SimulationRun {
     func deliverDue() throws -> Set<Int> {
         var touched: Set<Int> = []
         for message in network.due(by: time) {
-            _ = try deliver(message.changeset, to: devices[message.to], from: "device \(message.from)")
+            _ = try deliver(
+                message.changeset, to: devices[message.to], from: "device \(message.from)",
+                knowledge: message.knowledge)
             touched.insert(message.to)
         }
         for index in pendingFetches.sorted() where devices[index].online {
@@ -62,17 +67,24 @@ extension SimulationRun {
             device.setTime(time)
         }
         for message in network.due(by: .max) {
-            _ = try deliver(message.changeset, to: devices[message.to], from: "device \(message.from)")
+            _ = try deliver(
+                message.changeset, to: devices[message.to], from: "device \(message.from)",
+                knowledge: message.knowledge)
         }
         switch topology {
         case .mesh:
             let report = try Replica.sync(devices.map(\.replica))
             result.rowsMerged += report.applied
             result.roundsToConverge = report.rounds
+            // Every pair exchanged until nobody learned anything (it throws otherwise): each database
+            // now holds the join of all, so each knows every write any of them knew.
+            var everything = Knowledge()
+            for device in devices { everything.learn(device.knowledge) }
+            for device in devices { device.knowledge = everything }
         case .cloud:
             try quiesceThroughServer()
         }
         log("liveness phase took \(result.roundsToConverge) rounds")
-        try collectWrites(actor: nil)
+        try collectWrites()
     }
 }

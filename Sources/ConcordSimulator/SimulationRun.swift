@@ -2,7 +2,7 @@
 import Foundation
 
 /// The state of one simulation while its plan runs: devices, network or
-/// server, simulated time, the ledger of accepted writes, and the result.
+/// server, simulated time, the ledger of the apps' writes, and the result.
 ///
 /// `execute()` runs the safety phase (the plan's steps, with every touched
 /// device checked after each), then the liveness phase (heal, reconnect,
@@ -20,7 +20,9 @@ final class SimulationRun {
     /// Devices whose push notification arrived, to fetch at the next step.
     var pendingFetches: Set<Int> = []
     var time = Simulation.start
-    var ledger = WriteLedger()
+    var ledger = AppLedger()
+    /// The statement the acting device's app ran in this step, when its database accepted it.
+    var statement: (device: Int, statement: Statement)?
     var result: SimulationResult
     var step = 0
     private var trace = FNV1a()
@@ -65,7 +67,7 @@ final class SimulationRun {
                 let device = devices[planned.device % devices.count]
                 touched.insert(device.index)
                 try perform(planned.action, on: device)
-                try collectWrites(actor: planned.action.isWrite ? device.index : nil)
+                try collectWrites()
                 for index in touched.sorted() where result.failure == nil { try check(devices[index]) }
                 if result.failure != nil { return finish() }
             }
@@ -82,7 +84,7 @@ final class SimulationRun {
     private func perform(_ action: SimulationStep.Action, on device: SimulatedDevice) throws {
         switch action {
         case .write(let sql):
-            write(sql, on: device)
+            try write(sql, on: device)
         case .pull(let from, let copies, let delay, let pages):
             try pull(device, from: devices[from % devices.count], copies: copies, delay: delay, pages: pages)
         case .upload(let acknowledged, let notified):
@@ -121,16 +123,20 @@ final class SimulationRun {
         }
     }
 
-    /// Runs the app's write `sql` on `device`, counting it as written or refused.
-    private func write(_ sql: String, on device: SimulatedDevice) {
+    /// Runs the app's write `sql` on `device`, counting it as written or refused; an accepted one is kept,
+    /// with the tables as the app saw them before and after, for ``collectWrites()`` to record.
+    private func write(_ sql: String, on device: SimulatedDevice) throws {
+        let before = try TableSnapshot(of: device.replica)
         do {
             try device.replica.database.execute(sql)
-            result.writes += 1
-            log("device \(device.index) wrote: \(sql)")
         } catch {
             result.rejectedWrites += 1
             log("device \(device.index) was refused: \(sql)")
+            return
         }
+        result.writes += 1
+        log("device \(device.index) wrote: \(sql)")
+        statement = (device.index, Statement(sql: sql, before: before, after: try TableSnapshot(of: device.replica)))
     }
 
     /// Forks `device` into a new device: a copy of its database under a node id of its own.
@@ -152,11 +158,15 @@ final class SimulationRun {
         log("every link healed")
     }
 
-    /// Applies a changeset to `device`; one from a clock too far ahead is refused, to be asked for again later.
-    func deliver(_ changeset: Changeset, to device: SimulatedDevice, from sender: String) throws -> Bool {
+    /// Applies a changeset to `device`, which then knows what its sender knew of its rows (`knowledge`);
+    /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later.
+    func deliver(_ changeset: Changeset, to device: SimulatedDevice, from sender: String, knowledge: Knowledge)
+        throws -> Bool
+    {
         let conflicts = try countConflicts(changeset, on: device)
         do {
             let report = try device.replica.apply(changeset)
+            device.knowledge.learn(knowledge)
             result.rowsMerged += report.applied
             for (merge, count) in conflicts { result.conflicts[merge, default: 0] += count }
             log("device \(device.index) applied from \(sender): \(report)")
@@ -192,8 +202,4 @@ final class SimulationRun {
         result.dumpHash = dump.hex
         return result
     }
-}
-
-extension SimulationStep.Action {
-    var isWrite: Bool { if case .write = self { true } else { false } }
 }

@@ -10,9 +10,10 @@ import ConcordCore
 /// or each device's increments in the row's current life add up (`counter`);
 /// under the row policy the latest write supplies the whole row; and a row
 /// shows by the least fixpoint of "alive (or brought back by a later
-/// `RESTRICT` child) and every hiding parent shows". It uses `UnionValue`'s
-/// canonical form to write a set, SQLite's value order to compare, and
-/// nothing else of the engine.
+/// `RESTRICT` child) and every hiding parent shows", and, when told which
+/// columns are NOT NULL, the values it would show put no NULL in one. It uses
+/// `UnionValue`'s canonical form to write a set, SQLite's value order to
+/// compare, and nothing else of the engine.
 ///
 /// ```swift
 /// let model = ReferenceModel(tables: [lists, items], foreignKeys: [itemsToLists], ledger: ledger)
@@ -24,15 +25,33 @@ public struct ReferenceModel: Sendable {
     public let tables: [String: TableSchema]
     /// The foreign keys that decide which rows show (the same declarations the engine is given).
     public let foreignKeys: [ForeignKey]
+    /// For each table, the positions of its columns declared NOT NULL; see ``init(tables:foreignKeys:ledger:notNull:)``.
+    public let notNull: [String: Set<Int>]
     /// What every replica must hold, by row.
     public private(set) var registers: [RowRef: RowRegisters] = [:]
     private var visible: Set<RowRef> = []
+    /// The causal length before and after each write, by operation id.
+    private let lengths: [(before: UInt64, after: UInt64)]
 
     /// Derives every row's registers and visibility from `ledger`; rows of tables not in `tables` are left out.
-    public init(tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger) {
+    ///
+    /// A table's rows are shown only with values its constraints accept, so a row whose shown values
+    /// would put NULL in a NOT NULL column is parked (as a child whose parent does not show is), and
+    /// so are its children through hiding keys. SQLite's schema is not part of a ``TableSchema``:
+    /// name those columns in `notNull` (table → column positions, as in ``TableSchema/columns``). A
+    /// column no write has set shows NULL here. Leave `notNull` empty when no constraint can break.
+    ///
+    /// ```swift
+    /// // reminders(list_id, title NOT NULL, ...): a reminder whose title would show NULL is parked.
+    /// let model = ReferenceModel(tables: [lists, reminders], foreignKeys: keys, ledger: ledger,
+    ///                            notNull: ["reminders": [1]])
+    /// ```
+    public init(tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger, notNull: [String: Set<Int>] = [:]) {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
         self.foreignKeys = foreignKeys
+        self.notNull = notNull
         let lengths = Self.causalLengths(ledger)
+        self.lengths = lengths
         var byRow: [RowRef: [Ledger.Operation]] = [:]
         for operation in ledger.operations { byRow[operation.row, default: []].append(operation) }
         for (row, operations) in byRow {
@@ -43,6 +62,16 @@ public struct ReferenceModel: Sendable {
     }
 
     // MARK: Causal lengths
+
+    /// The causal length the operation with id `operation` left its row at, derived from the ledger.
+    ///
+    /// A loss check asks it whether a write's life is over: a replica holding a larger length for the
+    /// row has a later delete (or re-insert) on top of it, and one holding a smaller length lost it.
+    ///
+    /// ```swift
+    /// let ended = final.liveness.causalLength > model.causalLength(after: id)   // deleted since
+    /// ```
+    public func causalLength(after operation: Int) -> UInt64 { lengths[operation].after }
 
     /// The causal length each write left its row at: from the lengths of the writes its device had seen.
     static func causalLengths(_ ledger: Ledger) -> [(before: UInt64, after: UInt64)] {
@@ -148,12 +177,29 @@ public struct ReferenceModel: Sendable {
         }
     }
 
+    /// Whether `row` can show once the rows in `visible` do. Monotone in `visible`: a parent that shows
+    /// more only removes a stand-in NULL, so the fixpoint is reached by adding rows alone.
     private func canShow(_ row: RowRef) -> Bool {
         guard let held = registers[row], held.liveness.isAlive || isRevived(row, held) else { return false }
-        return foreignKeys.filter { $0.child == row.table && $0.action.hidesChild }.allSatisfy { key in
+        let parentsShow = foreignKeys.filter { $0.child == row.table && $0.action.hidesChild }.allSatisfy { key in
             guard let value = held.columns[key.column]?.value, !value.isNull else { return true }
             return visible.contains(RowRef(table: key.parent, key: value))
         }
+        guard parentsShow, let required = notNull[row.table], !required.isEmpty else { return parentsShow }
+        let overrides = standIns(row, held)
+        return !required.contains { (overrides[$0] ?? held.columns[$0]?.value ?? .null).isNull }
+    }
+
+    /// The values `SET NULL` / `SET DEFAULT` keys put in place of parents that do not show, by column.
+    private func standIns(_ row: RowRef, _ held: RowRegisters) -> [Int: SQLiteValue] {
+        var overrides: [Int: SQLiteValue] = [:]
+        for key in foreignKeys where key.child == row.table && !key.action.hidesChild {
+            guard let value = held.columns[key.column]?.value, !value.isNull,
+                !visible.contains(RowRef(table: key.parent, key: value))
+            else { continue }
+            overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
+        }
+        return overrides
     }
 
     /// A deleted row shows again while an alive child points at it through a RESTRICT / NO ACTION key written after the delete.
@@ -170,18 +216,12 @@ public struct ReferenceModel: Sendable {
     }
 
     /// Where a row belongs: shown with stand-ins for `SET NULL` / `SET DEFAULT` parents that do not
-    /// show, parked (alive, not shown, with a reason the model does not tell apart), or deleted.
+    /// show, parked (alive, not shown, with a reason the model does not tell apart: a parent that
+    /// does not show, or a NULL its NOT NULL columns refuse), or deleted.
     public func placement(of row: RowRef) -> ModelPlacement {
         guard let held = registers[row] else { return .deleted }
         guard visible.contains(row) else { return held.liveness.isAlive ? .parked : .deleted }
-        var overrides: [Int: SQLiteValue] = [:]
-        for key in foreignKeys where key.child == row.table && !key.action.hidesChild {
-            guard let value = held.columns[key.column]?.value, !value.isNull,
-                !visible.contains(RowRef(table: key.parent, key: value))
-            else { continue }
-            overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
-        }
-        return .shown(overrides: overrides)
+        return .shown(overrides: standIns(row, held))
     }
 }
 
@@ -189,7 +229,8 @@ public struct ReferenceModel: Sendable {
 public enum ModelPlacement: Hashable, Sendable {
     /// Shown, with the values `SET NULL` / `SET DEFAULT` keys put in place of a parent that does not show (by column).
     case shown(overrides: [Int: SQLiteValue])
-    /// Alive, but not shown: a parent it needs does not show, or its values do not fit the table.
+    /// Alive, but not shown: a parent it needs does not show, or its values do not fit the table (NULL
+    /// in a column ``ReferenceModel/notNull`` names).
     case parked
     /// Deleted (or never written).
     case deleted

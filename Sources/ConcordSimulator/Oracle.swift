@@ -1,0 +1,134 @@
+import Concord
+import ConcordTesting
+
+/// The simulator's oracle: ConcordTesting's `ReferenceModel` over the ledger of the apps' writes, and
+/// the checks that hold a replica to it (invariants 2 and 5 of DESIGN.md).
+///
+/// The model sees only what the apps did (each write's kind, values, stamp and
+/// what its device had seen) and the schema the replica was given; never a
+/// causal length, a liveness or a merged value the engine stored. So an engine
+/// that gets a delete wrong — keeps the row alive, say — is caught even when
+/// every replica agrees with it.
+///
+/// ```swift
+/// let oracle = try Oracle(schemaOf: replica, ledger: ledger)
+/// if let difference = try oracle.tableDifference(on: replica) { print(difference) }
+/// let (fates, loss) = try oracle.accountForWrites(on: replica)
+/// ```
+struct Oracle {
+    let model: ReferenceModel
+    let ledger: AppLedger
+
+    /// The model of `ledger` under the schema `replica` syncs (its tables, foreign keys and NOT NULL columns).
+    init(schemaOf replica: Replica, ledger: AppLedger) throws {
+        let schema = try OracleSchema(of: replica)
+        model = ReferenceModel(
+            tables: schema.tables, foreignKeys: schema.foreignKeys, ledger: ledger.ledger, notNull: schema.notNull)
+        self.ledger = ledger
+    }
+
+    /// Invariant 2 as the app sees it: the first row `replica`'s tables show otherwise than the model
+    /// places it (shown with its stand-ins, or not shown when parked or deleted), described; `nil` when none.
+    func tableDifference(on replica: Replica) throws -> String? {
+        let shown = try TableSnapshot(of: replica)
+        let rows = Set(shown.rows.keys).union(model.registers.keys).sorted { ($0.table, $0.key) < ($1.table, $1.key) }
+        for row in rows {
+            let expected = shownRow(row)
+            guard shown[row] != expected else { continue }
+            return "\(row): the devices show \(shown[row]?.description ?? "no row"), the reference model expects "
+                + "\(expected?.description ?? "no row") (\(model.placement(of: row)))"
+        }
+        return nil
+    }
+
+    /// The columns `row` must show, or `nil` when the model parks or deletes it.
+    func shownRow(_ row: RowRef) -> [SQLiteValue]? {
+        guard case .shown(let overrides) = model.placement(of: row), let held = model.registers[row] else { return nil }
+        return held.columns.enumerated().map { overrides[$0] ?? $1?.value ?? .null }
+    }
+
+    /// Invariant 2 in the registers: the first row the ledger wrote whose causal length or values in
+    /// `replica` differ from the model's, described; `nil` when none does.
+    func registerDifference(on replica: Replica) throws -> String? {
+        for (row, expected) in model.registers.sorted(by: { ($0.key.table, $0.key.key) < ($1.key.table, $1.key.key) }) {
+            let registers = try replica.registers(of: row.table, key: row.key)
+            let values = registers?.columns.map { $0?.value }
+            let expectedValues = expected.columns.map { $0?.value }
+            guard registers?.liveness.causalLength != expected.liveness.causalLength || values != expectedValues
+            else { continue }
+            return "\(row): registers hold causal length \(registers?.liveness.causalLength ?? 0) and \(values ?? []), "
+                + "the reference model expects \(expected.liveness.causalLength) and \(expectedValues)"
+        }
+        return nil
+    }
+
+    /// Invariant 5: what became of each write in `replica` (counts by fate), and the first write that is
+    /// none of visible, superseded, deleted or parked with a reason, described.
+    func accountForWrites(on replica: Replica) throws -> (fates: [String: Int], loss: String?) {
+        let parked = Dictionary(
+            try replica.status().parked.map { ("\($0.table)/\($0.key)", $0.reason) },
+            uniquingKeysWith: { first, _ in first })
+        var fates: [String: Int] = [:]
+        for operation in ledger.ledger.operations {
+            let written = "\(operation.row) (\(operation.kind)) written at step \(ledger.origins[operation.id].step)"
+            guard let table = model.tables[operation.row.table],
+                let final = try replica.registers(of: operation.row.table, key: operation.row.key)
+            else { return (fates, "\(written) has no registers left") }
+            if let lost = survivalProblem(operation, final, table) { return (fates, "\(written): \(lost)") }
+            guard let fate = fate(of: operation, final, table, parked: parked) else {
+                return (fates, "\(written) is alive but neither shown nor parked with a reason")
+            }
+            fates[fate, default: 0] += 1
+        }
+        return (fates, nil)
+    }
+
+    /// What became of `operation`: `deleted` (its row's life ended), `parked` (with a reason), `visible`
+    /// (every value it wrote shows), or `superseded`; `nil` for a row alive, not shown, and not parked.
+    func fate(of operation: Ledger.Operation, _ final: RowRegisters, _ table: TableSchema, parked: [String: String])
+        -> String?
+    {
+        if !final.liveness.isAlive || final.liveness.causalLength > model.causalLength(after: operation.id) {
+            return "deleted"
+        }
+        guard case .shown = model.placement(of: operation.row) else {
+            let key = "\(operation.row.table)/\(operation.row.key.textValue ?? operation.row.key.description)"
+            return parked[key].flatMap { $0.isEmpty ? nil : "parked" }
+        }
+        let shows = operation.values.allSatisfy { index, value in
+            switch table.policy == .row ? .lww : table.merges[index] {
+            case .counter: true
+            case .union: final.columns[index]?.value == UnionValue.canonical(value)
+            default: final.columns[index]?.value == value
+            }
+        }
+        return shows ? "visible" : "superseded"
+    }
+
+    /// Why `final` does not account for what `operation` wrote, or `nil` when it does.
+    func survivalProblem(_ operation: Ledger.Operation, _ final: RowRegisters, _ table: TableSchema) -> String? {
+        let life = model.causalLength(after: operation.id)
+        if final.liveness.causalLength < life {
+            return "causal length \(life) fell back to \(final.liveness.causalLength)"
+        }
+        let latest = final.columns.compactMap { $0?.stamp }.max()
+        for (index, value) in operation.values.sorted(by: { $0.key < $1.key }) {
+            guard let kept = final.columns[index] else { return "column \(table.columns[index]) was emptied" }
+            let survives: Bool
+            switch table.policy == .row ? .lww : table.merges[index] {
+            case .lww, .custom: survives = (table.policy == .row ? latest ?? kept.stamp : kept.stamp) >= operation.stamp
+            case .max: survives = kept.stamp >= operation.stamp || !(kept.value < value)
+            case .min: survives = kept.stamp >= operation.stamp || !(value < kept.value)
+            case .union: survives = UnionValue.merge(kept.value, value) == kept.value
+            case .counter:
+                survives = kept.contributions.contains {
+                    $0.stamp.node == operation.node && ($0.causalLength, $0.stamp) >= (life, operation.stamp)
+                }
+            }
+            if !survives {
+                return "its \(table.columns[index]) = \(value) (\(operation.stamp)) is gone without a later write"
+            }
+        }
+        return nil
+    }
+}
