@@ -242,6 +242,26 @@ struct ForeignKeyScenarioTests {
         #expect(try fresh.registers(of: "reminders", key: "R")?.columns[0]?.value == "L", "the register keeps L")
     }
 
+    /// Found by the simulator (cascading-deletes seeds 67 and 94): a parent re-inserted by the app on the
+    /// device showing the stand-in left the child showing the stand-in, with its real value still hidden.
+    @Test(arguments: ["SET NULL", "SET DEFAULT"], [true, false])
+    func aParentInsertedAgainShowsTheChildsRealValueAgain(action: String, locally: Bool) throws {
+        let d = try Devices(3, action: action)
+        try d.sql(0, "INSERT INTO lists VALUES ('L', 'Home'), ('inbox', 'Inbox')")
+        try Replica.sync(d.devices)
+        try d.sql(0, "DELETE FROM lists WHERE id = 'L'")
+        try d.sql(1, "INSERT INTO reminders VALUES ('R', 'L', 'call')")  // concurrent: never saw the delete
+        try Replica.sync([d[0], d[1]])
+        #expect(try shown(d[0], "SELECT list_id FROM reminders") == [[action == "SET NULL" ? .null : "inbox"]])
+        let writer = locally ? 0 : 2
+        if !locally { try Replica.sync([d[0], d[2]]) }
+        try d.sql(writer, "INSERT INTO lists VALUES ('L', 'Back')")
+        if !locally { try Replica.sync([d[0], d[2]]) }
+        let report = try d[0].check()
+        #expect(report.isConsistent, "\(report)")
+        #expect(try shown(d[0], "SELECT list_id FROM reminders") == [["L"]])
+    }
+
     @Test func aThreeLevelCascade() throws {
         let d = try Devices(2)
         try d.sql(0, "INSERT INTO lists VALUES ('L', 'Home')")

@@ -71,7 +71,9 @@ final class Reprojection {
         guard let stored = try rows.stored(row), let table = replica.syncedTables[row.table] else { return [] }
         let computed = try visibility.placement(of: row)
         var placement = computed
-        if isChanged || placement.isShown != stored.shown || placement != .shown {
+        // A row shown with a stand-in keeps its real values hidden: once its parent shows again, it is
+        // shown as it is, and its hidden copy goes.
+        if isChanged || placement.isShown != stored.shown || placement != .shown || stored.hasHiddenValues {
             placement = try replica.store(table).materialize(
                 row.key, stored.registers, placement, previous: stored,
                 mayBeParked: try rows.mayHaveParkedRows())
