@@ -47,17 +47,16 @@ struct Oracle {
         return held.columns.enumerated().map { overrides[$0] ?? $1?.value ?? .null }
     }
 
-    /// Invariant 2 in the registers: the first row the ledger wrote whose causal length or values in
-    /// `replica` differ from the model's, described; `nil` when none does.
+    /// Invariant 2 in the registers: the first row the ledger wrote whose registers in `replica` — causal
+    /// length, liveness stamp, every column's value and stamp, every counter contribution — differ from the
+    /// model's, described; `nil` when none does.
     func registerDifference(on replica: Replica) throws -> String? {
         for (row, expected) in model.registers.sorted(by: { ($0.key.table, $0.key.key) < ($1.key.table, $1.key.key) }) {
             let registers = try replica.registers(of: row.table, key: row.key)
-            let values = registers?.columns.map { $0?.value }
-            let expectedValues = expected.columns.map { $0?.value }
-            guard registers?.liveness.causalLength != expected.liveness.causalLength || values != expectedValues
-            else { continue }
-            return "\(row): registers hold causal length \(registers?.liveness.causalLength ?? 0) and \(values ?? []), "
-                + "the reference model expects \(expected.liveness.causalLength) and \(expectedValues)"
+            guard registers != expected else { continue }
+            let held = registers.map { "causal length \($0.liveness.causalLength): \($0)" } ?? "nothing"
+            return "\(row): registers hold \(held), the reference model expects causal length "
+                + "\(expected.liveness.causalLength): \(expected)"
         }
         return nil
     }
