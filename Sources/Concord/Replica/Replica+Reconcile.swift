@@ -73,13 +73,18 @@ extension Replica {
                         return [old, new]
                     })
             }
-            try store.forEachRow(since: .min) { key, stored in
-                guard stored.registers.liveness.isAlive, !parked.contains(key), !present.contains(key) else { return }
-                // Deleted meanwhile: the table no longer has its values, so its hidden copy holds NULLs.
-                try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
-                try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
-            }
+            try logDeletes(of: table, except: present.union(parked), log: log)
             try foldLocalWrites()
+        }
+    }
+
+    /// Logs a delete of every row the registers show alive that is not among `kept`: the table lost it
+    /// while its triggers were gone. The table no longer has its values, so its hidden copy holds NULLs.
+    private func logDeletes(of table: SyncedTable, except kept: Set<SQLiteValue>, log: Statement) throws {
+        try store(table).forEachRow(since: .min) { key, stored in
+            guard stored.registers.liveness.isAlive, !kept.contains(key) else { return }
+            try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
+            try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
         }
     }
 }

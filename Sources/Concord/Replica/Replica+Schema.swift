@@ -58,7 +58,8 @@ extension Replica {
     }
 
     /// Whether the table named `name` is refused for a destructive schema change.
-    func isRefused(_ name: String) -> Bool { refusedTables[name] != nil }
+    /// (No hashing while nothing is refused: the fold asks for every write.)
+    func isRefused(_ name: String) -> Bool { !refusedTables.isEmpty && refusedTables[name] != nil }
 
     /// Every object's type, names and SQL, in name order.
     private func schemaFingerprint() throws -> String {
