@@ -13,7 +13,9 @@ struct Main {
         name: "concord",
         abstract: "Replicate SQLite databases across devices without losing edits.",
         version: version,
-        subcommands: [.enable, .export, .import, .sync, .status, .check, .simulate, .replay, .fuzz, .demo, .bench])
+        subcommands: [
+            .enable, .disable, .export, .import, .sync, .status, .check, .simulate, .replay, .fuzz, .demo, .bench,
+        ])
 
     static func main() {
         var output = Output.standard()

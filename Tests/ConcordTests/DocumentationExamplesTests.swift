@@ -524,3 +524,56 @@ struct ForeignKeysExamples {
         #expect(parked.count == 1 && parked[0].reason.contains("NOT NULL"), "\(parked)")
     }
 }
+
+// MARK: - Migrations
+
+@Suite("Documentation: Migrations", .tags(.replica))
+struct MigrationsExamples {
+    private func devices() throws -> (Replica, Replica) {
+        let clock = ManualClock(unixMilliseconds: 1_767_225_600_000)
+        let phone = try Replica.inMemory(configuration: .init(clock: clock, makeNodeID: { node(1) }))
+        let laptop = try Replica.inMemory(configuration: .init(clock: clock, makeNodeID: { node(2) }))
+        for replica in [phone, laptop] {
+            try replica.database.execute("CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL, title TEXT)")
+            try replica.enableSync(on: "reminders")
+        }
+        try phone.database.execute("INSERT INTO reminders VALUES ('r1', 'Milk')")
+        try Replica.sync([phone, laptop])
+        return (phone, laptop)
+    }
+
+    @Test func additiveChanges() throws {
+        let (phone, laptop) = try devices()
+
+        // Migrations, "Additive changes are picked up"
+        for replica in [phone, laptop] {
+            try replica.database.execute("ALTER TABLE reminders ADD COLUMN priority INTEGER")
+        }
+        try phone.database.execute("UPDATE reminders SET priority = 1 WHERE id = 'r1'")
+        try Replica.sync([phone, laptop])
+        // The laptop shows priority 1: no call was needed on either device.
+
+        #expect(try laptop.database.scalar("SELECT priority FROM reminders") == 1)
+
+        try phone.database.execute("ALTER TABLE reminders ADD COLUMN views INTEGER NOT NULL DEFAULT 0")
+        try phone.enableSync(on: "reminders", merges: ["views": .counter])
+
+        #expect(phone.tables[0].merges.last == .counter)
+    }
+
+    @Test func destructiveChanges() throws {
+        let (phone, laptop) = try devices()
+        try phone.database.execute("UPDATE reminders SET title = 'Oat milk'")
+
+        // Migrations, "Destructive changes are refused, table by table"
+        try phone.database.execute("ALTER TABLE reminders RENAME COLUMN title TO name")
+        let changes = try phone.changes(since: 0)         // the other tables' rows
+        let refusal = phone.schemaRefusals.first          // names reminders, the change and the fix
+        try phone.database.execute("ALTER TABLE reminders RENAME COLUMN name TO title")
+        try Replica.sync([phone, laptop])                 // resumes: the waiting writes arrive
+
+        #expect(changes.rows.isEmpty)
+        #expect("\(refusal!)".contains("column(s) title dropped or renamed"))
+        #expect(try laptop.database.scalar("SELECT title FROM reminders") == "Oat milk")
+    }
+}

@@ -16,6 +16,8 @@ final class ApplySession {
     let upTo: Int64
     let batchSize: Int
     private let plans: TablePlans
+    /// The changeset's tables this replica refuses for now (a destructive schema change): their rows are held back.
+    private let held: TablePlans.Names
     private let physical: Int64
     private var validated: RowValidator
     private var checksum: UInt32?
@@ -27,7 +29,11 @@ final class ApplySession {
         self.since = since
         self.upTo = upTo
         self.batchSize = batchSize
-        plans = TablePlans(try tables.map { try TablePlan($0, replica: replica) })
+        let refused = tables.filter { replica.syncedTable(named: $0.name).map { replica.isRefused($0.name) } ?? false }
+        let held = TablePlans.Names(refused.map(\.name))
+        self.held = held
+        plans = TablePlans(
+            try tables.filter { !held.contains($0.name) }.map { try TablePlan($0, replica: replica) })
         physical = replica.configuration.clock.unixMilliseconds()
         validated = RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID)
     }
@@ -35,7 +41,13 @@ final class ApplySession {
     /// Reads and checks every row; remembers what the second reading must agree with.
     func validate<Rows: ChangeIterator>(_ rows: Rows) throws {
         var rows = rows
-        while let row = try rows.next() { try validated.check(row, plans) }
+        while let row = try rows.next() {
+            if held.contains(row.table) {
+                report.heldBack += 1
+                continue
+            }
+            try validated.check(row, plans)
+        }
         checksum = rows.checksum
     }
 
@@ -57,6 +69,7 @@ final class ApplySession {
         repeat {
             batch.removeAll(keepingCapacity: true)
             while batch.count < batchSize, let row = try rows.next() {
+                if held.contains(row.table) { continue }
                 try run.recheck.check(row, plans)
                 batch.append(row)
             }
@@ -67,7 +80,8 @@ final class ApplySession {
         else {
             throw ReplicaError.changesetChanged
         }
-        let peerMoved = try replica.recordPeer(source, since: since, upTo: upTo)
+        // Rows held back must come again: the peer's read position moves only when none was.
+        let peerMoved = report.heldBack == 0 ? try replica.recordPeer(source, since: since, upTo: upTo) : false
         if report.applied > 0, let newest = validated.newest {
             var clock = try replica.clock
             try clock.receive(newest.hlc, from: newest.node, physical: physical)

@@ -56,6 +56,13 @@ struct CaptureTriggers {
             .joined(separator: "\n")
     }
 
+    /// Drops every trigger ``triggersSQL`` makes (capture and guards), to make them again or for good.
+    var dropAllTriggersSQL: String {
+        ["insert", "update", "delete", "key", "check_insert", "check_update"].map {
+            "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(id, $0)));"
+        }.joined(separator: "\n")
+    }
+
     private var metadataTablesSQL: String {
         let stampColumns = table.stampColumns.map { ", \($0) INTEGER" }.joined()
         let hiddenColumns = table.hiddenColumns.map { ", \($0)" }.joined()

@@ -14,6 +14,9 @@ final class RegisterStore {
     /// Each column's affinity (apply conforms every row to it); `nil` when the table's facts are unknown.
     /// Given when the store is made: stores are made anew whenever the synced tables change.
     let affinities: [ColumnAffinity]?
+    /// What each column shows while it has no register (its DEFAULT, or NULL): a column a migration
+    /// added, in rows no one has written it in since.
+    let defaults: [SQLiteValue]
     /// Whether a child can bring this table's deleted rows back (it is the parent of a RESTRICT or NO ACTION
     /// key), known when the store is made for the same reason.
     private let isRevivable: Bool
@@ -42,12 +45,13 @@ final class RegisterStore {
 
     init(
         table: SyncedTable, database: Database, nodes: NodeDirectory, affinities: [ColumnAffinity]?,
-        isRevivable: Bool
+        defaults: [SQLiteValue]? = nil, isRevivable: Bool
     ) {
         self.table = table
         self.database = database
         self.nodes = nodes
         self.affinities = affinities
+        self.defaults = defaults ?? table.columns.map { _ in .null }
         self.isRevivable = isRevivable
         let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
         let values = zip(table.hiddenColumns, table.quotedColumns).map {
@@ -252,7 +256,7 @@ final class RegisterStore {
         _ key: SQLiteValue, _ registers: RowRegisters, _ placement: Placement,
         previous: StoredRow?, mayBeParked: Bool
     ) throws -> Placement {
-        var values: [SQLiteValue] { registers.columns.map { $0?.value ?? .null } }
+        var values: [SQLiteValue] { shownValues(registers) }
         switch placement {
         case .shown(let overrides):
             // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
@@ -260,7 +264,7 @@ final class RegisterStore {
             do {
                 try shown.bind(key)
                 for (index, column) in registers.columns.enumerated() {
-                    let value = column?.value ?? .null
+                    let value = column?.value ?? defaults[index]
                     try shown.bind(overrides.isEmpty ? value : overrides[index] ?? value)
                 }
                 try shown.run()
@@ -291,6 +295,11 @@ final class RegisterStore {
             }
         }
         return placement
+    }
+
+    /// The values a row shows: each register's, or the column's default where it has none.
+    func shownValues(_ registers: RowRegisters) -> [SQLiteValue] {
+        registers.columns.enumerated().map { $1?.value ?? defaults[$0] }
     }
 
     /// Keys of the rows of this table whose `column` holds `value`, shown or hidden, in key order.

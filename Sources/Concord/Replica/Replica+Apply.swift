@@ -12,15 +12,22 @@ public struct ApplyReport: Hashable, Sendable, CustomStringConvertible {
     public var applied: Int
     /// Rows that held nothing new (already seen, or superseded here).
     public var ignored: Int
+    /// Rows of tables this replica refuses for now (a destructive schema change, see
+    /// ``Replica/schemaRefusals``): not merged, and the peer's read position did not move, so
+    /// the next changeset from that peer brings them again.
+    public var heldBack: Int = 0
 
     /// A report with these counts (none of either by default).
-    public init(applied: Int = 0, ignored: Int = 0) {
+    public init(applied: Int = 0, ignored: Int = 0, heldBack: Int = 0) {
         self.applied = applied
         self.ignored = ignored
+        self.heldBack = heldBack
     }
 
-    /// `applied N, ignored M`, as `concord import` prints it.
-    public var description: String { "applied \(applied), ignored \(ignored)" }
+    /// `applied N, ignored M` (and `, held back K` when rows were), as `concord import` prints it.
+    public var description: String {
+        "applied \(applied), ignored \(ignored)" + (heldBack > 0 ? ", held back \(heldBack)" : "")
+    }
 }
 
 extension Replica {
@@ -61,6 +68,8 @@ extension Replica {
     func apply<Rows: ChangeIterator>(
         source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int, rows: () throws -> Rows
     ) throws -> ApplyReport {
+        // Adopting an additive schema change takes a transaction of its own, before the changeset is checked
+        // against the declarations; a table refused for a destructive change has its rows held back.
         try checkSchemas()
         let session = try ApplySession(
             replica: self, source: source, since: since, upTo: upTo, tables: tables,

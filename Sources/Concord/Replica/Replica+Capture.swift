@@ -18,7 +18,8 @@ extension Replica {
     }
 
     private var captureTriggers: [CaptureTriggers] {
-        tableNames.sorted { $0.key < $1.key }.compactMap { _, name in
+        // A refused table's triggers are the app's to keep or lose until the change is undone.
+        tableNames.sorted { $0.key < $1.key }.filter { !isRefused($0.value) }.compactMap { _, name in
             syncedTables[name].map { table in
                 CaptureTriggers(
                     table: table,

@@ -5,7 +5,7 @@ extension Replica {
     /// The projection is recomputed here from the registers alone (see
     /// `Reprojection`): a row is shown exactly when it is visible, with
     /// stand-ins for parents that are not; a row that is alive but not shown is
-    /// parked with its reason; a column no write has set reads NULL; a counter
+    /// parked with its reason; a column no write has set shows its default; a counter
     /// shows the sum of its current contributions and a union its canonical
     /// array. Every user row must have registers.
     ///
@@ -24,7 +24,9 @@ extension Replica {
                 problems.append(
                     .foreignKey(table: row[0].textValue ?? "?", rowid: row[1], parent: row[2].textValue ?? "?"))
             }
-            for table in tables { problems += try ProjectionCheck(replica: self, table: table).problems() }
+            for table in tables where !isRefused(table.name) {
+                problems += try ProjectionCheck(replica: self, table: table).problems()
+            }
             return CheckReport(problems: problems)
         }
     }
@@ -89,7 +91,7 @@ private struct ProjectionCheck {
                 return constrained.contains(key) ? [] : [.visibleButNotShown(name, parked: parked[key])]
             }
             var problems: [CheckReport.Problem] = []
-            var expected = row.registers.columns.map { $0?.value ?? .null }
+            var expected = replica.store(table).shownValues(row.registers)
             for (index, value) in overrides { expected[index] = value }
             let select =
                 "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"

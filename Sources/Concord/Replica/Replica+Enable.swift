@@ -10,6 +10,11 @@ extension Replica {
     ///   the table cannot merge, or ``ReplicaError/alreadyEnabled(table:existing:requested:)``.
     public func enableSync(on table: String, policy: TablePolicy = .column, merges: [String: ColumnMerge] = [:]) throws
     {
+        if let existing = syncedTable(named: table),
+            case .destructive(let change, let fix) = try schemaChange(of: existing).kind
+        {
+            throw ReplicaError.schemaChanged(table: existing.name, change: change, fix: fix)
+        }
         let inspected = try Self.inspect(
             table, policy: policy, merges: merges, in: database,
             functions: configuration.merges)
@@ -21,14 +26,7 @@ extension Replica {
                     + "\(Hex.encode(Array(inspected.name.utf8))))", fix: "rename one of the two tables")
         }
         if let existing = syncedTables[inspected.name] {
-            // A changed column list is a schema change, reported as such rather than as another declaration.
-            if existing.columns != inspected.columns || existing.key != inspected.key { try checkSchema(of: existing) }
-            guard existing.policy == inspected.policy, existing.merges == inspected.merges else {
-                throw ReplicaError.alreadyEnabled(
-                    table: existing.name, existing: existing.declaration,
-                    requested: inspected.declaration)
-            }
-            if try !hasCaptureTriggers(existing) { try reconcile(existing) }
+            try enableAgain(existing, requested: inspected, merges: merges)
             return
         }
         let unsyncable =
@@ -66,6 +64,34 @@ extension Replica {
             try recordExistingRows(of: table)
         }
         try loadSyncedTables()
+    }
+
+    /// Enables an already synced table again: nothing to do when it did not change, else its
+    /// additive change is adopted with the merges declared for its new columns.
+    ///
+    /// Columns `merges` does not name keep their merge; naming another merge
+    /// for an existing column would re-interpret registers other devices hold,
+    /// so it is refused as a destructive change.
+    private func enableAgain(_ existing: SyncedTable, requested: SyncedTable, merges: [String: ColumnMerge]) throws {
+        guard existing.policy == requested.policy else {
+            throw ReplicaError.alreadyEnabled(
+                table: existing.name, existing: existing.declaration, requested: requested.declaration)
+        }
+        for (column, merge) in zip(existing.columns, existing.merges) {
+            guard let asked = merges[column], asked != merge else { continue }
+            throw ReplicaError.schemaChanged(
+                table: existing.name, change: "the merge of column \(column) would change from \(merge) to \(asked)",
+                fix: SchemaChange.fix(
+                    existing.name,
+                    "keep its merge (\(merge)); to merge the values another way, add a new column declared "
+                        + "\(asked) and copy the values into it"))
+        }
+        let change = try schemaChange(of: existing)
+        guard change.needsAdoption else { return }
+        isAdoptingSchemas = true
+        defer { isAdoptingSchemas = false }
+        try withoutForeignKeyEnforcement { try adopt(change, of: existing, merges: merges) }
+        forgetSchemaCheck()
     }
 
     /// Makes `table`'s triggers, and indexes on its foreign-key columns where they are missing.

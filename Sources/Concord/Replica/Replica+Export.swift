@@ -4,7 +4,9 @@ extension Replica {
     /// A peer remembers the ``Changeset/upTo`` of the last changeset it read
     /// from this replica and asks for the changes since then next time.
     /// Rows come in the order they were stored; each carries all its registers,
-    /// so the receiver can merge it whatever it has seen before.
+    /// so the receiver can merge it whatever it has seen before. A table
+    /// refused for a destructive schema change (see ``schemaRefusals``) is
+    /// left out, and ``Changeset/upTo`` stops short of its first change.
     public func changes(since version: Int64 = 0) throws -> Changeset {
         var header: ChangesetHeader?
         var rows: [RowChange] = []
@@ -34,16 +36,32 @@ extension Replica {
                 try adoptNewNodeID()
                 version = 0
             }
+            let synced = tables.filter { !isRefused($0.name) }
             try header(
                 ChangesetHeader(
-                    source: nodeID, since: version, upTo: try self.version,
-                    tables: tables.map(\.schema)))
-            for table in tables {
+                    source: nodeID, since: version, upTo: try exportedUpTo(since: version),
+                    tables: synced.map(\.schema)))
+            for table in synced {
                 try store(table).forEachRow(since: version) { key, stored in
                     try row(RowChange(table: table.name, key: key, registers: stored.registers))
                 }
             }
         }
+    }
+
+    /// How far an export since `version` covers: the local version, but short of the first change of a
+    /// table refused for a schema change, whose rows the export leaves out; so a peer that records it as
+    /// read asks for those rows again once the change is undone (and gets the others again, harmlessly).
+    private func exportedUpTo(since version: Int64) throws -> Int64 {
+        var upTo = try self.version
+        for table in tables where isRefused(table.name) {
+            if let first = try database.scalar(
+                "SELECT min(ver) FROM \(table.rowsTable) WHERE ver > ?", [.integer(version)])?.integerValue
+            {
+                upTo = min(upTo, first - 1)
+            }
+        }
+        return upTo
     }
 
     /// Writes the changes after `version` to `sink` in the binary format, without holding them in memory.

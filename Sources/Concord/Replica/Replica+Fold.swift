@@ -20,13 +20,20 @@ extension Replica {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
             try checkIdentity()
-            guard try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1) else { return 0 }
+            guard try hasWritesToFold() else { return 0 }
             for table in tables { try requireMergeFunctions(table) }
             let session = try FoldSession(replica: self)
             try session.foldLog()
             try session.finish()
             return session.count
         }
+    }
+
+    /// Whether the capture log holds writes of a table that is not refused (a refused table's wait there).
+    private func hasWritesToFold() throws -> Bool {
+        let refused = tables.filter { isRefused($0.name) }.map { String($0.id) }.joined(separator: ", ")
+        return try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl NOT IN (\(refused)))")
+            == .integer(1)
     }
 
     /// How many logged writes a fold reads before trimming them from the log.
@@ -119,6 +126,11 @@ final class FoldSession {
                 guard let name = replica.tableNames[writes.int64(1)], let table = replica.syncedTables[name],
                     let operation = Metadata.Operation(rawValue: writes.int64(3))
                 else { continue }
+                // A table refused for a destructive schema change keeps its writes in the log until it is undone.
+                if replica.isRefused(name) {
+                    kept.append(last)
+                    continue
+                }
                 let write = LoggedWrite(
                     seq: last, table: table, key: writes.column(2), operation: operation,
                     time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.int64(5))
@@ -230,7 +242,8 @@ final class FoldSession {
     /// write's business, and is left alone.
     private func cascade(from parent: RowRef, at seq: Int64, time: Int64) throws {
         for key in replica.children(of: parent.table) where key.action == .cascade {
-            guard let child = replica.syncedTables[key.child] else { continue }
+            // A refused child table is left as it is; its own writes wait in the log.
+            guard let child = replica.syncedTables[key.child], !replica.isRefused(child.name) else { continue }
             let keys = try database.query(
                 "SELECT \(child.quotedKey) FROM \(child.quotedName) WHERE \(child.quotedColumns[key.column]) = ? "
                     + "ORDER BY \(child.quotedKey)", [parent.key]
@@ -272,19 +285,22 @@ final class FoldSession {
         let reinserts = try database.prepare("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
         try reinserts.bind([.integer(Metadata.Operation.insert.rawValue)])
         while try reinserts.step() {
-            guard let name = replica.tableNames[reinserts.int64(0)], let table = replica.syncedTables[name] else {
-                continue
-            }
+            guard let name = replica.tableNames[reinserts.int64(0)], let table = replica.syncedTables[name],
+                !replica.isRefused(name)
+            else { continue }
             let key = reinserts.column(1)
             if try replica.store(table).loadStamps(key)?.registers.liveness.isAlive ?? false {
                 try replica.store(table).deleteHidden(key)
             }
         }
-        try database.execute("DELETE FROM \(Metadata.log)")
-        for table in replica.tables where !table.joinedColumns.isEmpty {
+        let refused = replica.tables.filter { replica.isRefused($0.name) }
+        try database.execute(
+            "DELETE FROM \(Metadata.log) WHERE tbl NOT IN (\(refused.map { String($0.id) }.joined(separator: ", ")))")
+        let live = replica.tables.filter { !replica.isRefused($0.name) }
+        for table in live where !table.joinedColumns.isEmpty {
             try database.execute("DELETE FROM \(table.logValuesTable)")
         }
-        for table in replica.tables where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
+        for table in live where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
             try database.execute("DELETE FROM \(table.zerosTable)")
         }
         try replica.storeClock(clock, version: version)

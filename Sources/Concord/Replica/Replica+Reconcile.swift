@@ -11,18 +11,21 @@ extension Replica {
     /// row the registers show but the table lost, as deleted. So nothing the
     /// app wrote meanwhile is lost; the price is that this replica's values
     /// win over edits other devices made to the same rows before they hear
-    /// of it.
+    /// of it. Columns from position `first` on are new (a migration added
+    /// them): they have no register yet, so only a value other than their
+    /// default counts as written.
     ///
     /// ```swift
     /// // After the app's migration rebuilt `reminders`:
-    /// try replica.enableSync(on: "reminders")   // reinstalls capture and reconciles
+    /// try replica.foldLocalWrites()   // reinstalls capture and reconciles
     /// ```
-    func reconcile(_ table: SyncedTable) throws {
+    func reconcile(_ table: SyncedTable, newColumnsFrom first: Int) throws {
         try withoutForeignKeyEnforcement {
+            try database.execute(CaptureTriggers(table: table, facts: facts(of: table)).dropAllTriggersSQL)
             try installTriggersAndIndexes(for: table)
             // The other tables' pending writes come first, in the order they were made.
-            forgetSchemaCheck()
             try foldLocalWrites()
+            let defaults = try facts(of: table).defaults
             let store = store(table)
             let parked = Set(try parkedRows(of: table).map(\.key))
             let log = try database.prepare(
@@ -45,15 +48,22 @@ extension Replica {
                 present.insert(key)
                 let stored = try store.load(key)?.registers
                 let isInsert = !(stored?.liveness.isAlive ?? false) || parked.contains(key)
+                let changed = table.columns.indices.map { $0 < first || row[1 + $0] != defaults[$0] }
+                let mask = changed.indices.filter { changed[$0] }.reduce(Int64(0)) {
+                    $0 | (1 << Int64(min($1, Metadata.maskBits)))
+                }
+                if !isInsert && mask == 0 { continue }
                 try log.run([
                     .integer(table.id), key, .integer((isInsert ? Metadata.Operation.insert : .update).rawValue),
-                    isInsert ? .null : .integer(-1),
+                    isInsert ? .null : .integer(mask),
                 ])
                 guard let values else { continue }
                 try values.run(
                     joined.flatMap { column -> [SQLiteValue] in
                         let new = row[1 + column]
-                        guard !isInsert, let register = stored?.columns[column] else { return [.null, new] }
+                        guard !isInsert, let register = stored?.columns[column] else {
+                            return [column >= first ? defaults[column] : .null, new]
+                        }
                         // What the column held before: a counter's sum of this life, any other the value itself.
                         let old =
                             table.merges[column] == .counter
@@ -63,13 +73,18 @@ extension Replica {
                         return [old, new]
                     })
             }
-            try store.forEachRow(since: .min) { key, stored in
-                guard stored.registers.liveness.isAlive, !parked.contains(key), !present.contains(key) else { return }
-                // Deleted meanwhile: the table no longer has its values, so its hidden copy holds NULLs.
-                try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
-                try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
-            }
+            try logDeletes(of: table, except: present.union(parked), log: log)
             try foldLocalWrites()
+        }
+    }
+
+    /// Logs a delete of every row the registers show alive that is not among `kept`: the table lost it
+    /// while its triggers were gone. The table no longer has its values, so its hidden copy holds NULLs.
+    private func logDeletes(of table: SyncedTable, except kept: Set<SQLiteValue>, log: Statement) throws {
+        try store(table).forEachRow(since: .min) { key, stored in
+            guard stored.registers.liveness.isAlive, !kept.contains(key) else { return }
+            try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
+            try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
         }
     }
 }

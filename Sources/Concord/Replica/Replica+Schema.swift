@@ -1,13 +1,16 @@
 extension Replica {
-    /// Refuses to go on while a synced table's schema differs from what sync was enabled on.
+    /// Follows additive schema changes of the synced tables, and refuses the destructive ones table by table.
     ///
-    /// Capture triggers and metadata are made for one column list: a column
-    /// added later would have its writes missed, a table rebuilt by a
-    /// migration tool (create, copy, drop, rename) loses its triggers, and a
-    /// dropped or renamed column or table leaves registers nothing shows.
-    /// Rather than sync such a table by halves, every fold (and so every
-    /// export, apply, status and check) stops with an error that names the
-    /// table, the change and the fix.
+    /// Apps migrate their tables with plain SQL; Concord notices at its next
+    /// fold (and so at every export, apply, status and check), in the same
+    /// transaction. Columns appended to a synced table (nullable, or with a
+    /// DEFAULT) join the metadata with no register until someone writes them,
+    /// and the capture triggers are made again to capture them; a table rebuilt
+    /// by a migration tool (create, copy, drop, rename) gets its triggers back
+    /// and is reconciled. A dropped, renamed or reordered column, a dropped or
+    /// renamed table or another key stop *that* table only (see
+    /// ``schemaRefusals``): its writes wait in the capture log, its rows are
+    /// neither exported nor merged, and undoing the change resumes it.
     ///
     /// It costs one `PRAGMA schema_version` per call while nothing changed.
     /// When that number moved — Concord's own suspending and resuming of
@@ -16,17 +19,47 @@ extension Replica {
     /// really differs from the schema last checked; only then are the tables
     /// inspected.
     func checkSchemas() throws {
+        guard !isAdoptingSchemas else { return }
         let version = try database.scalar("PRAGMA schema_version")?.integerValue
         if version != nil && version == checkedSchema?.version { return }
         let fingerprint = try schemaFingerprint()
-        if fingerprint != checkedSchema?.fingerprint {
-            for table in tables { try checkSchema(of: table) }
+        guard fingerprint != checkedSchema?.fingerprint else {
+            checkedSchema = (version, fingerprint)
+            return
         }
-        checkedSchema = (version, fingerprint)
+        isAdoptingSchemas = true
+        defer { isAdoptingSchemas = false }
+        if try inspectSchemas() {
+            checkedSchema = (try database.scalar("PRAGMA schema_version")?.integerValue, try schemaFingerprint())
+        } else {
+            checkedSchema = (version, fingerprint)
+        }
     }
 
     /// Forgets the last check, so the next one inspects every table (after sync is enabled on one).
     func forgetSchemaCheck() { checkedSchema = nil }
+
+    /// The synced tables that do not sync now because their schema changed destructively, in name order.
+    ///
+    /// Each is a ``ReplicaError/schemaChanged(table:change:fix:)`` naming the
+    /// table, the change and the fix. Every other table keeps syncing; the
+    /// refused table's captured writes wait in the capture log, its rows are
+    /// left out of exports and held back from applies (the peer's read
+    /// position then stays where it was, so the next sync brings them again).
+    /// The list is what the last fold, export, apply, status or check found;
+    /// the `concord` tool prints it and exits 1 after doing the rest.
+    ///
+    /// ```swift
+    /// let changes = try replica.changes(since: 0)        // the other tables' rows
+    /// for refusal in replica.schemaRefusals { print(refusal) }
+    /// ```
+    public var schemaRefusals: [ReplicaError] {
+        refusedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap { refusedTables[$0] }
+    }
+
+    /// Whether the table named `name` is refused for a destructive schema change.
+    /// (No hashing while nothing is refused: the fold asks for every write.)
+    func isRefused(_ name: String) -> Bool { !refusedTables.isEmpty && refusedTables[name] != nil }
 
     /// Every object's type, names and SQL, in name order.
     private func schemaFingerprint() throws -> String {
@@ -37,42 +70,32 @@ extension Replica {
             """)?.textValue ?? ""
     }
 
-    func checkSchema(of table: SyncedTable) throws {
-        let columns = try database.query(
-            "SELECT name, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])
-        let refuse = { (change: String, fix: String) in
-            ReplicaError.schemaChanged(table: table.name, change: change, fix: fix)
+    /// Compares every synced table with its declaration; refuses the destructive changes first (so the
+    /// folds adoption runs keep their writes), then adopts the rest. Returns whether anything was adopted.
+    private func inspectSchemas() throws -> Bool {
+        // The metadata may have been rolled back since it was last read.
+        try loadSyncedTables()
+        var refused: [String: ReplicaError] = [:]
+        var adopt: [(SyncedTable, SchemaChange)] = []
+        for table in tables {
+            let change = try schemaChange(of: table)
+            if case .destructive(let what, let fix) = change.kind {
+                refused[table.name] = .schemaChanged(table: table.name, change: what, fix: fix)
+            } else if change.needsAdoption {
+                adopt.append((table, change))
+            }
         }
-        let undo = "undo the change; schema changes of synced tables are not synced by this version of Concord"
-        guard !columns.isEmpty else {
-            throw refuse(
-                "the table no longer exists (dropped or renamed)", "create it again, or rename it back; " + undo)
+        refusedTables = refused
+        guard !adopt.isEmpty else { return false }
+        try withoutForeignKeyEnforcement {
+            for (table, change) in adopt { try self.adopt(change, of: table) }
         }
-        let keys = columns.filter { $0[1].integerValue != 0 }.compactMap { $0[0].textValue }
-        guard keys == [table.key] else {
-            throw refuse(
-                "its primary key is now \(keys.isEmpty ? "missing" : keys.joined(separator: ", ")), not \(table.key)",
-                undo)
-        }
-        let present = columns.filter { $0[1].integerValue == 0 && $0[2].integerValue == 0 }.compactMap {
-            $0[0].textValue
-        }
-        if present != table.columns {
-            let added = present.filter { !table.columns.contains($0) }
-            let gone = table.columns.filter { !present.contains($0) }
-            var change: [String] = []
-            if !added.isEmpty { change.append("column(s) \(added.joined(separator: ", ")) added") }
-            if !gone.isEmpty { change.append("column(s) \(gone.joined(separator: ", ")) dropped or renamed") }
-            if change.isEmpty { change.append("its columns were reordered") }
-            throw refuse(change.joined(separator: "; "), undo)
-        }
-        guard try hasCaptureTriggers(table) else {
-            throw refuse(
-                "its capture triggers are gone, so writes made since were not captured "
-                    + "(a migration that rebuilds the table drops them)",
-                "run `concord enable` (or Replica.enableSync) on the table again: it reinstalls them and "
-                    + "records every row the table holds now as written by this replica")
-        }
+        return true
+    }
+
+    /// How `table`'s live schema differs from its declaration.
+    func schemaChange(of table: SyncedTable) throws -> SchemaChange {
+        try SchemaChange.of(table, in: database, triggersMissing: !hasCaptureTriggers(table))
     }
 
     /// Whether the table still has its capture triggers (a table rebuilt by a migration tool has none).

@@ -20,6 +20,8 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
         public var rows: Int64
         /// Deleted rows whose registers are kept.
         public var tombstones: Int64
+        /// Why the table does not sync now (a destructive schema change, with the fix); `nil` while it syncs.
+        public var refused: String?
     }
 
     /// An alive row that is not shown, and why.
@@ -65,9 +67,11 @@ extension Replica {
             let tables = try self.tables.map { table in
                 ReplicaStatus.Table(
                     name: table.name, policy: table.policy.rawValue,
-                    rows: try database.scalar("SELECT count(*) FROM \(table.quotedName)")?.integerValue ?? 0,
+                    // A refused table may be gone (dropped or renamed): it then shows no rows.
+                    rows: (try? database.scalar("SELECT count(*) FROM \(table.quotedName)"))??.integerValue ?? 0,
                     tombstones: try database.scalar(
-                        "SELECT count(*) FROM \(table.rowsTable) WHERE cl % 2 = 0")?.integerValue ?? 0)
+                        "SELECT count(*) FROM \(table.rowsTable) WHERE cl % 2 = 0")?.integerValue ?? 0,
+                    refused: refusedTables[table.name]?.description)
             }
             let peers = try database.query("SELECT node, version FROM \(Metadata.peers) ORDER BY node").map {
                 ReplicaStatus.Peer(

@@ -38,6 +38,10 @@ public final class Replica {
     let nodes: NodeDirectory
     /// The schema version and fingerprint Concord last checked the synced tables against (see ``checkSchemas()``).
     var checkedSchema: (version: Int64?, fingerprint: String)?
+    /// Synced tables whose schema changed destructively, by name, with the refusal (see ``checkSchemas()``).
+    var refusedTables: [String: ReplicaError] = [:]
+    /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.
+    var isAdoptingSchemas = false
 
     /// Finalizes the stores' statements before the connection goes, so it closes at once.
     deinit { stores.removeAll() }
@@ -293,7 +297,7 @@ public final class Replica {
         if let store = stores[table.name] { return store }
         let store = RegisterStore(
             table: table, database: database, nodes: nodes, affinities: captureFacts[table.name]?.affinities,
-            isRevivable: isRevivable(table.name))
+            defaults: captureFacts[table.name]?.defaults, isRevivable: isRevivable(table.name))
         stores[table.name] = store
         return store
     }

@@ -45,6 +45,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case changesetChanged
     /// A synced table's schema changed in a way Concord does not sync.
     case schemaChanged(table: String, change: String, fix: String)
+    /// Sync was to be disabled on a table that does not sync.
+    case notSynced(table: String)
 
     /// What went wrong and what to do about it, in a sentence the CLI prints as is.
     public var description: String {
@@ -97,8 +99,11 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
             return "Concord's metadata in this database is damaged: \(detail); restore the file from a backup, "
                 + "or copy the app's tables into a new database and enable sync there"
         case .schemaChanged(let table, let change, let fix):
-            return "table '\(table)' changed since sync was enabled: \(change); Concord stopped syncing it so that "
-                + "nothing is half-synced. To fix: \(fix)"
+            return "table '\(table)' changed since sync was enabled: \(change); Concord stopped syncing this table "
+                + "(every other table syncs, and its writes are kept until the change is undone). To fix: \(fix)"
+        case .notSynced(let table):
+            return "table '\(table)' does not sync in this replica, so there is nothing to disable; "
+                + "`concord status DB` lists the tables that do"
         }
     }
 }

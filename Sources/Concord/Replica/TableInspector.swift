@@ -154,11 +154,18 @@ struct TableInspector {
         var guardsKey: Bool
         /// Per synced column: its affinity, which decides what a merged value becomes in the table.
         var affinities: [ColumnAffinity]
+        /// Per synced column: what it shows while no write has set it — its DEFAULT as the column stores
+        /// it, or NULL (a column added by a migration shows this in rows written before it).
+        var defaults: [SQLiteValue]
 
-        init(comparesTypes: [Bool], guardsKey: Bool, affinities: [ColumnAffinity]? = nil) {
+        init(
+            comparesTypes: [Bool], guardsKey: Bool, affinities: [ColumnAffinity]? = nil,
+            defaults: [SQLiteValue]? = nil
+        ) {
             self.comparesTypes = comparesTypes
             self.guardsKey = guardsKey
             self.affinities = affinities ?? comparesTypes.map { _ in .blob }
+            self.defaults = defaults ?? comparesTypes.map { _ in .null }
         }
     }
 
@@ -178,12 +185,24 @@ struct TableInspector {
             try database.scalar(
                 "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
             == .integer(1)
-        let affinities = try declaredTypes(of: table).map {
-            $0.map { ColumnAffinity(declaredType: $0, strict: strict) } ?? .blob
+        let declared = try declaredColumns(of: table)
+        let affinities = declared.map {
+            $0.map { ColumnAffinity(declaredType: $0.type, strict: strict) } ?? .blob
+        }
+        var defaults: [SQLiteValue] = []
+        for (column, affinity) in zip(declared, affinities) {
+            defaults.append(try defaultValue(column?.defaultSQL, as: affinity))
         }
         return CaptureFacts(
             comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
-            affinities: affinities)
+            affinities: affinities, defaults: defaults)
+    }
+
+    /// The value a DEFAULT clause gives, as a column of `affinity` stores it (NULL without one, or when
+    /// it cannot be evaluated on its own).
+    private func defaultValue(_ sql: String?, as affinity: ColumnAffinity) throws -> SQLiteValue {
+        guard let sql, let value = try? database.scalar("SELECT \(sql)") else { return .null }
+        return try database.stored(value, as: affinity)
     }
 
     /// Whether an update must compare each of `table`'s synced columns by type as well as by bytes.
@@ -201,13 +220,14 @@ struct TableInspector {
     /// ```
     func comparesTypes(of table: SyncedTable) throws -> [Bool] { try captureFacts(of: table).comparesTypes }
 
-    /// The declared type of each synced column, `nil` for one the table no longer declares (which then
-    /// compares by type too: that costs time, never a missed change).
-    private func declaredTypes(of table: SyncedTable) throws -> [String?] {
-        var declared: [String: String] = [:]
-        for row in try database.query("SELECT name, type FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])
+    /// The declared type and DEFAULT of each synced column, `nil` for one the table no longer declares
+    /// (which then compares by type too: that costs time, never a missed change).
+    private func declaredColumns(of table: SyncedTable) throws -> [(type: String, defaultSQL: String?)?] {
+        var declared: [String: (type: String, defaultSQL: String?)] = [:]
+        for row in try database.query(
+            "SELECT name, type, dflt_value FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])
         {
-            if let name = row[0].textValue { declared[name] = row[1].textValue ?? "" }
+            if let name = row[0].textValue { declared[name] = (row[1].textValue ?? "", row[2].textValue) }
         }
         return table.columns.map { declared[$0] }
     }

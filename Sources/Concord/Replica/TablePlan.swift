@@ -72,8 +72,8 @@ final class TablePlan {
                 throw ReplicaError.schemaMismatch(
                     table: local.name,
                     detail: "it has a column '\(name)' this replica does not sync: the sender's "
-                        + "schema is newer, and this version of Concord syncs a table only between replicas whose "
-                        + "columns match; keep one schema on every device until Concord syncs schema changes")
+                        + "schema is newer, and this version of Concord does not keep columns it does not have; "
+                        + "run the same migration here (Concord picks up an added column by itself) and apply again")
             }
             let (mine, theirs) = (local.merges[localIndex], remote.merges[remoteIndex])
             guard mine == theirs else {

@@ -41,4 +41,18 @@ struct TablePlans {
         guard all.count > Self.scanLimit else { return all.first { SQLiteName.Key($0.remote.name) == key } }
         return byName[key].map { all[$0] }
     }
+
+    /// A few table names, compared byte for byte as SQLite compares them.
+    struct Names {
+        private let keys: [SQLiteName.Key]
+
+        init(_ names: [String]) { keys = names.map(SQLiteName.Key.init) }
+
+        /// Whether `name` is one of them (always false, at no cost, when there are none).
+        func contains(_ name: String) -> Bool {
+            guard !keys.isEmpty else { return false }
+            let key = SQLiteName.Key(name)
+            return keys.contains(key)
+        }
+    }
 }

@@ -16,13 +16,16 @@ extension Subcommand {
             """,
         options: CheckOptions.self
     ) { options, output in
-        let report = try Replica(path: options.db, create: false).check()
+        let replica = try Replica(path: options.db, create: false)
+        let report = try replica.check()
         if report.isConsistent {
-            print("\(options.db): ok", to: &output)
+            print(
+                "\(options.db): ok\(replica.schemaRefusals.isEmpty ? "" : " (but for the tables below)")", to: &output)
         } else {
             print("\(options.db): \(report.problems.count) problem(s)", to: &output)
             print(report.description, to: &output)
-            throw ExitCode.failure
         }
+        try output.failOnSchemaRefusals(of: [(options.db, replica)])
+        if !report.isConsistent { throw ExitCode.failure }
     }
 }

@@ -102,5 +102,6 @@ extension Subcommand {
         let replica = isReplica ? try enable() : try database.transaction(enable)
         let summary = replica.tables.map { "\($0.name) (\($0.declaration))" }.joined(separator: ", ")
         print("\(options.db): syncing \(summary)", to: &output)
+        try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
 }

@@ -49,5 +49,6 @@ extension Subcommand {
                     + "of it or a later state of this file (restored from a backup since?); it now writes as node "
                     + "\(replica.nodeID) and the changeset holds everything it has", to: &output.standardError)
         }
+        try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
 }

@@ -38,5 +38,6 @@ extension Subcommand {
             report = try replica.applyChangeset(atPath: file)
         }
         print(report.description, to: &output)
+        try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
 }

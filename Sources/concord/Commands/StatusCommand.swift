@@ -17,6 +17,7 @@ extension Subcommand {
         let status = try replica.status()
         if options.json {
             try output.printJSON(status)
+            try output.failOnSchemaRefusals(of: [(options.db, replica)])
             return
         }
         let millisecondsPart = Double(status.clock >> 16) / 1000
@@ -29,8 +30,8 @@ extension Subcommand {
         print("tables", to: &output)
         for table in status.tables {
             print(
-                "  \(table.name)  policy \(table.policy)  rows \(table.rows)  tombstones \(table.tombstones)",
-                to: &output)
+                "  \(table.name)  policy \(table.policy)  rows \(table.rows)  tombstones \(table.tombstones)"
+                    + (table.refused == nil ? "" : "  NOT SYNCING (schema changed)"), to: &output)
         }
         if status.tables.isEmpty { print("  (none; run `concord enable`)", to: &output) }
         if !status.parked.isEmpty {
@@ -40,5 +41,6 @@ extension Subcommand {
         print("peers", to: &output)
         for peer in status.peers { print("  \(peer.node)  read up to version \(peer.version)", to: &output) }
         if status.peers.isEmpty { print("  (none yet)", to: &output) }
+        try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
 }

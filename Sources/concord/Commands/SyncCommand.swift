@@ -23,6 +23,7 @@ extension Subcommand {
             print(
                 "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds",
                 to: &output)
+            try output.failOnSchemaRefusals(of: Array(zip(paths, replicas)))
         } catch let incomplete as SyncIncomplete {
             // Every direction that could go did; say which could not, by file, and fail.
             let report = incomplete.report
@@ -34,6 +35,7 @@ extension Subcommand {
                     "Error: \(paths[refusal.target]) refused the changes of \(paths[refusal.source]): \(refusal.reason)",
                     to: &output.standardError)
             }
+            try output.failOnSchemaRefusals(of: Array(zip(paths, replicas)))
             throw ExitCode.failure
         }
     }

@@ -1,0 +1,122 @@
+extension Replica {
+    /// Makes Concord's metadata and triggers follow an additive change of `table`, inside the caller's transaction.
+    ///
+    /// New columns are appended to the declaration (`lww`, or what `merges`
+    /// names) and get their per-table metadata columns; existing rows get no
+    /// register for them (stamp columns default to "no write"), so nothing is
+    /// re-stamped and they show their default until someone writes them. The
+    /// capture triggers are made again for the new column list. Values the app
+    /// wrote to a new column before Concord looked (the old triggers did not
+    /// see them) become local writes now; a table whose triggers were gone is
+    /// reconciled as a whole (see ``reconcile(_:newColumnsFrom:)``).
+    ///
+    /// ```swift
+    /// try replica.database.execute("ALTER TABLE reminders ADD COLUMN priority INTEGER")
+    /// try replica.foldLocalWrites()   // adopts `priority` first
+    /// ```
+    func adopt(_ change: SchemaChange, of table: SyncedTable, merges: [String: ColumnMerge] = [:]) throws {
+        var current = table
+        if case .additive(let new) = change.kind {
+            current = SyncedTable(
+                id: table.id,
+                schema: TableSchema(
+                    name: table.name, key: table.key, columns: table.columns + new.map(\.name), policy: table.policy,
+                    merges: table.merges + new.map { merges[$0.name] ?? .lww }))
+            try database.execute(
+                "UPDATE \(Metadata.tables) SET columns = ?, merges = ? WHERE id = ?",
+                [
+                    .text(ColumnList.encode(current.columns)), .text(ColumnList.encodeMerges(current.mergeMap)),
+                    .integer(table.id),
+                ])
+            try loadSyncedTables()
+            try addMetadataColumns(of: current, from: table.columns.count)
+        }
+        let first = table.columns.count
+        if change.triggersMissing {
+            try reconcile(current, newColumnsFrom: first)
+        } else {
+            try database.execute(CaptureTriggers(table: current, facts: facts(of: current)).dropAllTriggersSQL)
+            try installTriggersAndIndexes(for: current)
+            try recordNewColumnValues(of: current, from: first)
+        }
+    }
+
+    /// The capture facts of a synced table, as loaded.
+    func facts(of table: SyncedTable) throws -> TableInspector.CaptureFacts {
+        try captureFacts[table.name] ?? TableInspector(database).captureFacts(of: table)
+    }
+
+    /// Adds the metadata columns of `table`'s columns from position `first` on.
+    private func addMetadataColumns(of table: SyncedTable, from first: Int) throws {
+        let defaults = try facts(of: table).defaults
+        for column in first..<table.columns.count {
+            if table.hasColumnStamps {
+                // (0, 0) is "no write yet": existing rows have no register for the new column.
+                try database.execute(
+                    "ALTER TABLE \(table.rowsTable) ADD COLUMN \(Metadata.stampColumn(column)) INTEGER DEFAULT 0; "
+                        + "ALTER TABLE \(table.rowsTable) ADD COLUMN \(Metadata.nodeColumn(column)) INTEGER DEFAULT 0")
+            }
+            try database.execute("ALTER TABLE \(table.hiddenTable) ADD COLUMN \(Metadata.valueColumn(column))")
+            try database.execute(
+                "UPDATE \(table.hiddenTable) SET \(Metadata.valueColumn(column)) = ?", [defaults[column]])
+        }
+        let added = first..<table.columns.count
+        if table.counterColumns.contains(where: added.contains) {
+            try database.execute(
+                """
+                CREATE TABLE IF NOT EXISTS \(table.countersTable) (
+                    pk NOT NULL, col INTEGER NOT NULL, node INTEGER NOT NULL, cl INTEGER NOT NULL,
+                    amount INTEGER NOT NULL, hlc INTEGER NOT NULL, PRIMARY KEY (pk, col, node)
+                ) WITHOUT ROWID
+                """)
+        }
+        let joined = table.joinedColumns.filter(added.contains)
+        guard !joined.isEmpty else { return }
+        try database.execute("CREATE TABLE IF NOT EXISTS \(table.logValuesTable) (seq INTEGER PRIMARY KEY)")
+        for column in joined {
+            try database.execute(
+                "ALTER TABLE \(table.logValuesTable) ADD COLUMN \(Metadata.oldValueColumn(column)); "
+                    + "ALTER TABLE \(table.logValuesTable) ADD COLUMN \(Metadata.newValueColumn(column))")
+        }
+    }
+
+    /// Logs, as local updates stamped now, the values the app wrote to new columns (from `first` on)
+    /// before Concord looked: any that differs, by bytes or type, from the column's default.
+    func recordNewColumnValues(of table: SyncedTable, from first: Int) throws {
+        guard first < table.columns.count else { return }
+        let defaults = try facts(of: table).defaults
+        let new = Array(first..<table.columns.count)
+        let differs = new.map { column in
+            let c = table.quotedColumns[column]
+            return "(\(c) IS NOT ?\(column + 1) COLLATE BINARY OR typeof(\(c)) <> typeof(?\(column + 1)))"
+        }
+        let rows = try database.query(
+            "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) FROM \(table.quotedName) "
+                + "WHERE \(differs.joined(separator: " OR ")) ORDER BY \(table.quotedKey)",
+            defaults)
+        for row in rows {
+            let changed = table.columns.indices.map { $0 >= first && row[1 + $0] != defaults[$0] }
+            try logUpdate(of: table, key: row[0], changed: changed, values: Array(row.dropFirst()), defaults: defaults)
+        }
+    }
+
+    /// Appends an update of `key` to the capture log, with the old and new values of value-merged columns.
+    func logUpdate(
+        of table: SyncedTable, key: SQLiteValue, changed: [Bool], values: [SQLiteValue], defaults: [SQLiteValue]
+    ) throws {
+        let mask = changed.indices.filter { changed[$0] }.reduce(Int64(0)) {
+            $0 | (1 << Int64(min($1, Metadata.maskBits)))
+        }
+        guard mask != 0 else { return }
+        try database.execute(
+            "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(Metadata.now), ?)",
+            [.integer(table.id), key, .integer(Metadata.Operation.update.rawValue), .integer(mask)])
+        let joined = table.joinedColumns
+        guard !joined.isEmpty else { return }
+        try database.execute(
+            "INSERT INTO \(table.logValuesTable) (seq, "
+                + joined.flatMap { [Metadata.oldValueColumn($0), Metadata.newValueColumn($0)] }.joined(separator: ", ")
+                + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")",
+            joined.flatMap { [changed[$0] ? defaults[$0] : values[$0], values[$0]] })
+    }
+}

@@ -1,0 +1,54 @@
+extension Replica {
+    /// Stops syncing `table`: removes its capture triggers and all of Concord's metadata about it,
+    /// and leaves the app's rows as they are.
+    ///
+    /// This is the way through a migration Concord refuses (a dropped or
+    /// renamed column, another key): disable the table, migrate it, and
+    /// enable it again, when its rows become this replica's writes once more.
+    /// Its registers, hidden (deleted or parked) rows, parking marks and the
+    /// writes the capture log still holds for it go; other tables' pending
+    /// writes are folded first. A table that another synced table references
+    /// must wait until that one is disabled, since the child's visibility
+    /// depends on its parents' registers.
+    ///
+    /// ```swift
+    /// try replica.disableSync(on: "reminders")
+    /// try replica.database.execute("ALTER TABLE reminders RENAME COLUMN title TO name")
+    /// try replica.enableSync(on: "reminders")
+    /// ```
+    ///
+    /// - Throws: ``ReplicaError/notSynced(table:)`` when the table does not sync here, or
+    ///   ``ReplicaError/unsupportedTable(table:reason:fix:)`` when a synced table references it.
+    public func disableSync(on name: String) throws {
+        guard let table = syncedTable(named: name) else { throw ReplicaError.notSynced(table: name) }
+        if let child = children(of: table.name).map(\.child).sorted().first(where: { $0 != table.name }) {
+            throw ReplicaError.unsupportedTable(
+                table: table.name,
+                reason: "synced table '\(child)' references it, and whether its rows show depends on this table's",
+                fix: "disable sync on '\(child)' first")
+        }
+        try withoutForeignKeyEnforcement {
+            try foldLocalWrites()
+            try dropMetadata(of: table)
+        }
+        try loadSyncedTables()
+        refusedTables[table.name] = nil
+    }
+
+    /// Drops every object named after `table`'s id and deletes the rows that refer to it.
+    private func dropMetadata(of table: SyncedTable) throws {
+        let prefix = Metadata.object(table.id, "")
+        let objects = try database.query(
+            "SELECT type, name FROM sqlite_schema WHERE lower(substr(name, 1, ?)) = ? AND type IN ('trigger', 'index', 'table') "
+                + "ORDER BY type = 'table', name",
+            [.integer(Int64(prefix.utf8.count)), .text(prefix)])
+        for object in objects {
+            guard let type = object[0].textValue, let name = object[1].textValue else { continue }
+            try database.execute("DROP \(type.uppercased()) IF EXISTS \(quoteIdentifier(name))")
+        }
+        for metadata in [Metadata.log, Metadata.parked, Metadata.revived] {
+            try database.execute("DELETE FROM \(metadata) WHERE tbl = ?", [.integer(table.id)])
+        }
+        try database.execute("DELETE FROM \(Metadata.tables) WHERE id = ?", [.integer(table.id)])
+    }
+}

@@ -1,0 +1,99 @@
+/// How a synced table's live schema differs from the declaration Concord keeps for it.
+///
+/// Concord compares the table `PRAGMA table_xinfo` describes with the column
+/// list stored in `_concord_tables`. Columns appended at the end that every
+/// replica can fill on its own (nullable, or with a DEFAULT) are *additive*:
+/// the metadata follows them. Anything that would leave registers no column
+/// shows, or make two devices' positions disagree — a dropped, renamed or
+/// reordered column, a dropped or renamed table, another primary key — is
+/// *destructive*, and the table stops syncing until the change is undone.
+///
+/// ```swift
+/// let change = try SchemaChange.of(table, in: database)
+/// if case .destructive(let what, let fix) = change.kind { print(what, fix) }
+/// ```
+struct SchemaChange: Equatable {
+    /// A column the live table has that the declaration does not.
+    struct NewColumn: Equatable {
+        var name: String
+        /// The SQL text of its DEFAULT (`nil` when it has none).
+        var defaultSQL: String?
+    }
+
+    enum Kind: Equatable {
+        /// The live columns are the declared ones.
+        case unchanged
+        /// Columns were appended, each nullable or with a DEFAULT.
+        case additive([NewColumn])
+        /// The table cannot sync as it is: what changed, and how to fix it.
+        case destructive(change: String, fix: String)
+    }
+
+    let kind: Kind
+    /// Whether the capture triggers are gone (the table was rebuilt by a migration).
+    let triggersMissing: Bool
+
+    /// Whether the metadata or the triggers need to follow the live table.
+    var needsAdoption: Bool {
+        if case .destructive = kind { return false }
+        return triggersMissing || kind != .unchanged
+    }
+
+    /// The fix of every destructive change: undo it, or stop syncing the table first.
+    static func fix(_ table: String, _ first: String) -> String {
+        "\(first); or, to make the change anyway, run `concord disable DB --table \(table)` "
+            + "(Replica.disableSync(on:)) first and enable sync again after the migration"
+    }
+
+    /// Compares `table`'s live schema in `database` with its declaration.
+    static func of(_ table: SyncedTable, in database: Database, triggersMissing: Bool) throws -> SchemaChange {
+        let columns = try database.query(
+            "SELECT name, pk, hidden, \"notnull\", dflt_value FROM pragma_table_xinfo(?) ORDER BY cid",
+            [.text(table.name)])
+        func destructive(_ change: String, _ fix: String) -> SchemaChange {
+            SchemaChange(kind: .destructive(change: change, fix: Self.fix(table.name, fix)), triggersMissing: false)
+        }
+        guard !columns.isEmpty else {
+            return destructive(
+                "the table no longer exists (dropped or renamed)", "create it again or rename it back")
+        }
+        let keys = columns.filter { $0[1].integerValue != 0 }.compactMap { $0[0].textValue }
+        guard keys == [table.key] else {
+            return destructive(
+                "its primary key is now \(keys.isEmpty ? "missing" : keys.joined(separator: ", ")), not \(table.key)",
+                "give it back its primary key \(table.key)")
+        }
+        let live = columns.filter { $0[1].integerValue == 0 && $0[2].integerValue == 0 }
+        let names = live.compactMap { $0[0].textValue }
+        if let kind = columnChange(declared: table.columns, live: names) {
+            return destructive(kind.change, kind.fix)
+        }
+        let added = live.dropFirst(table.columns.count)
+        for column in added where column[3].integerValue != 0 && column[4] == .null {
+            return destructive(
+                "its new column \(column[0].textValue ?? "") is NOT NULL without a DEFAULT, so rows written by "
+                    + "devices that do not have it yet could not show",
+                "give the column a DEFAULT, or make it nullable")
+        }
+        let new = added.map { NewColumn(name: $0[0].textValue ?? "", defaultSQL: $0[4].textValue) }
+        return SchemaChange(kind: new.isEmpty ? .unchanged : .additive(new), triggersMissing: triggersMissing)
+    }
+
+    /// What is wrong with the live column list, if the declared columns are not its start.
+    private static func columnChange(declared: [String], live: [String]) -> (change: String, fix: String)? {
+        guard Array(live.prefix(declared.count)) != declared else { return nil }
+        let gone = declared.filter { !live.contains($0) }
+        if !gone.isEmpty {
+            let list = gone.joined(separator: ", ")
+            return (
+                "column(s) \(list) dropped or renamed",
+                "put back column(s) \(list) as they were; to rename a column, add a new column "
+                    + "and copy the values instead, and stop writing the old one"
+            )
+        }
+        return (
+            "its columns were reordered, or a column was inserted before existing ones",
+            "put the columns back in their order (\(declared.joined(separator: ", "))) and add new columns at the end"
+        )
+    }
+}

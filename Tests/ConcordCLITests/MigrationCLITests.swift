@@ -1,0 +1,128 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+/// Migrations made by the `sqlite3` shell as the app, with `concord` noticing them on its own.
+@Suite("Migrations on the command line", .tags(.cli), .timeLimit(.hangGuard))
+struct MigrationCLITests {
+    static let schema = """
+        CREATE TABLE r (id TEXT PRIMARY KEY, title TEXT, extra TEXT);
+        CREATE TABLE l (id TEXT PRIMARY KEY, name TEXT);
+        """
+
+    /// `a.db` and `b.db` holding the schema with both tables synced and one row of `r` on both.
+    private func replicas() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        for name in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(name), Self.schema)
+            try concordOK("enable", name, "--table", "r", "--table", "l", in: directory)
+        }
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO r VALUES ('k1', 'one', 'x1'), ('k2', 'two', 'x2');")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        return directory
+    }
+
+    private func select(_ directory: TemporaryDirectory, _ name: String, _ sql: String) throws -> String {
+        try sqlite3Shell(directory.path(name), sql)
+    }
+
+    @Test func writesMadeBetweenARebuildAndConcordsNextLookAllArrive() throws {
+        let directory = try replicas()
+        try sqlite3Shell(
+            directory.path("a.db"),
+            """
+            BEGIN;
+            CREATE TABLE r_new (id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '', extra TEXT);
+            INSERT INTO r_new SELECT id, coalesce(title, ''), extra FROM r;
+            DROP TABLE r;
+            ALTER TABLE r_new RENAME TO r;
+            COMMIT;
+            UPDATE r SET title = 'edited after the rebuild' WHERE id = 'k1';
+            DELETE FROM r WHERE id = 'k2';
+            INSERT INTO r VALUES ('k3', 'inserted after the rebuild', 'x3');
+            """)
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        let rows = "SELECT id, title, extra FROM r ORDER BY id;"
+        #expect(
+            try select(directory, "b.db", rows) == "k1|edited after the rebuild|x1\nk3|inserted after the rebuild|x3\n")
+        #expect(try select(directory, "b.db", rows) == select(directory, "a.db", rows))
+        try concordOK("check", "a.db", in: directory)
+        try concordOK("check", "b.db", in: directory)
+    }
+
+    @Test func aDroppedAndARenamedColumnAreRefusedAndRevertingResumesWithEveryWrite() throws {
+        let directory = try replicas()
+        // The app renames `title` and drops `extra` (by a rebuild: SQLite will not drop a column a trigger reads),
+        // keeping the dropped values, then writes both tables.
+        try sqlite3Shell(
+            directory.path("a.db"),
+            """
+            ALTER TABLE r RENAME COLUMN title TO name;
+            UPDATE r SET name = 'written while renamed' WHERE id = 'k1';
+            CREATE TABLE saved AS SELECT id, extra FROM r;
+            CREATE TABLE r_new (id TEXT PRIMARY KEY, name TEXT);
+            INSERT INTO r_new SELECT id, name FROM r;
+            DROP TABLE r;
+            ALTER TABLE r_new RENAME TO r;
+            UPDATE r SET name = 'written while dropped' WHERE id = 'k2';
+            INSERT INTO l VALUES ('l1', 'other tables keep syncing');
+            """)
+        let before = try fileBytes(directory.path("b.db"))
+        let run = try concord(["sync", "a.db", "b.db"], in: directory)
+        #expect(run.status == 1)
+        #expect(
+            run.errors.contains(
+                "Error: a.db: table 'r' changed since sync was enabled: column(s) title, extra dropped or renamed"))
+        #expect(run.errors.contains("add a new column and copy the values instead"))
+        #expect(run.errors.contains("concord disable DB --table r"))
+        #expect(try fileBytes(directory.path("b.db")) != before, "the rest was done")
+        #expect(try select(directory, "b.db", "SELECT name FROM l;") == "other tables keep syncing\n")
+        #expect(try select(directory, "b.db", "SELECT title FROM r ORDER BY id;") == "one\ntwo\n")
+        let status = try concord(["status", "a.db"], in: directory)
+        #expect(status.status == 1 && status.text.contains("NOT SYNCING"))
+        // Revert: put the columns back as they were, with the kept values.
+        try sqlite3Shell(
+            directory.path("a.db"),
+            """
+            CREATE TABLE r_old (id TEXT PRIMARY KEY, title TEXT, extra TEXT);
+            INSERT INTO r_old SELECT r.id, r.name, s.extra FROM r LEFT JOIN saved AS s USING (id);
+            DROP TABLE r; DROP TABLE saved;
+            ALTER TABLE r_old RENAME TO r;
+            """)
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        let rows = "SELECT id, title, extra FROM r ORDER BY id;"
+        #expect(try select(directory, "b.db", rows) == "k1|written while renamed|x1\nk2|written while dropped|x2\n")
+        try concordOK("check", "a.db", in: directory)
+        try concordOK("check", "b.db", in: directory)
+    }
+
+    @Test func bothDevicesAddTheSameColumnWriteItAndConverge() throws {
+        let directory = try replicas()
+        for name in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(name), "ALTER TABLE r ADD COLUMN due TEXT;")
+        }
+        try sqlite3Shell(directory.path("a.db"), "UPDATE r SET due = 'monday' WHERE id = 'k1';")
+        try sqlite3Shell(directory.path("b.db"), "UPDATE r SET due = 'friday' WHERE id = 'k2';")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        let rows = "SELECT id, title, extra, due FROM r ORDER BY id;"
+        #expect(try select(directory, "a.db", rows) == "k1|one|x1|monday\nk2|two|x2|friday\n")
+        #expect(try select(directory, "b.db", rows) == select(directory, "a.db", rows))
+        try concordOK("check", "a.db", in: directory)
+    }
+
+    @Test func disableRemovesTheTablesTriggersAndKeepsItsRows() throws {
+        let directory = try replicas()
+        let run = try concordOK("disable", "a.db", "--table", "r", in: directory)
+        #expect(run.text == "a.db: stopped syncing r; still syncing l\n")
+        #expect(try select(directory, "a.db", "SELECT count(*) FROM r;") == "2\n")
+        #expect(
+            try select(directory, "a.db", "SELECT count(*) FROM sqlite_schema WHERE name LIKE '_concord_1_%';") == "0\n"
+        )
+        let again = try concord(["disable", "a.db", "--table", "r"], in: directory)
+        #expect(again.status == 1 && again.errors.contains("table 'r' does not sync in this replica"))
+        let usage = try concord(["disable", "a.db"], in: directory)
+        #expect(usage.status == 64 && usage.errors.contains("Error: Missing expected argument '--table <name>'"))
+        let help = try concordOK("disable", "--help", in: directory)
+        #expect(help.text.contains("Stop syncing tables of a database."))
+    }
+}

@@ -1,0 +1,161 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// Destructive schema changes stop the changed table only; undoing them resumes it with every write.
+@Suite("Destructive migrations", .tags(.replica), .timeLimit(.hangGuard))
+struct DestructiveMigrationTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+    static let schema = """
+        CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL, title TEXT, done INTEGER NOT NULL DEFAULT 0, notes TEXT);
+        CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT);
+        """
+
+    private func pair() throws -> (Replica, Replica) {
+        let a = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        let b = try Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        for replica in [a, b] {
+            try replica.database.execute(Self.schema)
+            try replica.enableSync(on: "reminders")
+            try replica.enableSync(on: "lists")
+        }
+        try a.database.execute("INSERT INTO reminders (id, title, notes) VALUES ('r1', 'milk', 'n')")
+        try Replica.sync([a, b])
+        return (a, b)
+    }
+
+    /// The one refusal of `replica`, for `reminders`, as its change text.
+    private func refusal(_ replica: Replica) throws -> (change: String, fix: String) {
+        let refusals = replica.schemaRefusals
+        guard refusals.count == 1, case .schemaChanged(let table, let change, let fix) = refusals[0],
+            table == "reminders"
+        else {
+            Issue.record("expected one refusal of reminders, got \(refusals)")
+            return ("", "")
+        }
+        return (change, fix)
+    }
+
+    /// Writes to both tables while `reminders` is refused; the other table keeps syncing.
+    private func writeWhileRefused(_ a: Replica, _ b: Replica, column: String = "title") throws {
+        try a.database.execute("UPDATE reminders SET \(column) = 'kept' WHERE id = 'r1'")
+        try a.database.execute("INSERT INTO lists VALUES ('l1', 'groceries')")
+        try Replica.sync([a, b])
+        #expect(try b.database.scalar("SELECT name FROM lists") == .text("groceries"), "other tables keep syncing")
+        #expect(try b.database.scalar("SELECT title FROM reminders") == .text("milk"))
+    }
+
+    @Test func aRenamedColumnIsRefusedAndRenamingItBackResumes() throws {
+        let (a, b) = try pair()
+        try a.database.execute("ALTER TABLE reminders RENAME COLUMN title TO name")
+        try writeWhileRefused(a, b, column: "name")
+        let (change, fix) = try refusal(a)
+        #expect(change == "column(s) title dropped or renamed")
+        #expect(fix.contains("add a new column and copy the values instead"))
+        #expect(fix.contains("concord disable DB --table reminders"))
+        #expect("\(a.schemaRefusals[0])".hasPrefix("table 'reminders' changed since sync was enabled"))
+        #expect(try a.database.scalar("SELECT count(*) FROM _concord_log") == .integer(1), "the write waits")
+        try a.database.execute("ALTER TABLE reminders RENAME COLUMN name TO title")
+        try Replica.sync([a, b])
+        #expect(a.schemaRefusals.isEmpty)
+        #expect(try b.database.scalar("SELECT title FROM reminders") == .text("kept"))
+        #expect(try a.canonicalDump() == b.canonicalDump())
+    }
+
+    @Test func aColumnDroppedByARebuildIsRefusedAndRestoringItResumes() throws {
+        let (a, b) = try pair()
+        try a.database.execute(
+            """
+            CREATE TABLE saved AS SELECT id, notes FROM reminders;
+            CREATE TABLE r2 (id TEXT PRIMARY KEY NOT NULL, title TEXT, done INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO r2 SELECT id, title, done FROM reminders;
+            DROP TABLE reminders;
+            ALTER TABLE r2 RENAME TO reminders;
+            """)
+        try writeWhileRefused(a, b)
+        #expect(try refusal(a).change == "column(s) notes dropped or renamed")
+        try a.database.execute(
+            """
+            CREATE TABLE r2 (id TEXT PRIMARY KEY NOT NULL, title TEXT, done INTEGER NOT NULL DEFAULT 0, notes TEXT);
+            INSERT INTO r2 SELECT r.id, r.title, r.done, s.notes FROM reminders AS r LEFT JOIN saved AS s USING (id);
+            DROP TABLE reminders;
+            ALTER TABLE r2 RENAME TO reminders;
+            """)
+        try Replica.sync([a, b])
+        #expect(a.schemaRefusals.isEmpty)
+        #expect(try b.database.query("SELECT title, notes FROM reminders") == [["kept", "n"]])
+        #expect(try a.canonicalDump() == b.canonicalDump())
+        #expect(try a.check().isConsistent && b.check().isConsistent)
+    }
+
+    @Test func aDroppedTableIsRefusedAndItsPeersRowsAreHeldBack() throws {
+        let (a, b) = try pair()
+        try a.database.execute("ALTER TABLE reminders RENAME TO old_reminders")
+        try b.database.execute("UPDATE reminders SET done = 1")
+        try b.database.execute("INSERT INTO lists VALUES ('l1', 'groceries')")
+        let read = try a.peerVersion(b.nodeID)
+        let report = try a.apply(b.changes(since: a.peerVersion(b.nodeID)))
+        #expect(report.heldBack == 1 && report.applied == 1)
+        #expect(try a.peerVersion(b.nodeID) == read, "held-back rows come again next time")
+        #expect(try refusal(a).change == "the table no longer exists (dropped or renamed)")
+        try a.database.execute("ALTER TABLE old_reminders RENAME TO reminders")
+        try Replica.sync([a, b])
+        #expect(try a.database.scalar("SELECT done FROM reminders") == .integer(1))
+        #expect(try a.canonicalDump() == b.canonicalDump())
+    }
+
+    @Test func anotherKeyIsRefused() throws {
+        let (a, _) = try pair()
+        try a.database.execute(
+            """
+            CREATE TABLE r2 (id TEXT NOT NULL, title TEXT PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0, notes TEXT);
+            INSERT INTO r2 SELECT * FROM reminders; DROP TABLE reminders; ALTER TABLE r2 RENAME TO reminders;
+            """)
+        try a.foldLocalWrites()
+        #expect(try refusal(a).change == "its primary key is now title, not id")
+    }
+
+    @Test func reorderedColumnsAreRefused() throws {
+        let (a, _) = try pair()
+        try a.database.execute(
+            """
+            CREATE TABLE r2 (id TEXT PRIMARY KEY NOT NULL, done INTEGER NOT NULL DEFAULT 0, title TEXT, notes TEXT);
+            INSERT INTO r2 (id, title, done, notes) SELECT id, title, done, notes FROM reminders;
+            DROP TABLE reminders; ALTER TABLE r2 RENAME TO reminders;
+            """)
+        _ = try a.changes(since: 0)
+        #expect(try refusal(a).change == "its columns were reordered, or a column was inserted before existing ones")
+    }
+
+    @Test func aChangedMergeIsRefusedAndChangesNothing() throws {
+        let (a, _) = try pair()
+        let before = try a.canonicalDump()
+        #expect {
+            try a.enableSync(on: "reminders", merges: ["done": .max])
+        } throws: { error in
+            guard case ReplicaError.schemaChanged(_, let change, _) = error else { return false }
+            return change == "the merge of column done would change from lww to max"
+        }
+        #expect(try a.canonicalDump() == before)
+    }
+
+    @Test func exportLeavesTheRefusedTableOutAndStopsShortOfItsChanges() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'unsent' WHERE id = 'r1'")
+        try a.foldLocalWrites()
+        try a.database.execute("ALTER TABLE reminders RENAME COLUMN notes TO comment")
+        try a.database.execute("INSERT INTO lists VALUES ('l1', 'groceries')")
+        let since = try b.peerVersion(a.nodeID)
+        let changes = try a.changes(since: since)
+        #expect(changes.tables.map(\.name) == ["lists"])
+        #expect(changes.rows.map(\.table) == ["lists"])
+        try b.apply(changes)
+        #expect(try b.peerVersion(a.nodeID) < (try a.version), "the refused table's rows will be asked for again")
+        try a.database.execute("ALTER TABLE reminders RENAME COLUMN comment TO notes")
+        try Replica.sync([a, b])
+        #expect(try b.database.scalar("SELECT title FROM reminders") == .text("unsent"))
+        #expect(try a.canonicalDump() == b.canonicalDump())
+    }
+}
