@@ -176,7 +176,9 @@ struct OracleTests {
         let shown = try oracle.tableDifference(on: buggy)
         #expect(shown?.hasPrefix("people/ann: the devices show") == true, "\(shown ?? "no difference")")
         let held = try oracle.registerDifference(on: buggy)
-        #expect(held?.contains("causal length 3") == true && held?.contains("expects causal length 2") == true, "\(held ?? "none")")
+        #expect(
+            held?.contains("causal length 3") == true && held?.contains("expects causal length 2") == true,
+            "\(held ?? "none")")
         // The replica that really deleted the row agrees with the model.
         #expect(try oracle.tableDifference(on: world.devices[0].replica) == nil)
         #expect(try oracle.registerDifference(on: world.devices[0].replica) == nil)
