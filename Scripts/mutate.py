@@ -171,7 +171,6 @@ def run_command(arguments, cwd, timeout):
 def prepare_tree():
     if not os.path.isdir(TREE):
         subprocess.run(["git", "worktree", "add", "--detach", TREE, "HEAD"], cwd=ROOT, check=True)
-    subprocess.run(["git", "checkout", "--detach", "--force", "HEAD"], cwd=TREE, check=True, capture_output=True)
     # The worktree follows this checkout's HEAD, plus any uncommitted change to the mutated files.
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True)
     subprocess.run(["git", "checkout", "--detach", "--force", head.stdout.strip()], cwd=TREE, check=True,
