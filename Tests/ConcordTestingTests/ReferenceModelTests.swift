@@ -128,4 +128,30 @@ struct ReferenceModelTests {
         #expect(model.placement(of: RowRef(table: "lists", key: "l")) == .parked)
         #expect(model.placement(of: RowRef(table: "items", key: "i")) == .parked)
     }
+
+    /// A column a migration added after the row was written has no register: the row shows the
+    /// column's DEFAULT there (a NOT NULL column with a default parks nothing), and the register
+    /// joins once someone writes it.
+    @Test func aColumnNoWriteHasSetShowsItsDefault() {
+        let older = TableSchema(name: "reminders", key: "id", columns: ["title"], policy: .column)
+        let newer = TableSchema(
+            name: "reminders", key: "id", columns: ["title", "priority"], policy: .column, merges: [.lww, .lww])
+        var history = History()
+        let insert = history.write(Self.ann, .insert, "reminders", "r1", [0: "milk"], seen: [])
+        let r1 = RowRef(table: "reminders", key: "r1")
+        func model(_ table: TableSchema, defaults: [String: [Int: SQLiteValue]]) -> ReferenceModel {
+            ReferenceModel(
+                tables: [table], foreignKeys: [], ledger: history.ledger,
+                notNull: ["reminders": Set(table.columns.indices)], defaults: defaults)
+        }
+        let upgraded = model(newer, defaults: ["reminders": [1: 0]])
+        #expect(upgraded.registers[r1]?.columns.map { $0?.value } == ["milk", nil])
+        #expect(upgraded.shownColumns(of: r1) == ["milk", 0])
+        // Without its default the NULL would break NOT NULL, and the row would be parked.
+        #expect(model(newer, defaults: [:]).placement(of: r1) == .parked)
+        // The older schema's model is the projection: the same row, without the column.
+        #expect(model(older, defaults: [:]).shownColumns(of: r1) == ["milk"])
+        history.write(Self.bob, .update, "reminders", "r1", [1: 3], seen: [insert])
+        #expect(model(newer, defaults: ["reminders": [1: 0]]).shownColumns(of: r1) == ["milk", 3])
+    }
 }

@@ -25,8 +25,10 @@ public struct ReferenceModel: Sendable {
     public let tables: [String: TableSchema]
     /// The foreign keys that decide which rows show (the same declarations the engine is given).
     public let foreignKeys: [ForeignKey]
-    /// For each table, the positions of its columns declared NOT NULL; see ``init(tables:foreignKeys:ledger:notNull:)``.
+    /// For each table, the positions of its columns declared NOT NULL; see ``init(tables:foreignKeys:ledger:notNull:defaults:)``.
     public let notNull: [String: Set<Int>]
+    /// For each table, column position → the value a row shows there while no write has set it (its DEFAULT).
+    public let defaults: [String: [Int: SQLiteValue]]
     /// What every replica must hold, by row.
     public private(set) var registers: [RowRef: RowRegisters] = [:]
     private var visible: Set<RowRef> = []
@@ -39,17 +41,24 @@ public struct ReferenceModel: Sendable {
     /// would put NULL in a NOT NULL column is parked (as a child whose parent does not show is), and
     /// so are its children through hiding keys. SQLite's schema is not part of a ``TableSchema``:
     /// name those columns in `notNull` (table → column positions, as in ``TableSchema/columns``). A
-    /// column no write has set shows NULL here. Leave `notNull` empty when no constraint can break.
+    /// column no write has set — one a migration added after the row was written — shows its DEFAULT,
+    /// given in `defaults` (table → column position → value), or NULL when `defaults` has none. Leave
+    /// `notNull` empty when no constraint can break.
     ///
     /// ```swift
-    /// // reminders(list_id, title NOT NULL, ...): a reminder whose title would show NULL is parked.
+    /// // reminders(list_id, title NOT NULL, ..., priority NOT NULL DEFAULT 0 added later): a reminder
+    /// // whose title would show NULL is parked; one written before `priority` existed shows 0 there.
     /// let model = ReferenceModel(tables: [lists, reminders], foreignKeys: keys, ledger: ledger,
-    ///                            notNull: ["reminders": [1]])
+    ///                            notNull: ["reminders": [1, 3]], defaults: ["reminders": [3: 0]])
     /// ```
-    public init(tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger, notNull: [String: Set<Int>] = [:]) {
+    public init(
+        tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger, notNull: [String: Set<Int>] = [:],
+        defaults: [String: [Int: SQLiteValue]] = [:]
+    ) {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
         self.foreignKeys = foreignKeys
         self.notNull = notNull
+        self.defaults = defaults
         let lengths = Self.causalLengths(ledger)
         self.lengths = lengths
         var byRow: [RowRef: [Ledger.Operation]] = [:]
@@ -186,8 +195,26 @@ public struct ReferenceModel: Sendable {
             return visible.contains(RowRef(table: key.parent, key: value))
         }
         guard parentsShow, let required = notNull[row.table], !required.isEmpty else { return parentsShow }
-        let overrides = standIns(row, held)
-        return !required.contains { (overrides[$0] ?? held.columns[$0]?.value ?? .null).isNull }
+        let shown = values(row, held, overrides: standIns(row, held))
+        return !required.contains { shown[$0].isNull }
+    }
+
+    /// What `row` shows column by column: a stand-in, else its register's value, else the column's default.
+    private func values(_ row: RowRef, _ held: RowRegisters, overrides: [Int: SQLiteValue]) -> [SQLiteValue] {
+        held.columns.enumerated().map { index, register in
+            overrides[index] ?? register?.value ?? defaults[row.table]?[index] ?? .null
+        }
+    }
+
+    /// The values `row` must show, column by column (stand-ins for `SET NULL` / `SET DEFAULT` parents
+    /// that do not show, defaults for columns no write has set), or `nil` when it is parked or deleted.
+    ///
+    /// ```swift
+    /// model.shownColumns(of: RowRef(table: "reminders", key: "r1"))   // ["l1", "milk", 0, 0]
+    /// ```
+    public func shownColumns(of row: RowRef) -> [SQLiteValue]? {
+        guard case .shown(let overrides) = placement(of: row), let held = registers[row] else { return nil }
+        return values(row, held, overrides: overrides)
     }
 
     /// The values `SET NULL` / `SET DEFAULT` keys put in place of parents that do not show, by column.
