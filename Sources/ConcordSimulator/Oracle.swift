@@ -10,41 +10,49 @@ import ConcordTesting
 /// that gets a delete wrong — keeps the row alive, say — is caught even when
 /// every replica agrees with it.
 ///
+/// Built over an older release's schema (``init(schema:ledger:)``), it is the
+/// projection of the newest model onto that schema: the same registers cut to
+/// the tables and columns the release has, shown by that release's foreign
+/// keys — what a device still on that release must hold and show.
+///
 /// ```swift
 /// let oracle = try Oracle(schemaOf: replica, ledger: ledger)
 /// if let difference = try oracle.tableDifference(on: replica) { print(difference) }
 /// let (fates, loss) = try oracle.accountForWrites(on: replica)
 /// ```
 struct Oracle {
+    let schema: OracleSchema
     let model: ReferenceModel
     let ledger: AppLedger
 
-    /// The model of `ledger` under the schema `replica` syncs (its tables, foreign keys and NOT NULL columns).
+    /// The model of `ledger` under the schema `replica` syncs (its tables, foreign keys, NOT NULL columns
+    /// and defaults).
     init(schemaOf replica: Replica, ledger: AppLedger) throws {
-        let schema = try OracleSchema(of: replica)
+        self.init(schema: try OracleSchema(of: replica), ledger: ledger)
+    }
+
+    /// The model of `ledger` under `schema` (a release's, from ``VersionSchemas``).
+    init(schema: OracleSchema, ledger: AppLedger) {
+        self.schema = schema
         model = ReferenceModel(
-            tables: schema.tables, foreignKeys: schema.foreignKeys, ledger: ledger.ledger, notNull: schema.notNull)
+            tables: schema.tables, foreignKeys: schema.foreignKeys, ledger: ledger.ledger, notNull: schema.notNull,
+            defaults: schema.defaults)
         self.ledger = ledger
     }
 
-    /// Invariant 2 as the app sees it: the first row `replica`'s tables show otherwise than the model
-    /// places it (shown with its stand-ins, or not shown when parked or deleted), described; `nil` when none.
-    func tableDifference(on replica: Replica) throws -> String? {
-        let shown = try TableSnapshot(of: replica)
+    /// Invariant 2 as the app sees it: the first row of the schema's tables that `replica` shows otherwise
+    /// than the model places it (shown with its stand-ins and defaults, or not shown when parked or deleted),
+    /// described, saying who shows it as `shower` does; `nil` when none.
+    func tableDifference(on replica: Replica, shower: String = "the devices show") throws -> String? {
+        let shown = try TableSnapshot(of: replica, tables: schema.tables)
         let rows = Set(shown.rows.keys).union(model.registers.keys).sorted { ($0.table, $0.key) < ($1.table, $1.key) }
         for row in rows {
-            let expected = shownRow(row)
+            let expected = model.shownColumns(of: row)
             guard shown[row] != expected else { continue }
-            return "\(row): the devices show \(shown[row]?.description ?? "no row"), the reference model expects "
+            return "\(row): \(shower) \(shown[row]?.description ?? "no row"), the reference model expects "
                 + "\(expected?.description ?? "no row") (\(model.placement(of: row)))"
         }
         return nil
-    }
-
-    /// The columns `row` must show, or `nil` when the model parks or deletes it.
-    func shownRow(_ row: RowRef) -> [SQLiteValue]? {
-        guard case .shown(let overrides) = model.placement(of: row), let held = model.registers[row] else { return nil }
-        return held.columns.enumerated().map { overrides[$0] ?? $1?.value ?? .null }
     }
 
     /// Invariant 2 in the registers: the first row the ledger wrote whose registers in `replica` — causal

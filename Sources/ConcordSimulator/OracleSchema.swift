@@ -1,7 +1,7 @@
 import Concord
 
 /// The declarations the reference model is given: the synced tables as the replica declares them,
-/// their foreign keys between synced tables, and their NOT NULL columns.
+/// their foreign keys between synced tables, their NOT NULL columns, and their columns' defaults.
 ///
 /// The tables are the replica's own ``TableSchema`` declarations (the ones its
 /// changesets carry). Concord has no public list of the foreign keys it obeys or
@@ -9,28 +9,36 @@ import Concord
 /// SQLite's pragmas the way the engine reads them when sync is enabled: one key
 /// per referencing column onto a synced table, by the column's position among
 /// the synced columns, with its `ON DELETE` action and its column's default
-/// evaluated once.
+/// evaluated once. A column's DEFAULT is what a row shows there until someone
+/// writes it (a column a migration added has no register in the rows before it).
 ///
 /// ```swift
 /// let schema = try OracleSchema(of: replica)
 /// let model = ReferenceModel(tables: schema.tables, foreignKeys: schema.foreignKeys,
-///                            ledger: ledger, notNull: schema.notNull)
+///                            ledger: ledger, notNull: schema.notNull, defaults: schema.defaults)
 /// ```
 struct OracleSchema {
     let tables: [TableSchema]
     let foreignKeys: [ForeignKey]
     let notNull: [String: Set<Int>]
+    /// Table → column position → the column's DEFAULT, evaluated, for the columns that declare one.
+    let defaults: [String: [Int: SQLiteValue]]
 
     init(of replica: Replica) throws {
         let synced = replica.tables
         tables = synced.map(\.schema)
         var keys: [ForeignKey] = []
         var notNull: [String: Set<Int>] = [:]
+        var defaults: [String: [Int: SQLiteValue]] = [:]
         for table in synced {
             let info = try replica.database.query(
                 "SELECT name, \"notnull\", dflt_value FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])
             let byName = Dictionary(info.map { ($0[0].textValue ?? "", $0) }, uniquingKeysWith: { first, _ in first })
             notNull[table.name] = Set(table.columns.indices.filter { byName[table.columns[$0]]?[1] == .integer(1) })
+            for (index, column) in table.columns.enumerated() {
+                guard let expression = byName[column]?[2].textValue else { continue }
+                defaults[table.name, default: [:]][index] = try replica.database.scalar("SELECT \(expression)") ?? .null
+            }
             for link in try replica.database.query(
                 "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
                 [.text(table.name)])
@@ -38,18 +46,15 @@ struct OracleSchema {
                 guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, link[0].textValue ?? "") }),
                     let parent = synced.first(where: { SQLiteName.same($0.name, link[1].textValue ?? "") })
                 else { continue }
-                var defaultValue = SQLiteValue.null
-                if let expression = byName[table.columns[column]]?[2].textValue {
-                    defaultValue = try replica.database.scalar("SELECT \(expression)") ?? .null
-                }
                 keys.append(
                     ForeignKey(
                         child: table.name, column: column, parent: parent.name,
                         action: ForeignKey.Action(rawValue: link[2].textValue?.uppercased() ?? "") ?? .noAction,
-                        defaultValue: defaultValue))
+                        defaultValue: defaults[table.name]?[column] ?? .null))
             }
         }
         foreignKeys = keys
         self.notNull = notNull
+        self.defaults = defaults
     }
 }

@@ -116,9 +116,9 @@ struct OracleTests {
             #expect(accounted.fates.values.reduce(0, +) == world.ledger.ledger.operations.count)
         }
         // Revived by t2, the project shows its latest name; its count belongs to the deleted life, which starts at 0.
-        #expect(oracle.shownRow(RowRef(table: "projects", key: "p")) == ["Lawn", 0])
+        #expect(oracle.model.shownColumns(of: RowRef(table: "projects", key: "p")) == ["Lawn", 0])
         let t1 = RowRef(table: "tasks", key: "t1")
-        #expect(oracle.shownRow(t1)?[1] == .null, "the owner shows NULL")
+        #expect(oracle.model.shownColumns(of: t1)?[1] == .null, "the owner shows NULL")
         #expect(oracle.model.registers[t1]?.columns[1]?.value == "ann", "the register keeps 'ann'")
     }
 
