@@ -71,18 +71,26 @@ public struct Scenario: Codable, Equatable, Sendable {
         public var delay = [0, 3_000]
         /// Percent of steps taken in the same millisecond as the one before (so clock readings tie).
         public var sameInstant = [0, 30]
+        /// Percent chance that a device stops short of the newest release while the plan runs (it
+        /// upgrades the rest of the way in the liveness phase). Drawn only for a workload with versions.
+        public var lag = [0, 50]
+        /// Percent chance that the mesh has one device, still on an older release, as the only link
+        /// between two groups of devices. Drawn only for a workload with versions, on a mesh of 3 or more.
+        public var relay = [0, 50]
 
         /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
     }
 
-    /// Percent weights of app writes and of sync exchanges per step.
+    /// Percent weights of app writes, sync exchanges and app upgrades per step.
     public struct Mix: Codable, Equatable, Sendable {
         /// Steps where a device's app writes (45 by default).
         public var write = 45
         /// Steps where devices exchange changes (35 by default).
         public var sync = 35
-        /// The default weights: 45 writes, 35 syncs, 20 faults.
+        /// Steps where a device's app upgrades to its next release (4 by default; only with versions).
+        public var upgrade = 4
+        /// The default weights: 45 writes, 35 syncs, 4 upgrades when the app has versions, the rest faults.
         public init() {}
     }
 
@@ -141,13 +149,15 @@ public struct Scenario: Codable, Equatable, Sendable {
         guard devices >= 2 else { throw ScenarioError("\"devices\" is \(devices); a simulation needs at least 2") }
         guard steps >= 1 else { throw ScenarioError("\"steps\" is \(steps); it must be at least 1") }
         _ = try seedRange
-        _ = try workload.resolved()
+        let app = try workload.resolved()
+        if app.lastVersion > 1 { _ = try VersionSchemas(of: app) }
         let ranges: [(String, [Int])] = [
             ("loss", faults.loss), ("duplicate", faults.duplicate), ("pushLoss", faults.pushLoss),
             ("crash", faults.crash), ("partition", faults.partition), ("offline", faults.offline),
             ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages),
             ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
-            ("delay", faults.delay), ("sameInstant", faults.sameInstant),
+            ("delay", faults.delay), ("sameInstant", faults.sameInstant), ("lag", faults.lag),
+            ("relay", faults.relay),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -159,6 +169,11 @@ public struct Scenario: Codable, Equatable, Sendable {
         guard mix.write >= 0, mix.sync >= 0, mix.write + mix.sync <= 100 else {
             throw ScenarioError(
                 "mix gives write \(mix.write) and sync \(mix.sync); both must be >= 0 and add up to at most 100")
+        }
+        guard app.lastVersion == 1 || (mix.upgrade >= 0 && mix.write + mix.sync + mix.upgrade <= 100) else {
+            throw ScenarioError(
+                "mix gives write \(mix.write), sync \(mix.sync) and upgrade \(mix.upgrade); "
+                    + "each must be >= 0 and together at most 100")
         }
     }
 }
@@ -202,6 +217,8 @@ extension Scenario.Faults {
         try read(.drift, &drift)
         try read(.delay, &delay)
         try read(.sameInstant, &sameInstant)
+        try read(.lag, &lag)
+        try read(.relay, &relay)
     }
 }
 
@@ -212,6 +229,7 @@ extension Scenario.Mix {
         self.init()
         write = try container.decodeIfPresent(Int.self, forKey: .write) ?? write
         sync = try container.decodeIfPresent(Int.self, forKey: .sync) ?? sync
+        upgrade = try container.decodeIfPresent(Int.self, forKey: .upgrade) ?? upgrade
     }
 }
 

@@ -10,6 +10,12 @@ import ConcordTesting
 /// often. An operation the schema refuses (a reminder for a list this device
 /// just deleted) is the app's error and changes nothing.
 ///
+/// Apps evolve while their users' devices run different releases, so a
+/// workload may list later ``versions``: each a migration the app runs on its
+/// own database, tables to sync from then on (or merges declared on new
+/// columns), and operations that become available (see `Workload+Versions`).
+/// The schema, tables and operations above are version 1.
+///
 /// ```swift
 /// let app = Workload.reminders
 /// let sql = app.operation(&source)   // e.g. "UPDATE reminders SET done = 1 - done WHERE id = 'r3'"
@@ -30,6 +36,14 @@ public struct Workload: Codable, Equatable, Sendable {
             self.policy = policy
             self.merges = merges
         }
+
+        /// Enables sync on this table of `replica` as declared; on a table that syncs already, that picks
+        /// up its added columns and the merges declared on them.
+        func enable(on replica: Replica) throws {
+            try replica.enableSync(
+                on: name, policy: TablePolicy(rawValue: policy ?? "column") ?? .column,
+                merges: (merges ?? [:]).mapValues { ColumnMerge(name: $0) })
+        }
     }
 
     /// A built-in app by name (`reminders`, `counter`); when set, the other fields are taken from it.
@@ -40,109 +54,76 @@ public struct Workload: Codable, Equatable, Sendable {
     public var tables: [Table]?
     /// SQL templates, drawn uniformly (list one twice to draw it twice as often).
     public var operations: [String]?
+    /// Later releases of the app, in order: `versions[0]` is version 2. With `app`, they follow the built-in app.
+    public var versions: [Version]?
 
-    /// A workload: either a built-in `app`, or a `schema`, `tables` and `operations` of its own.
-    public init(app: String? = nil, schema: String? = nil, tables: [Table]? = nil, operations: [String]? = nil) {
+    /// A workload: either a built-in `app`, or a `schema`, `tables` and `operations` of its own; either may
+    /// be followed by later `versions`.
+    public init(
+        app: String? = nil, schema: String? = nil, tables: [Table]? = nil, operations: [String]? = nil,
+        versions: [Version]? = nil
+    ) {
         self.app = app
         self.schema = schema
         self.tables = tables
         self.operations = operations
+        self.versions = versions
     }
 
     /// The built-in apps by name.
     public static let builtIn: [String: Workload] = ["reminders": .reminders, "counter": .counter]
 
-    /// This workload with a built-in app's definition filled in; throws for an unknown app or a missing part.
+    /// This workload with a built-in app's definition filled in (its ``versions`` kept); throws for an
+    /// unknown app, a missing part, or a table, merge, template or migration that cannot work.
     public func resolved() throws -> Workload {
         if let app {
-            guard let base = Self.builtIn[app] else {
+            guard var base = Self.builtIn[app] else {
                 throw ScenarioError(
                     "unknown app '\(app)'; the built-in apps are \(Self.builtIn.keys.sorted().joined(separator: ", "))")
             }
+            base.versions = versions
+            try base.validateVersions()
             return base
         }
         guard schema != nil, let tables, !tables.isEmpty, let operations, !operations.isEmpty else {
             throw ScenarioError("a workload needs either \"app\" or all of \"schema\", \"tables\" and \"operations\"")
         }
+        try Self.validate(tables)
+        for template in operations { _ = try Template(template) }
+        try validateVersions()
+        return self
+    }
+
+    /// Checks that each table's policy and merges are ones a scenario can name; `context` starts a message.
+    static func validate(_ tables: [Table], context: String = "") throws {
         for table in tables {
             if let policy = table.policy, TablePolicy(rawValue: policy) == nil {
-                throw ScenarioError("table '\(table.name)' has policy '\(policy)'; use \"column\" or \"row\"")
+                throw ScenarioError("\(context)table '\(table.name)' has policy '\(policy)'; use \"column\" or \"row\"")
             }
             for (column, merge) in (table.merges ?? [:]).sorted(by: { $0.key < $1.key })
             where !ColumnMerge.builtIns.contains(ColumnMerge(name: merge)) {
                 throw ScenarioError(
-                    "table '\(table.name)' merges \(column) with '\(merge)'; a scenario can use "
+                    "\(context)table '\(table.name)' merges \(column) with '\(merge)'; a scenario can use "
                         + ColumnMerge.builtIns.map(\.name).joined(separator: ", "))
             }
         }
-        for template in operations { _ = try Template(template) }
-        return self
     }
 
-    /// Creates the schema on `replica` and enables sync on every table.
+    /// Creates the schema of version 1 on `replica` and enables sync on every table.
     func install(on replica: Replica) throws {
         try replica.database.execute(schema ?? "")
-        for table in tables ?? [] {
-            try replica.enableSync(
-                on: table.name, policy: TablePolicy(rawValue: table.policy ?? "column") ?? .column,
-                merges: (table.merges ?? [:]).mapValues { ColumnMerge(name: $0) })
-        }
+        for table in tables ?? [] { try table.enable(on: replica) }
     }
 
-    /// One random operation, as SQL.
-    func operation(_ source: inout ChoiceSource) -> String {
-        let templates = operations ?? []
+    /// One random operation of those a device at `version` can perform, as SQL.
+    func operation(_ source: inout ChoiceSource, version: Int = 1) -> String {
+        let templates = operations(at: version)
         let template = templates[source.int(in: 0...templates.count - 1)]
         return (try? Template(template))?.render(&source) ?? template
     }
 
     /// Words `{word}` draws from.
     static let words = ["milk", "call", "paint", "read", "plan"]
-}
-
-/// An SQL template split into text and placeholders.
-struct Template {
-    enum Part {
-        case text(String)
-        case range(ClosedRange<Int>)
-        case word
-    }
-    let parts: [Part]
-
-    init(_ template: String) throws {
-        var parts: [Part] = []
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            parts.append(.text(String(rest[..<open])))
-            guard let close = rest[open...].firstIndex(of: "}") else {
-                throw ScenarioError("operation '\(template)' opens a placeholder with '{' and never closes it")
-            }
-            let name = rest[rest.index(after: open)..<close]
-            if name == "word" {
-                parts.append(.word)
-            } else if let dots = name.range(of: ".."), let low = Int(name[..<dots.lowerBound]),
-                let high = Int(name[dots.upperBound...]), low <= high
-            {
-                parts.append(.range(low...high))
-            } else {
-                throw ScenarioError(
-                    "operation '\(template)' has placeholder '{\(name)}'; use {word} or {A..B} with A <= B")
-            }
-            rest = rest[rest.index(after: close)...]
-        }
-        parts.append(.text(String(rest)))
-        self.parts = parts
-    }
-
-    func render(_ source: inout ChoiceSource) -> String {
-        parts.map { part in
-            switch part {
-            case .text(let text): text
-            case .range(let range): String(source.int(in: range))
-            case .word: Workload.words[source.int(in: 0...Workload.words.count - 1)]
-            }
-        }.joined()
-    }
 }
 
 extension Workload {

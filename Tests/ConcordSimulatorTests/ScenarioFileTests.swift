@@ -72,9 +72,41 @@ struct ScenarioFileTests {
             #"{"name": "x", "workload": {"schema": "CREATE TABLE t (id TEXT PRIMARY KEY)", "tables": [{"name": "t"}], "operations": ["DELETE FROM t WHERE id = '{1..}'"]}}"#,
             "operation 'DELETE FROM t WHERE id = '{1..}'' has placeholder '{1..}'; use {word} or {A..B} with A <= B"
         ),
+        (
+            #"{"name": "x", "workload": {"app": "counter", "versions": [{"migration": " "}]}}"#,
+            "version 2: \"migration\" is empty; give the SQL the app runs to upgrade"
+        ),
+        (
+            #"{"name": "x", "workload": {"app": "counter", "versions": [{"migration": "SELECT 1", "operations": ["{x}"]}]}}"#,
+            "version 2: operation '{x}' has placeholder '{x}'; use {word} or {A..B} with A <= B"
+        ),
+        (
+            #"{"name": "x", "workload": {"app": "counter", "versions": [{"migration": "SELECT 1", "tables": [{"name": "themes", "merges": {"background": "avg"}}]}]}}"#,
+            "version 2: table 'themes' merges background with 'avg'; a scenario can use lww, max, min, counter, union"
+        ),
+        (
+            #"{"name": "x", "mix": {"write": 50, "sync": 45, "upgrade": 6}, "workload": {"app": "counter", "versions": [{"migration": "SELECT 1"}]}}"#,
+            "mix gives write 50, sync 45 and upgrade 6; each must be >= 0 and together at most 100"
+        ),
     ])
     func badScenariosSayWhatIsWrong(json: String, message: String) throws {
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
         #expect(throws: ScenarioError(message)) { try scenario.validate() }
+    }
+
+    /// A release is tried on a scratch database when the scenario loads: a migration that fails, or one
+    /// that changes a synced table in a way Concord does not sync, is named before any device starts.
+    @Test(arguments: [
+        ("ALTER TABLE nowhere ADD COLUMN x INTEGER", "version 2's migration fails: SQLite error"),
+        ("ALTER TABLE themes RENAME COLUMN foreground TO fg", "version 2's migration is not additive: table 'themes'"),
+    ])
+    func releasesThatCannotRunSayWhy(migration: String, start: String) throws {
+        var scenario = Scenario(name: "x")
+        scenario.workload = Workload(app: "counter", versions: [.init(migration: migration)])
+        #expect {
+            try scenario.validate()
+        } throws: { error in
+            (error as? ScenarioError)?.message.hasPrefix(start) == true
+        }
     }
 }

@@ -1,0 +1,79 @@
+import Concord
+import Foundation
+
+/// The schema a device has at each release of a workload, as the reference model is given it: read
+/// from a scratch database taken through the same migrations the devices run.
+///
+/// The oracle works over the newest schema; a device still on an older
+/// release is held to the oracle's projection onto its own schema, which is
+/// the same model over that release's declarations. Reading them from the
+/// migrations themselves, rather than from the device, keeps the check
+/// independent of what the engine made of the device's schema. Building them
+/// also proves the releases sound before anything runs: every migration runs,
+/// and each release keeps every earlier table with the same key and policy
+/// and its columns, in order, with their merges, only appending — the additive
+/// changes Concord syncs.
+///
+/// ```swift
+/// let schemas = try VersionSchemas(of: workload)
+/// let model = ReferenceModel(tables: schemas[2].tables, foreignKeys: schemas[2].foreignKeys, ledger: ledger)
+/// ```
+struct VersionSchemas {
+    /// By release: `schemas[0]` is version 1's.
+    let schemas: [OracleSchema]
+
+    /// Takes a scratch in-memory database through `workload`'s releases, reading the schema of each.
+    ///
+    /// - Throws: ``ScenarioError`` naming the release whose schema or migration fails or is not additive.
+    init(of workload: Workload) throws {
+        let clock = ManualClock(unixMilliseconds: Simulation.start)
+        let replica = try Replica.inMemory(
+            configuration: Replica.Configuration(
+                clock: clock, makeNodeID: { NodeID(bytes: Array(repeating: 1, count: 16))! }))
+        do { try workload.install(on: replica) } catch {
+            throw ScenarioError("version 1's schema cannot be set up: \(error)")
+        }
+        var schemas = [try OracleSchema(of: replica)]
+        for version in stride(from: 2, through: workload.lastVersion, by: 1) {
+            do {
+                try workload.upgrade(replica, from: version - 1, to: version)
+                _ = try replica.foldLocalWrites()
+            } catch {
+                throw ScenarioError("version \(version)'s migration fails: \(error)")
+            }
+            if let refusal = replica.schemaRefusals.first {
+                throw ScenarioError("version \(version)'s migration is not additive: \(refusal)")
+            }
+            let schema = try OracleSchema(of: replica)
+            try Self.requireAdditive(from: schemas[schemas.count - 1], to: schema, version: version)
+            schemas.append(schema)
+        }
+        self.schemas = schemas
+    }
+
+    /// The schema of `version` (clamped to the releases there are).
+    subscript(version: Int) -> OracleSchema { schemas[min(max(version, 1), schemas.count) - 1] }
+
+    /// The newest release's schema.
+    var newest: OracleSchema { schemas[schemas.count - 1] }
+
+    /// Throws unless `new` keeps each table of `old` with its key, policy, and columns and merges as a prefix.
+    ///
+    /// A register's column is its position, and the ledger records the positions in the writing
+    /// device's schema, so the positions must mean the same in every release.
+    private static func requireAdditive(from old: OracleSchema, to new: OracleSchema, version: Int) throws {
+        for table in old.tables {
+            guard let next = new.tables.first(where: { $0.name == table.name }) else {
+                throw ScenarioError("version \(version) no longer syncs table '\(table.name)'; a release only adds")
+            }
+            guard next.key == table.key, next.policy == table.policy,
+                Array(next.columns.prefix(table.columns.count)) == table.columns,
+                Array(next.merges.prefix(table.merges.count)) == table.merges
+            else {
+                throw ScenarioError(
+                    "version \(version) changes table '\(table.name)' from \(table.columns) to \(next.columns); "
+                        + "a release only appends columns (ALTER TABLE ADD COLUMN) and declares merges on new ones")
+            }
+        }
+    }
+}
