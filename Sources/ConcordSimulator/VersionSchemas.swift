@@ -57,10 +57,13 @@ struct VersionSchemas {
     /// The newest release's schema.
     var newest: OracleSchema { schemas[schemas.count - 1] }
 
-    /// Throws unless `new` keeps each table of `old` with its key, policy, and columns and merges as a prefix.
+    /// Throws unless `new` keeps each table of `old` with its key, policy, and columns and merges as a
+    /// prefix, and adds no column to a table synced by row.
     ///
     /// A register's column is its position, and the ledger records the positions in the writing
-    /// device's schema, so the positions must mean the same in every release.
+    /// device's schema, so the positions must mean the same in every release. Under the row policy an
+    /// older device's edit carries the columns it lacks as they stood in what it kept, which its app
+    /// never saw: the app-side ledger cannot tell those values, so the oracle cannot follow them.
     private static func requireAdditive(from old: OracleSchema, to new: OracleSchema, version: Int) throws {
         for table in old.tables {
             guard let next = new.tables.first(where: { $0.name == table.name }) else {
@@ -73,6 +76,12 @@ struct VersionSchemas {
                 throw ScenarioError(
                     "version \(version) changes table '\(table.name)' from \(table.columns) to \(next.columns); "
                         + "a release only appends columns (ALTER TABLE ADD COLUMN) and declares merges on new ones")
+            }
+            guard table.policy == .column || next.columns.count == table.columns.count else {
+                throw ScenarioError(
+                    "version \(version) adds columns to table '\(table.name)', which syncs by row; the simulator's "
+                        + "oracle cannot tell what an older device's edit of such a row carries for them, so a "
+                        + "scenario adds columns only to tables synced by column")
             }
         }
     }

@@ -99,6 +99,7 @@ struct ScenarioFileTests {
     @Test(arguments: [
         ("ALTER TABLE nowhere ADD COLUMN x INTEGER", "version 2's migration fails: SQLite error"),
         ("ALTER TABLE themes RENAME COLUMN foreground TO fg", "version 2's migration is not additive: table 'themes'"),
+        ("ALTER TABLE themes ADD COLUMN accent TEXT", "version 2 adds columns to table 'themes', which syncs by row"),
     ])
     func releasesThatCannotRunSayWhy(migration: String, start: String) throws {
         var scenario = Scenario(name: "x")
