@@ -8,6 +8,10 @@ import Concord
 /// changed" and the server's record, and the device must fetch, merge and
 /// retry — so the server's copy only ever moves to a join of what it held.
 /// Uploads and fetches come in batches of at most ``batchLimit`` records.
+/// Devices of an app's older and newer releases share it, so it keeps each
+/// table's widest declaration (a release only appends columns) and hands a
+/// record saved under a narrower one out with no register in the columns it
+/// lacked.
 ///
 /// ```swift
 /// var server = RecordServer()
@@ -59,7 +63,15 @@ struct RecordServer {
     /// Saves each record whose tag is current and refuses the others (CloudKit's non-atomic batch).
     mutating func save(_ uploads: [Upload], schemas: [TableSchema]) -> SaveOutcome {
         precondition(uploads.count <= Self.batchLimit, "a batch holds at most \(Self.batchLimit) records")
-        for schema in schemas { self.schemas[schema.name] = schema }
+        for schema in schemas {
+            // An older release's narrower declaration leaves the wider one in place.
+            if let held = self.schemas[schema.name], held.columns.count > schema.columns.count,
+                held.columns.starts(with: schema.columns)
+            {
+                continue
+            }
+            self.schemas[schema.name] = schema
+        }
         var outcome = SaveOutcome()
         for upload in uploads {
             let id = RecordID(table: upload.change.table, key: upload.change.key)
@@ -89,8 +101,13 @@ struct RecordServer {
     /// The records as a changeset, for a device to apply.
     func changeset(_ page: [Record], since: Int, upTo: Int) -> Changeset {
         let tables = Set(page.map(\.change.table)).sorted().compactMap { schemas[$0] }
-        return Changeset(
-            source: Self.node, since: Int64(since), upTo: Int64(upTo), tables: tables, rows: page.map(\.change))
+        let rows = page.map { record in
+            var change = record.change
+            let width = schemas[change.table]?.columns.count ?? change.registers.columns.count
+            change.registers.columns += Array(repeating: nil, count: max(0, width - change.registers.columns.count))
+            return change
+        }
+        return Changeset(source: Self.node, since: Int64(since), upTo: Int64(upTo), tables: tables, rows: rows)
     }
 }
 

@@ -10,7 +10,8 @@ import Foundation
 /// reopens the file, which keeps exactly what was committed — and forgets
 /// everything the app kept in memory (its cloud change tags and token). What
 /// the oracle knows the database holds (``knowledge``) survives a crash and is
-/// copied by a fork, as the file is.
+/// copied by a fork, as the file is; so does the release of the app whose
+/// migrations the file has been through (``version``).
 final class SimulatedDevice {
     let index: Int
     let path: String
@@ -23,6 +24,8 @@ final class SimulatedDevice {
     let drift: Int64
     /// A jump of the device's clock (a user setting it ahead), on top of the skew.
     var jump: Int64 = 0
+    /// The release of the app this device runs (1 until its first upgrade).
+    private(set) var version = 1
     /// Whether the device can reach anyone at all.
     var online = true
     /// Cloud: whether uploads get through (a one-way partition blocks them).
@@ -75,6 +78,7 @@ final class SimulatedDevice {
         self.configuration = configuration
         replica = try original.replica.fork(to: path, configuration: configuration)
         knowledge = original.knowledge
+        version = original.version
         try Self.prepare(replica)
         ledgerVersion = try replica.version
     }
@@ -92,6 +96,12 @@ final class SimulatedDevice {
     /// What a clock with this skew, drift and jump reads at simulated time `time`.
     static func reading(at time: Int64, skew: Int64, drift: Int64, jump: Int64) -> Int64 {
         time + (time - Simulation.start) * drift / 1_000 + skew + jump
+    }
+
+    /// Upgrades the app to release `to` (when it runs an older one): its migrator runs every migration up to it.
+    func upgrade(to target: Int, workload: Workload) throws {
+        try workload.upgrade(replica, from: version, to: target)
+        version = max(version, min(target, workload.lastVersion))
     }
 
     /// Drops the connection and reopens the file, as after a crash and relaunch.

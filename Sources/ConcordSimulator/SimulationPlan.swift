@@ -45,6 +45,11 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
         public var delay = 0
         /// Percent of steps taken in the same millisecond as the one before.
         public var sameInstant = 0
+        /// Percent chance that a device stops short of the newest release while the plan runs; `nil` when
+        /// the app has one release (nothing about upgrades is drawn).
+        public var lag: Int?
+        /// Percent chance that the mesh has a relay (see ``SimulationPlan/sides``); `nil` when the app has one release.
+        public var relay: Int?
     }
 
     /// The fault rates drawn for this seed.
@@ -53,6 +58,11 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
     public var skews: [Int64]
     /// Each starting device's clock drift, in milliseconds gained (or, negative, lost) per second.
     public var drifts: [Int64]
+    /// Mesh with a relay: each starting device's side. Devices on sides 1 and 2 never reach each other
+    /// directly, not even in the liveness phase; the relay (side 0), which runs an older release until
+    /// then, reaches everyone, so it is the only way between the two groups. A fork takes its original's
+    /// side. `nil`: every device may reach every other.
+    public var sides: [Int]?
     /// The steps, in the order they run.
     public var steps: [SimulationStep]
     /// How many choices had been drawn before the first step and after each step (to cut or delete steps).
@@ -61,7 +71,9 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
     public var choicesAfterStep: [Int]
 
     /// Each fault's rate, drawn from the scenario's range for it in a fixed order.
-    private static func drawRates(_ faults: Scenario.Faults, using source: inout ChoiceSource) -> Rates {
+    private static func drawRates(_ faults: Scenario.Faults, versioned: Bool, using source: inout ChoiceSource)
+        -> Rates
+    {
         func rate(_ range: [Int]) -> Int { source.int(in: range[0]...range[1]) }
         var rates = Rates()
         rates.loss = rate(faults.loss)
@@ -79,16 +91,22 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
         rates.drift = rate(faults.drift)
         rates.delay = rate(faults.delay)
         rates.sameInstant = rate(faults.sameInstant)
+        if versioned {
+            rates.lag = rate(faults.lag)
+            rates.relay = rate(faults.relay)
+        }
         return rates
     }
 
     /// Draws a plan for `scenario` from `source`.
     public static func draw(for scenario: Scenario, using source: inout ChoiceSource) -> SimulationPlan {
-        let rates = drawRates(scenario.faults, using: &source)
+        let workload = (try? scenario.workload.resolved()) ?? .reminders
+        let rates = drawRates(scenario.faults, versioned: workload.lastVersion > 1, using: &source)
         let skews = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.skew...rates.skew)) }
         let drifts = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.drift...rates.drift)) }
-        let workload = (try? scenario.workload.resolved()) ?? .reminders
-        var plan = SimulationPlan(rates: rates, skews: skews, drifts: drifts, steps: [], choicesAfterStep: [])
+        var releases = ReleaseSchedule.draw(for: scenario, workload: workload, rates: rates, using: &source)
+        var plan = SimulationPlan(
+            rates: rates, skews: skews, drifts: drifts, sides: releases.sides, steps: [], choicesAfterStep: [])
         plan.choicesBeforeSteps = source.choices.count
         var devices = scenario.devices
         func percent(_ rate: Int) -> Bool { source.bool(probability: Double(rate) / 100) }
@@ -99,11 +117,12 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
             let weights = [
                 scenario.mix.write, scenario.mix.sync, rates.crash, rates.partition, rates.offline,
                 rates.jump, devices < scenario.devices + 2 ? rates.fork : 0, rates.heal,
+                releases.canUpgrade(device) ? scenario.mix.upgrade : 0,
             ]
             let idle = max(1, 100 - weights.reduce(0, +))
             let action: SimulationStep.Action
             switch source.index(weights: (weights + [idle]).map { UInt64($0) }) {
-            case 0: action = .write(sql: workload.operation(&source))
+            case 0: action = .write(sql: workload.operation(&source, version: releases.version(of: device)))
             case 1 where scenario.topology == .mesh:
                 let from = (device + source.int(in: 1...devices - 1)) % devices
                 let copies = percent(rates.loss) ? 0 : percent(rates.duplicate) ? 2 : 1
@@ -126,7 +145,9 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
             case 6:
                 action = .fork
                 devices += 1
+                releases.fork(device)
             case 7: action = .heal
+            case 8: action = .upgrade(to: releases.upgrade(device))
             default: action = .idle
             }
             plan.steps.append(SimulationStep(after: after, device: device, action: action))

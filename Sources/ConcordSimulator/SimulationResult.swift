@@ -83,6 +83,8 @@ public struct SimulationResult: Codable, Equatable, Sendable {
     public var driftRefusals = 0
     /// Devices copied to new devices.
     public var forks = 0
+    /// Apps upgraded to a newer release, during the plan and in the liveness phase.
+    public var upgrades = 0
     /// Rounds of exchange the liveness phase needed.
     public var roundsToConverge = 0
     /// Accepted writes by what became of them: visible, superseded, deleted, parked.

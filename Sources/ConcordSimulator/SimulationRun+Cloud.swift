@@ -7,7 +7,7 @@ extension SimulationRun {
     /// Uploads what changed on `device` since its last upload; the devices a push reaches fetch at the next step.
     func upload(_ device: SimulatedDevice, acknowledged: Bool, notified: [Int]) throws {
         guard device.online, device.canUpload else { return }
-        let changes = try device.replica.changes(since: device.cloud.uploadedVersion)
+        let changes = try export(device, since: device.cloud.uploadedVersion)
         let pending = changes.rows.filter { row in
             device.cloud.serverCopy[RecordServer.RecordID(table: row.table, key: row.key)] != row.registers
         }
@@ -91,19 +91,17 @@ extension SimulationRun {
         return true
     }
 
-    /// Everyone uploads and fetches, round after round, until a round moves nothing.
-    func quiesceThroughServer() throws {
+    /// Everyone uploads and fetches, round after round, until a round moves nothing; returns the rounds taken.
+    func quiesceThroughServer() throws -> Int {
         for round in 1...20 {
             let before = server.token
             var merged = result.rowsMerged
             for device in devices { try upload(device, acknowledged: true, notified: []) }
             for device in devices { try fetch(device) }
             merged = result.rowsMerged - merged
-            if server.token == before && merged == 0 {
-                result.roundsToConverge = round
-                return
-            }
+            if server.token == before && merged == 0 { return round }
         }
         fail(.convergence, "devices and server were still exchanging after 20 rounds")
+        return 20
     }
 }

@@ -2,14 +2,18 @@ import Concord
 
 /// Peer-to-peer exchange: a device asks a peer for what it has not read yet,
 /// and the answer crosses a network that delays, duplicates and loses it.
+/// Devices on the two sides of a relay never reach each other (see
+/// ``SimulationPlan/sides``).
 extension SimulationRun {
     func pull(_ device: SimulatedDevice, from peer: SimulatedDevice, copies: Int, delay: Int64, pages: Int) throws {
         guard peer !== device else { return }
-        guard device.online, peer.online, network.canSend(from: peer.index, to: device.index) else {
+        guard device.online, peer.online, linked(device.index, peer.index),
+            network.canSend(from: peer.index, to: device.index)
+        else {
             log("device \(device.index) cannot reach device \(peer.index)")
             return
         }
-        let changes = try peer.replica.changes(since: device.replica.peerVersion(peer.node))
+        let changes = try export(peer, since: device.replica.peerVersion(peer.node))
         guard !changes.rows.isEmpty else { return }
         guard copies > 0 else {
             result.messagesLost += 1
@@ -27,6 +31,17 @@ extension SimulationRun {
         result.messagesSent += 1
         result.messagesDuplicated += copies - 1
         log("sent \(changes.rows.count) rows \(peer.index) -> \(device.index) x\(copies) in \(delay) ms")
+    }
+
+    /// Whether devices `a` and `b` may ever exchange directly: not when they sit on the two sides of a relay.
+    func linked(_ a: Int, _ b: Int) -> Bool {
+        guard a < sides.count, b < sides.count else { return true }
+        return sides[a] == 0 || sides[b] == 0 || sides[a] == sides[b]
+    }
+
+    /// What `device` sends when it exports its changes since `version`.
+    func export(_ device: SimulatedDevice, since version: Int64) throws -> Changeset {
+        try device.replica.changes(since: version)
     }
 
     /// `changes` in `pages` parts, in order; only the whole changeset advances how far the receiver has read.
@@ -56,35 +71,5 @@ extension SimulationRun {
         }
         pendingFetches = []
         return touched
-    }
-
-    /// Heals every link, sets clocks right, lets time pass the last jump, and exchanges until nobody learns anything.
-    func liveness() throws {
-        heal()
-        time += 3 * Simulation.jump
-        for device in devices {
-            device.jump = 0
-            device.setTime(time)
-        }
-        for message in network.due(by: .max) {
-            _ = try deliver(
-                message.changeset, to: devices[message.to], from: "device \(message.from)",
-                knowledge: message.knowledge)
-        }
-        switch topology {
-        case .mesh:
-            let report = try Replica.sync(devices.map(\.replica))
-            result.rowsMerged += report.applied
-            result.roundsToConverge = report.rounds
-            // Every pair exchanged until nobody learned anything (it throws otherwise): each database
-            // now holds the join of all, so each knows every write any of them knew.
-            var everything = Knowledge()
-            for device in devices { everything.learn(device.knowledge) }
-            for device in devices { device.knowledge = everything }
-        case .cloud:
-            try quiesceThroughServer()
-        }
-        log("liveness phase took \(result.roundsToConverge) rounds")
-        try collectWrites()
     }
 }

@@ -6,13 +6,17 @@ import Foundation
 ///
 /// `execute()` runs the safety phase (the plan's steps, with every touched
 /// device checked after each), then the liveness phase (heal, reconnect,
-/// exchange until quiet) and the final checks: convergence, the oracle, and
-/// no silent loss. Topologies and checks live in extensions
-/// (`SimulationRun+Mesh.swift`, `+Cloud`, `+Checks`).
+/// exchange until quiet; for an app with releases, check each device against
+/// the oracle's projection onto its schema, upgrade the devices still behind
+/// and exchange again) and the final checks: convergence, the oracle, and no
+/// silent loss. Topologies, the liveness phase and checks live in extensions
+/// (`SimulationRun+Mesh.swift`, `+Cloud`, `+Liveness`, `+Checks`).
 final class SimulationRun {
     let simulation: Simulation
     let plan: SimulationPlan
     let workload: Workload
+    /// The schema of each release, for an app with more than one (`nil` otherwise).
+    let versionSchemas: VersionSchemas?
     let directory: URL
     var devices: [SimulatedDevice] = []
     var network = SimulatedNetwork()
@@ -24,6 +28,8 @@ final class SimulationRun {
     /// The statement the acting device's app ran in this step, when its database accepted it.
     var statement: (device: Int, statement: Statement)?
     var result: SimulationResult
+    /// Each device's side of a mesh with a relay (see ``SimulationPlan/sides``); empty without one.
+    var sides: [Int]
     var step = 0
     private var trace = FNV1a()
     private var lines: [String] = []
@@ -33,6 +39,8 @@ final class SimulationRun {
         self.plan = plan
         self.directory = directory
         workload = try simulation.scenario.workload.resolved()
+        versionSchemas = workload.lastVersion > 1 ? try VersionSchemas(of: workload) : nil
+        sides = simulation.scenario.topology == .mesh ? plan.sides ?? [] : []
         result = SimulationResult(seed: simulation.seed, scenario: simulation.scenario.name, steps: plan.steps.count)
         for index in 0..<simulation.scenario.devices {
             devices.append(
@@ -120,7 +128,18 @@ final class SimulationRun {
             try fork(device)
         case .idle:
             break
+        case .upgrade(let version):
+            try upgrade(device, to: version)
         }
+    }
+
+    /// Upgrades `device`'s app to release `version` (nothing when it runs that one or a newer one already).
+    func upgrade(_ device: SimulatedDevice, to version: Int) throws {
+        let from = device.version
+        try device.upgrade(to: version, workload: workload)
+        guard device.version > from else { return }
+        result.upgrades += 1
+        log("device \(device.index) upgraded its app from version \(from) to \(device.version)")
     }
 
     /// Runs the app's write `sql` on `device`, counting it as written or refused; an accepted one is kept,
@@ -145,6 +164,7 @@ final class SimulationRun {
             forking: device, index: devices.count, directory: directory,
             node: simulation.node(forDevice: devices.count), time: time)
         devices.append(copy)
+        if !sides.isEmpty { sides.append(sides[device.index]) }
         result.forks += 1
         log("device \(device.index) forked into device \(copy.index)")
     }

@@ -35,6 +35,8 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
         case fork
         /// Nothing happens but time passing (messages in flight arrive).
         case idle
+        /// The device's app is upgraded to release `to`: its migrator runs each migration up to it.
+        case upgrade(to: Int)
     }
 
     /// Milliseconds of simulated time before this step.
@@ -70,6 +72,7 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
             case .jump: "has its clock jump"
             case .fork: "is copied to a new device"
             case .idle: "idles"
+            case .upgrade(let version): "upgrades its app to version \(version)"
             }
         return "+\(after) ms device \(device) \(what)"
     }

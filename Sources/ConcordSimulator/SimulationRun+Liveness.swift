@@ -1,0 +1,111 @@
+import Concord
+
+/// The liveness phase: every fault ends, the devices exchange until nothing
+/// moves, and, for an app with releases, the devices still behind upgrade.
+///
+/// A rolling upgrade is checked twice over. First, while devices still run
+/// different releases, each must already hold everything written, as its own
+/// release sees it: the oracle's projection onto its schema (a device that
+/// dropped what it could not show, or an old relay that did not pass on what
+/// it kept, is caught here). Then the devices behind upgrade, without
+/// exchanging anything, and each must show at once what it kept for the
+/// columns and tables its migration just added: the whole oracle. Only then do
+/// they exchange again, for the final checks.
+extension SimulationRun {
+    /// Heals every link, sets clocks right, lets time pass the last jump, exchanges until nobody learns
+    /// anything, and brings every device to the newest release.
+    func liveness() throws {
+        heal()
+        time += 3 * Simulation.jump
+        for device in devices {
+            device.jump = 0
+            device.setTime(time)
+        }
+        for message in network.due(by: .max) {
+            _ = try deliver(
+                message.changeset, to: devices[message.to], from: "device \(message.from)",
+                knowledge: message.knowledge)
+        }
+        result.roundsToConverge += try exchangeUntilQuiet()
+        log("liveness phase took \(result.roundsToConverge) rounds")
+        try collectWrites()
+        guard let versionSchemas, result.failure == nil else { return }
+        try checkProjections(of: devices, schemas: versionSchemas)
+        let behind = devices.filter { $0.version < workload.lastVersion }
+        guard result.failure == nil, !behind.isEmpty else { return }
+        for device in behind { try upgrade(device, to: workload.lastVersion) }
+        // Upgrading stamps nothing: a device that did would have captured what it materialized.
+        try collectWrites()
+        guard result.failure == nil else { return }
+        try checkProjections(of: behind, schemas: versionSchemas)
+        guard result.failure == nil else { return }
+        result.roundsToConverge += try exchangeUntilQuiet()
+        log("after the upgrades, \(result.roundsToConverge) rounds in all")
+        try collectWrites()
+    }
+
+    /// Exchanges until a round moves nothing: between devices that can reach each other (mesh), or
+    /// through the server (cloud). Returns the rounds it took.
+    private func exchangeUntilQuiet() throws -> Int {
+        switch topology {
+        case .mesh: try exchangeOverLinks()
+        case .cloud: try quiesceThroughServer()
+        }
+    }
+
+    /// Every device reads every device it may reach, round after round, until a round merges nothing.
+    ///
+    /// It is `Replica.sync` over the mesh's links rather than over every pair: with a relay, the two
+    /// groups learn each other's writes only through it. Once a round merged nothing, each database
+    /// holds the join of all, so each knows every write any of them knew.
+    private func exchangeOverLinks() throws -> Int {
+        var rounds = 0
+        var moved = true
+        var refused: Set<[Int]> = []
+        var refusals: [String] = []
+        while moved {
+            moved = false
+            rounds += 1
+            for source in devices {
+                for target in devices where target !== source && linked(source.index, target.index) {
+                    guard !refused.contains([source.index, target.index]) else { continue }
+                    do {
+                        let changes = try export(source, since: target.replica.peerVersion(source.node))
+                        let applied = try target.replica.apply(changes).applied
+                        result.rowsMerged += applied
+                        moved = moved || applied > 0
+                    } catch let refusal as ClockDriftError {
+                        refused.insert([source.index, target.index])
+                        refusals.append("device \(target.index) refused device \(source.index): \(refusal)")
+                    }
+                }
+            }
+        }
+        guard refusals.isEmpty else {
+            fail(.error, "the liveness phase's exchange did not finish: \(refusals.joined(separator: "; "))")
+            return rounds
+        }
+        var everything = Knowledge()
+        for device in devices { everything.learn(device.knowledge) }
+        for device in devices { device.knowledge = everything }
+        return rounds
+    }
+
+    /// Each of `devices`, checked for safety, then held to the oracle's projection onto its release's
+    /// schema: its tables show, and its registers hold, what the model of that schema says.
+    private func checkProjections(of devices: [SimulatedDevice], schemas: VersionSchemas) throws {
+        var oracles: [Int: Oracle] = [:]
+        for device in devices where result.failure == nil {
+            try check(device)
+            guard result.failure == nil else { return }
+            let oracle = oracles[device.version] ?? Oracle(schema: schemas[device.version], ledger: ledger)
+            oracles[device.version] = oracle
+            let name = "device \(device.index) (version \(device.version))"
+            if let difference = try oracle.tableDifference(on: device.replica, shower: "\(name) shows") {
+                fail(.oracle, difference)
+            } else if let difference = try oracle.registerDifference(on: device.replica) {
+                fail(.oracle, "\(name): \(difference)")
+            }
+        }
+    }
+}
