@@ -56,6 +56,7 @@ struct MigrationCLITests {
         try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'oat milk' WHERE id = 'r1';")
         try concordOK("sync", "b.db", "c.db", in: directory)
         #expect(try select(directory, "c.db", "SELECT title FROM reminders;") == "oat milk\n")
+        #expect(try concordOK("status", "c.db", in: directory).text.contains("  reminders  columns priority  rows 1\n"))
         // The third upgrades later: the value shows at Concord's next look, with no peer sending anything again.
         try sqlite3Shell(directory.path("c.db"), migration)
         try concordOK("status", "c.db", in: directory)
@@ -82,6 +83,7 @@ struct MigrationCLITests {
         try concordOK("sync", "a.db", "b.db", in: directory)
         try concordOK("sync", "b.db", "c.db", in: directory)
         #expect(try select(directory, "b.db", "SELECT count(*) FROM sqlite_schema WHERE name = 'notes';") == "0\n")
+        #expect(try concordOK("status", "b.db", in: directory).text.contains("  notes  table  rows 2\n"))
         // The older device adds and enables the table: the rows it kept appear.
         try sqlite3Shell(directory.path("b.db"), notes)
         try concordOK("enable", "b.db", "--table", "notes", in: directory)

@@ -150,6 +150,11 @@ final class RelayStore {
         }
     }
 
+    /// How many rows of `table` hold something.
+    func rowCount(of table: String) throws -> Int64 {
+        try database.scalar("SELECT count(*) FROM \(Self.rows) WHERE name = ?", [.text(table)])?.integerValue ?? 0
+    }
+
     /// Forgets every row of `table` (its declaration stays).
     func deleteRows(of table: String) throws {
         try database.execute("DELETE FROM \(Self.rows) WHERE name = ?", [.text(table)])
