@@ -26,6 +26,85 @@ struct MigrationCLITests {
         try sqlite3Shell(directory.path(name), sql)
     }
 
+    /// `a.db`, `b.db` and `c.db` on the lists app, synced, with one list and one reminder.
+    private func threeDevices() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        for name in ["a.db", "b.db", "c.db"] {
+            try sqlite3Shell(
+                directory.path(name),
+                """
+                PRAGMA foreign_keys = ON;
+                CREATE TABLE lists (id TEXT PRIMARY KEY, name TEXT);
+                CREATE TABLE reminders (id TEXT PRIMARY KEY, list TEXT REFERENCES lists(id) ON DELETE CASCADE,
+                                        title TEXT);
+                """)
+            try concordOK("enable", name, "--table", "lists", "--table", "reminders", in: directory)
+        }
+        try sqlite3Shell(
+            directory.path("a.db"),
+            "INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO reminders VALUES ('r1', 'l1', 'milk');")
+        try concordOK("sync", "a.db", "b.db", "c.db", in: directory)
+        return directory
+    }
+
+    @Test func aColumnANewerDeviceAddsReachesAThirdThroughAnOlderOneAndShowsWhenItUpgrades() throws {
+        let directory = try threeDevices()
+        let migration = "ALTER TABLE reminders ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;"
+        try sqlite3Shell(directory.path("a.db"), migration + "UPDATE reminders SET priority = 4 WHERE id = 'r1';")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        // The older device edits another column of the row; it is the third device's only link.
+        try sqlite3Shell(directory.path("b.db"), "UPDATE reminders SET title = 'oat milk' WHERE id = 'r1';")
+        try concordOK("sync", "b.db", "c.db", in: directory)
+        #expect(try select(directory, "c.db", "SELECT title FROM reminders;") == "oat milk\n")
+        #expect(try concordOK("status", "c.db", in: directory).text.contains("  reminders  columns priority  rows 1\n"))
+        // The third upgrades later: the value shows at Concord's next look, with no peer sending anything again.
+        try sqlite3Shell(directory.path("c.db"), migration)
+        try concordOK("status", "c.db", in: directory)
+        #expect(try select(directory, "c.db", "SELECT title, priority FROM reminders;") == "oat milk|4\n")
+        try sqlite3Shell(directory.path("b.db"), migration)
+        try concordOK("sync", "a.db", "b.db", "c.db", in: directory)
+        let rows = "SELECT id, list, title, priority FROM reminders;"
+        for name in ["a.db", "b.db", "c.db"] {
+            #expect(try select(directory, name, rows) == "r1|l1|oat milk|4\n", "\(name)")
+            try concordOK("check", name, in: directory)
+        }
+    }
+
+    @Test func aNewTableIsKeptAndRelayedByAnOlderDeviceAndCascadesOnceEveryoneHasIt() throws {
+        let directory = try threeDevices()
+        let notes = """
+            CREATE TABLE notes (id TEXT PRIMARY KEY, reminder TEXT REFERENCES reminders(id) ON DELETE CASCADE,
+                                body TEXT);
+            """
+        try sqlite3Shell(directory.path("a.db"), notes)
+        try concordOK("enable", "a.db", "--table", "notes", in: directory)
+        try sqlite3Shell(
+            directory.path("a.db"), "INSERT INTO notes VALUES ('n1', 'r1', 'the oat one'), ('n2', 'r1', 'x');")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        try concordOK("sync", "b.db", "c.db", in: directory)
+        #expect(try select(directory, "b.db", "SELECT count(*) FROM sqlite_schema WHERE name = 'notes';") == "0\n")
+        #expect(try concordOK("status", "b.db", in: directory).text.contains("  notes  table  rows 2\n"))
+        // The older device adds and enables the table: the rows it kept appear.
+        try sqlite3Shell(directory.path("b.db"), notes)
+        try concordOK("enable", "b.db", "--table", "notes", in: directory)
+        #expect(
+            try select(directory, "b.db", "SELECT id, reminder, body FROM notes ORDER BY id;")
+                == "n1|r1|the oat one\nn2|r1|x\n")
+        try sqlite3Shell(directory.path("c.db"), notes)
+        try concordOK("enable", "c.db", "--table", "notes", in: directory)
+        #expect(try select(directory, "c.db", "SELECT count(*) FROM notes;") == "2\n")
+        // A later delete of the old grandparent, on one device, cascades on every device.
+        try sqlite3Shell(directory.path("c.db"), "PRAGMA foreign_keys = ON; DELETE FROM lists WHERE id = 'l1';")
+        try concordOK("sync", "c.db", "b.db", in: directory)
+        try concordOK("sync", "b.db", "a.db", in: directory)
+        for name in ["a.db", "b.db", "c.db"] {
+            #expect(
+                try select(directory, name, "SELECT (SELECT count(*) FROM reminders) + (SELECT count(*) FROM notes);")
+                    == "0\n", "\(name)")
+            try concordOK("check", name, in: directory)
+        }
+    }
+
     @Test func writesMadeBetweenARebuildAndConcordsNextLookAllArrive() throws {
         let directory = try replicas()
         try sqlite3Shell(

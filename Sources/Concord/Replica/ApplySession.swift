@@ -16,6 +16,12 @@ final class ApplySession {
     let upTo: Int64
     let batchSize: Int
     private let plans: TablePlans
+    /// The changeset's tables this replica does not sync: their rows are kept for relaying (see ``RelayStore``).
+    private let relayPlans: [RelayPlan]
+    private let relayed: TablePlans.Names
+    private let relay: RelayStore
+    /// What peers declared of tables and columns this replica lacks, as this changeset adds to it: stored by the merge.
+    private let declarations: [TableSchema]
     /// The changeset's tables this replica refuses for now (a destructive schema change): their rows are held back.
     private let held: TablePlans.Names
     private let physical: Int64
@@ -32,8 +38,29 @@ final class ApplySession {
         let refused = tables.filter { replica.syncedTable(named: $0.name).map { replica.isRefused($0.name) } ?? false }
         let held = TablePlans.Names(refused.map(\.name))
         self.held = held
-        plans = TablePlans(
-            try tables.filter { !held.contains($0.name) }.map { try TablePlan($0, replica: replica) })
+        relay = RelayStore(database: replica.database)
+        var plans: [TablePlan] = []
+        var relayPlans: [RelayPlan] = []
+        var declarations: [TableSchema] = []
+        for table in tables where !held.contains(table.name) {
+            let stored = try relay.declaration(of: table.name)
+            guard let local = replica.syncedTable(named: table.name) else {
+                let plan = try RelayPlan(remote: table, stored: stored, functions: replica.configuration.merges)
+                if plan.declared != stored { declarations.append(plan.declared) }
+                relayPlans.append(plan)
+                continue
+            }
+            var declared = stored
+            if table.columns.contains(where: { column in !local.columns.contains { SQLiteName.same($0, column) } }) {
+                declared = try RelayStore.union(stored, table)
+                if declared != stored { declarations.append(declared!) }
+            }
+            plans.append(try TablePlan(table, replica: replica, declared: declared))
+        }
+        self.plans = TablePlans(plans)
+        self.relayPlans = relayPlans
+        self.declarations = declarations
+        relayed = TablePlans.Names(relayPlans.map(\.remote.name))
         physical = replica.configuration.clock.unixMilliseconds()
         validated = RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID)
     }
@@ -46,7 +73,7 @@ final class ApplySession {
                 report.heldBack += 1
                 continue
             }
-            try validated.check(row, plans)
+            try validated.check(row, plans, relayed: relayed)
         }
         checksum = rows.checksum
     }
@@ -65,12 +92,17 @@ final class ApplySession {
             recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
             reprojection: Reprojection(replica: replica))
         for plan in plans.all where try plan.store.isEmpty() { plan.newKeys = [] }
+        for declaration in declarations { try relay.declare(declaration) }
         var batch: [RowChange] = []
         repeat {
             batch.removeAll(keepingCapacity: true)
             while batch.count < batchSize, let row = try rows.next() {
                 if held.contains(row.table) { continue }
-                try run.recheck.check(row, plans)
+                try run.recheck.check(row, plans, relayed: relayed)
+                if relayed.contains(row.table) {
+                    try mergeRelayed(row, into: &run)
+                    continue
+                }
                 batch.append(row)
             }
             for index in ApplyOrder.writeOrder(batch, plans) { try merge(batch[index], into: &run) }
@@ -88,7 +120,7 @@ final class ApplySession {
             try replica.storeClock(clock, version: run.version)
         }
         if suspends { try replica.resumeCapture() }
-        return report.applied > 0 || peerMoved || folded > 0
+        return report.applied > 0 || peerMoved || folded > 0 || !declarations.isEmpty
     }
 
     /// What merging the rows of one apply carries from row to row.
@@ -112,6 +144,9 @@ final class ApplySession {
             ? nil
             : plan.isRelated ? try run.reprojection.rows.stored(ref) : try store.load(row.key)
         guard let remote = try incoming(row, plan: plan, stored: stored, run: run) else { return report.ignored += 1 }
+        if let extras = plan.extras {
+            return try merge(row, remote, extras, plan: plan, stored: stored, into: &run)
+        }
         var outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
         // A merge may make values (a custom join's) the table stores otherwise.
         if outcome.changed {
@@ -121,15 +156,75 @@ final class ApplySession {
         guard outcome.changed else { return report.ignored += 1 }
         report.applied += 1
         run.version += 1
-        try store.writeMetadata(row.key, outcome.merged, version: run.version, previous: stored?.version)
-        try store.writeCounters(row.key, outcome.merged, previous: stored)
-        if plan.isRelated {
-            if run.reprojection.remember(ref, outcome.merged, version: run.version, previous: stored) {
-                run.dirty.append(ref)
+        try write(row.key, outcome.merged, plan: plan, stored: stored, into: &run)
+    }
+
+    /// Merges a row of a table that has extra columns: its own and its extra registers as one row (under the
+    /// row policy the newest write supplies both), the extra ones kept in the relay store.
+    private func merge(
+        _ row: RowChange, _ remote: RowRegisters, _ extras: TableSchema, plan: TablePlan,
+        stored: RegisterStore.StoredRow?, into run: inout MergeRun
+    ) throws {
+        let keptExtras = try relay.load(extras.name, key: row.key, columns: extras.columns)?.columns
+        let own = plan.local.columns.count
+        var local = stored.map {
+            RowRegisters(
+                liveness: $0.registers.liveness,
+                columns: $0.registers.columns + (keptExtras ?? Array(repeating: nil, count: extras.columns.count)))
+        }
+        if local != nil { RowMerge.settle(&local!, plan.unionRules) }
+        let union = RowRegisters(
+            liveness: remote.liveness, columns: remote.columns + plan.extraRegisters(row.registers))
+        let outcome = RowMerge.merge(local: local, remote: union, rules: plan.unionRules)
+        var merged = RowRegisters(liveness: outcome.merged.liveness, columns: Array(outcome.merged.columns[..<own]))
+        merged = try plan.store.conform(merged)
+        let mergedExtras = RowRegisters(liveness: .unknown, columns: Array(outcome.merged.columns[own...]))
+        let ownChanged = merged != stored?.registers
+        let extrasChanged = local.map { mergedExtras.columns != Array($0.columns[own...]) } ?? true
+        guard ownChanged || extrasChanged else { return report.ignored += 1 }
+        report.applied += 1
+        run.version += 1
+        if extrasChanged { try relay.write(extras, key: row.key, mergedExtras, version: run.version) }
+        if ownChanged {
+            try write(row.key, merged, plan: plan, stored: stored, into: &run)
+        } else {
+            // Only the extra registers changed: the row moves to the new version all the same, so it is exported.
+            try plan.store.writeMetadata(row.key, merged, version: run.version, previous: stored?.version)
+            if plan.isRelated {
+                // What the reprojection remembers must carry the new version too.
+                run.reprojection.remember(
+                    RowRef(table: plan.local.name, key: row.key), merged, version: run.version, previous: stored)
             }
+        }
+    }
+
+    /// Merges a row of a table this replica does not sync into the rows it keeps for relaying.
+    private func mergeRelayed(_ row: RowChange, into run: inout MergeRun) throws {
+        let plan = relayPlans.first { SQLiteName.Key($0.remote.name) == SQLiteName.Key(row.table) }!
+        let declared = plan.declared
+        var local = try relay.load(declared.name, key: row.key, columns: declared.columns)
+        if local != nil { RowMerge.settle(&local!, plan.rules) }
+        let outcome = RowMerge.merge(local: local, remote: plan.declaredRegisters(row.registers), rules: plan.rules)
+        guard outcome.changed else { return report.ignored += 1 }
+        report.applied += 1
+        run.version += 1
+        try relay.write(declared, key: row.key, outcome.merged, version: run.version)
+    }
+
+    /// Writes a row's merged registers under the run's version and shows them (a related row at the end).
+    private func write(
+        _ key: SQLiteValue, _ merged: RowRegisters, plan: TablePlan, stored: RegisterStore.StoredRow?,
+        into run: inout MergeRun
+    ) throws {
+        let store = plan.store
+        try store.writeMetadata(key, merged, version: run.version, previous: stored?.version)
+        try store.writeCounters(key, merged, previous: stored)
+        if plan.isRelated {
+            let ref = RowRef(table: plan.local.name, key: key)
+            if run.reprojection.remember(ref, merged, version: run.version, previous: stored) { run.dirty.append(ref) }
         } else {
             _ = try store.materialize(
-                row.key, outcome.merged, .withoutRelations(outcome.merged), previous: stored,
+                key, merged, .withoutRelations(merged), previous: stored,
                 mayBeParked: try run.reprojection.rows.mayHaveParkedRows())
         }
     }

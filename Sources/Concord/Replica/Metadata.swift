@@ -56,8 +56,9 @@ enum Metadata {
     ///
     /// Layout 5 names every per-table object by the table's id and its
     /// columns by position, records the file's identity and the kind of each
-    /// parked row; ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 5
+    /// parked row; layout 6 adds the ``RelayStore``. ``MetadataMigration``
+    /// upgrades every earlier layout.
+    static let layoutVersion: Int64 = 6
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -80,6 +81,7 @@ enum Metadata {
         CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
         \(parkedSQL)
         \(revivedSQL)
+        \(RelayStore.createSQL)
         CREATE TABLE \(log) (
             seq INTEGER PRIMARY KEY,
             tbl INTEGER NOT NULL,

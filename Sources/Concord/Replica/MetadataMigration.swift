@@ -8,6 +8,8 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 6: layout 5 plus the relay store (`_concord_relayed`, `_concord_relayed_rows`), which keeps
+///   tables and columns the replica's schema lacks.
 /// - 5: per-table objects named by table id (`_concord_3_rows`), columns by
 ///   position (`h0`, `c0`); the file's identity in `_concord_state.file`; the
 ///   kind of each parked row; parked and revived rows refer to tables by id.
@@ -27,7 +29,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...4
+    static let upgradable: ClosedRange<Int64> = 1...5
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -39,25 +41,32 @@ struct MetadataMigration {
             // Re-read under the write lock: another process may have upgraded it meanwhile.
             let found = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0
             guard found != Metadata.layoutVersion else { return }
-            // Up to layout 3 (and on one unreleased shape of 4) the log held Unix milliseconds, now Julian days;
-            // the two never overlap (a Julian day of this era is about 2.5 million).
-            try database.execute("UPDATE \(Metadata.log) SET at = at / 86400000.0 + 2440587.5 WHERE at > 100000000")
-            try dropTriggers()
-            let hadRevived = try exists(Metadata.revived)
-            try normalizeEarlyLayouts()
-            for table in try namedTables() { try renameObjects(of: table) }
-            try rebuildParkedAndRevived()
-            try database.execute("ALTER TABLE \(Metadata.state) ADD COLUMN file TEXT")
-            try renewNodeID()
-            try replica.refreshNodeID()
-            try replica.loadSyncedTables()
-            for table in replica.tables {
-                if !hadRevived { try findRevivedRows(of: table) }
-                try clampCausalLengths(of: table)
-                try parkUnsyncableKeys(of: table)
-                try replica.installTriggersAndIndexes(for: table)
-            }
+            if found < 5 { try upgradeToLayout5() }
+            // Layout 6 adds the relay store, empty: what a replica lacked was refused before.
+            try database.execute(RelayStore.createSQL)
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
+        }
+    }
+
+    /// Upgrades layouts 1 to 4 to layout 5, inside the caller's transaction.
+    private func upgradeToLayout5() throws {
+        // Up to layout 3 (and on one unreleased shape of 4) the log held Unix milliseconds, now Julian days;
+        // the two never overlap (a Julian day of this era is about 2.5 million).
+        try database.execute("UPDATE \(Metadata.log) SET at = at / 86400000.0 + 2440587.5 WHERE at > 100000000")
+        try dropTriggers()
+        let hadRevived = try exists(Metadata.revived)
+        try normalizeEarlyLayouts()
+        for table in try namedTables() { try renameObjects(of: table) }
+        try rebuildParkedAndRevived()
+        try database.execute("ALTER TABLE \(Metadata.state) ADD COLUMN file TEXT")
+        try renewNodeID()
+        try replica.refreshNodeID()
+        try replica.loadSyncedTables()
+        for table in replica.tables {
+            if !hadRevived { try findRevivedRows(of: table) }
+            try clampCausalLengths(of: table)
+            try parkUnsyncableKeys(of: table)
+            try replica.installTriggersAndIndexes(for: table)
         }
     }
 

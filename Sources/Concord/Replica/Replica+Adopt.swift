@@ -39,6 +39,8 @@ extension Replica {
             try installTriggersAndIndexes(for: current)
             try recordNewColumnValues(of: current, from: first)
         }
+        // What newer peers wrote to the new columns, kept while this device lacked them, shows now.
+        if first < current.columns.count { try takeUpRelayedColumns(of: current, from: first) }
     }
 
     /// The capture facts of a synced table, as loaded.

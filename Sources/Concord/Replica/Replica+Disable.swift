@@ -50,5 +50,7 @@ extension Replica {
             try database.execute("DELETE FROM \(metadata) WHERE tbl = ?", [.integer(table.id)])
         }
         try database.execute("DELETE FROM \(Metadata.tables) WHERE id = ?", [.integer(table.id)])
+        // Columns kept for peers went with the table's registers; rows peers send from now on are relayed whole.
+        try RelayStore(database: database).deleteRows(of: table.name)
     }
 }

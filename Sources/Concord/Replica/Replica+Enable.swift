@@ -62,6 +62,14 @@ extension Replica {
             try database.execute(CaptureTriggers(table: table, facts: facts).metadataSQL)
             try installTriggersAndIndexes(for: table, facts: facts, foreignKeys: foreignKeys)
             try recordExistingRows(of: table)
+            // Rows peers sent of this table while it did not sync here were kept: they merge now.
+            do {
+                try loadSyncedTables()
+                try takeUpRelayedRows(of: table)
+            } catch {
+                try? loadSyncedTables()
+                throw error
+            }
         }
         try loadSyncedTables()
     }

@@ -37,16 +37,63 @@ extension Replica {
                 version = 0
             }
             let synced = tables.filter { !isRefused($0.name) }
+            let relay = RelayStore(database: database)
+            let (extras, relayed) = try relayedDeclarations(relay)
+            let exported = synced.map { table in
+                extras[SQLiteName.Key(table.name)].map { Self.union(table.schema, $0) } ?? table.schema
+            }
             try header(
                 ChangesetHeader(
                     source: nodeID, since: version, upTo: try exportedUpTo(since: version),
-                    tables: synced.map(\.schema)))
+                    tables: (exported + relayed).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }))
             for table in synced {
+                let more = extras[SQLiteName.Key(table.name)]
                 try store(table).forEachRow(since: version) { key, stored in
-                    try row(RowChange(table: table.name, key: key, registers: stored.registers))
+                    var registers = stored.registers
+                    if let more {
+                        registers.columns +=
+                            try relay.load(more.name, key: key, columns: more.columns)?.columns
+                            ?? Array(repeating: nil, count: more.columns.count)
+                    }
+                    try row(RowChange(table: table.name, key: key, registers: registers))
+                }
+            }
+            for table in relayed {
+                try relay.forEachRow(of: table.name, since: version, columns: table.columns) { key, registers in
+                    try row(RowChange(table: table.name, key: key, registers: registers))
                 }
             }
         }
+    }
+
+    /// What the relay store adds to an export: the extra columns of synced tables (by name, as
+    /// declarations of those columns alone), and the tables not synced here, in name order.
+    private func relayedDeclarations(
+        _ relay: RelayStore
+    ) throws -> (extras: [SQLiteName.Key: TableSchema], relayed: [TableSchema]) {
+        var extras: [SQLiteName.Key: TableSchema] = [:]
+        var relayed: [TableSchema] = []
+        for declaration in try relay.declarations() {
+            guard let local = syncedTable(named: declaration.name) else {
+                relayed.append(declaration)
+                continue
+            }
+            let columns = declaration.columns.indices.filter { index in
+                !local.columns.contains { SQLiteName.same($0, declaration.columns[index]) }
+            }
+            guard !columns.isEmpty, !isRefused(local.name) else { continue }
+            extras[SQLiteName.Key(local.name)] = TableSchema(
+                name: local.name, key: local.key, columns: columns.map { declaration.columns[$0] },
+                policy: local.policy, merges: columns.map { declaration.merges[$0] })
+        }
+        return (extras, relayed)
+    }
+
+    /// A synced table's declaration followed by its extra columns.
+    static func union(_ table: TableSchema, _ extras: TableSchema) -> TableSchema {
+        TableSchema(
+            name: table.name, key: table.key, columns: table.columns + extras.columns, policy: table.policy,
+            merges: table.merges + extras.merges)
     }
 
     /// How far an export since `version` covers: the local version, but short of the first change of a

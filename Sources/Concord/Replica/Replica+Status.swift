@@ -34,6 +34,19 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
         public var reason: String
     }
 
+    /// A table, or columns of a synced table, that peers sync and this replica's schema lacks: kept and relayed
+    /// (see the Migrations article), shown once a migration adds them.
+    public struct Relayed: Hashable, Sendable, Codable {
+        /// The table's name.
+        public var table: String
+        /// The columns this replica lacks, in the order peers declared them (every column, when ``whole``).
+        public var columns: [String]
+        /// Whether the table itself is missing here, or not synced.
+        public var whole: Bool
+        /// Rows holding something for those columns.
+        public var rows: Int64
+    }
+
     /// A replica whose changes this one has applied.
     public struct Peer: Hashable, Sendable, Codable {
         /// The peer's node id, in hex.
@@ -56,6 +69,8 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
     public var peers: [Peer]
     /// The alive rows not shown, table by table in name order, then by key.
     public var parked: [Parked]
+    /// What this replica keeps for peers though its schema lacks it, in table name order.
+    public var relayed: [Relayed] = []
 }
 
 extension Replica {
@@ -85,7 +100,24 @@ extension Replica {
             }
             return ReplicaStatus(
                 node: nodeID.description, version: try version, clock: clock.rawValue,
-                clockReading: clock.description, tables: tables, peers: peers, parked: parked)
+                clockReading: clock.description, tables: tables, peers: peers, parked: parked,
+                relayed: try relayedStatus())
+        }
+    }
+}
+
+extension Replica {
+    /// What the relay store keeps, table by table: the columns this schema lacks and how many rows hold them.
+    private func relayedStatus() throws -> [ReplicaStatus.Relayed] {
+        let relay = RelayStore(database: database)
+        return try relay.declarations().compactMap { declaration in
+            let local = syncedTable(named: declaration.name)
+            let lacking = declaration.columns.filter { column in
+                !(local?.columns.contains { SQLiteName.same($0, column) } ?? false)
+            }
+            let rows = try relay.rowCount(of: declaration.name)
+            guard local == nil || (!lacking.isEmpty && rows > 0) else { return nil }
+            return ReplicaStatus.Relayed(table: declaration.name, columns: lacking, whole: local == nil, rows: rows)
         }
     }
 }

@@ -16,10 +16,13 @@ struct RowValidator {
 
     /// Refuses a row of a table the changeset does not declare, a key that is not TEXT or BLOB,
     /// and a stamp (liveness, column or counter contribution) too far ahead of this replica's clock.
-    mutating func check(_ row: RowChange, _ plans: TablePlans) throws {
-        guard let plan = plans[row.table] else { throw ReplicaError.tableNotSynced(table: row.table) }
+    /// Rows of the `relayed` tables (not synced here) pass the same checks.
+    mutating func check(_ row: RowChange, _ plans: TablePlans, relayed: TablePlans.Names) throws {
+        guard let table = plans[row.table]?.local.name ?? (relayed.contains(row.table) ? row.table : nil) else {
+            throw ReplicaError.tableNotSynced(table: row.table)
+        }
         guard Replica.isSyncableKey(row.key) else {
-            throw ReplicaError.invalidKey(table: plan.local.name, key: row.key.description)
+            throw ReplicaError.invalidKey(table: table, key: row.key.description)
         }
         rows += 1
         try check(row.registers.liveness.stamp)

@@ -1,4 +1,8 @@
 /// How one changeset table maps onto the local table.
+///
+/// Columns the changeset has and the local table lacks (a newer peer's) are
+/// not refused: they are ``extras``, merged together with the row's own
+/// registers under ``unionRules`` and kept in the ``RelayStore``.
 final class TablePlan {
     let remote: TableSchema
     let local: SyncedTable
@@ -21,9 +25,17 @@ final class TablePlan {
     /// How many key hashes a merge keeps per table (8 bytes each, some 16 MB with the set's spare room).
     static let newKeysLimit = 1 << 20
 
+    /// The columns of this table that peers sync and this replica's table lacks (see ``RelayStore``), as a
+    /// declaration of those columns alone; `nil` for a table with none, which merges as before.
+    let extras: TableSchema?
+    /// For each extra column, its position in the changeset's column list.
+    let extraPositions: [Int?]
+    /// The rules of the table's own columns followed by its extra columns.
+    let unionRules: RowMerge.Rules
+
     init(
         remote: TableSchema, local: SyncedTable, store: RegisterStore, positions: [Int?], rules: RowMerge.Rules,
-        isRelated: Bool
+        isRelated: Bool, extras: TableSchema? = nil
     ) {
         self.remote = remote
         self.local = local
@@ -32,11 +44,24 @@ final class TablePlan {
         self.rules = rules
         self.isRelated = isRelated
         isIdentity = positions.count == remote.columns.count && positions.indices.allSatisfy { positions[$0] == $0 }
+        self.extras = extras
+        extraPositions = (extras?.columns ?? []).map { column in
+            remote.columns.firstIndex { SQLiteName.same($0, column) }
+        }
+        var union = rules
+        union.merges += extras?.merges ?? []
+        unionRules = union
     }
 
+    /// The registers of the changeset's row in the order of the local columns.
     func localRegisters(_ remote: RowRegisters) -> RowRegisters {
         if isIdentity { return remote }
         return RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
+    }
+
+    /// The registers of the changeset's row for the extra columns, in their order.
+    func extraRegisters(_ remote: RowRegisters) -> [ColumnRegister?] {
+        extraPositions.map { $0.flatMap { remote.columns[$0] } }
     }
 
     /// Whether `key` certainly has no registers here: its table had none and
@@ -50,8 +75,9 @@ final class TablePlan {
         return newKeys!.insert(KeyHash.of(key)).inserted
     }
 
-    /// How the changeset's `remote` table maps onto this replica's, checked against its declaration.
-    convenience init(_ remote: TableSchema, replica: Replica) throws {
+    /// How the changeset's `remote` table maps onto this replica's, checked against its declaration;
+    /// `declared` is what peers declared of the table (``RelayStore``), this changeset's declaration included.
+    convenience init(_ remote: TableSchema, replica: Replica, declared: TableSchema? = nil) throws {
         guard let local = replica.syncedTable(named: remote.name) else {
             throw ReplicaError.tableNotSynced(table: remote.name)
         }
@@ -68,13 +94,8 @@ final class TablePlan {
         try replica.requireMergeFunctions(local)
         var positions: [Int?] = Array(repeating: nil, count: local.columns.count)
         for (remoteIndex, name) in remote.columns.enumerated() {
-            guard let localIndex = local.columns.firstIndex(where: { SQLiteName.same($0, name) }) else {
-                throw ReplicaError.schemaMismatch(
-                    table: local.name,
-                    detail: "it has a column '\(name)' this replica does not sync: the sender's "
-                        + "schema is newer, and this version of Concord does not keep columns it does not have; "
-                        + "run the same migration here (Concord picks up an added column by itself) and apply again")
-            }
+            // A column this replica's table lacks is kept as an extra column (see `declared`).
+            guard let localIndex = local.columns.firstIndex(where: { SQLiteName.same($0, name) }) else { continue }
             let (mine, theirs) = (local.merges[localIndex], remote.merges[remoteIndex])
             guard mine == theirs else {
                 throw ReplicaError.policyMismatch(
@@ -82,9 +103,17 @@ final class TablePlan {
             }
             positions[localIndex] = remoteIndex
         }
+        let extras = (declared?.columns.indices ?? 0..<0).filter { index in
+            !local.columns.contains { SQLiteName.same($0, declared!.columns[index]) }
+        }
         self.init(
             remote: remote, local: local, store: replica.store(local), positions: positions,
             rules: RowMerge.Rules(policy: local.policy, merges: local.merges, functions: replica.configuration.merges),
-            isRelated: replica.hasRelations(local.name))
+            isRelated: replica.hasRelations(local.name),
+            extras: extras.isEmpty
+                ? nil
+                : TableSchema(
+                    name: local.name, key: local.key, columns: extras.map { declared!.columns[$0] },
+                    policy: local.policy, merges: extras.map { declared!.merges[$0] }))
     }
 }

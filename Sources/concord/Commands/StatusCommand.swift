@@ -38,6 +38,13 @@ extension Subcommand {
             print("parked", to: &output)
             for row in status.parked { print("  \(row.table)/\(row.key)  \(row.reason)", to: &output) }
         }
+        if !status.relayed.isEmpty {
+            print("relayed (peers sync it, this schema lacks it; it shows once a migration adds it)", to: &output)
+            for kept in status.relayed {
+                let what = kept.whole ? "table" : "columns " + kept.columns.joined(separator: ", ")
+                print("  \(kept.table)  \(what)  rows \(kept.rows)", to: &output)
+            }
+        }
         print("peers", to: &output)
         for peer in status.peers { print("  \(peer.node)  read up to version \(peer.version)", to: &output) }
         if status.peers.isEmpty { print("  (none yet)", to: &output) }

@@ -271,6 +271,18 @@ CREATE TABLE _concord_parked (
 -- _concord_peers
 CREATE TABLE _concord_peers (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
 
+-- _concord_relayed
+CREATE TABLE _concord_relayed (name TEXT PRIMARY KEY COLLATE NOCASE, declaration BLOB NOT NULL) WITHOUT ROWID;
+
+-- _concord_relayed_rows
+CREATE TABLE _concord_relayed_rows (
+    name TEXT NOT NULL COLLATE NOCASE, pk NOT NULL, ver INTEGER NOT NULL, registers BLOB NOT NULL,
+    PRIMARY KEY (name, pk)
+) WITHOUT ROWID;
+
+-- _concord_relayed_rows_ver
+CREATE INDEX _concord_relayed_rows_ver ON _concord_relayed_rows (name, ver);
+
 -- _concord_revived
 CREATE TABLE _concord_revived (tbl INTEGER NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
 

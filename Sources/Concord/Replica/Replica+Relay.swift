@@ -1,0 +1,85 @@
+@_spi(Testing) import ConcordCore
+
+extension Replica {
+    /// Moves the registers the relay store kept for `table`'s columns from position `first` on into the
+    /// table's own registers, and shows them; inside the caller's transaction, after a migration added them.
+    ///
+    /// A device that had not migrated yet kept what newer peers wrote to these
+    /// columns (see ``RelayStore``). Those registers are the row's state for
+    /// the columns — under the row policy they are what the newest write
+    /// supplied, carried along by this device's own edits — so they are moved,
+    /// stamps and all, not merged as new writes: the device shows at once what
+    /// upgraded peers show, and no peer needs to send anything again.
+    ///
+    /// ```swift
+    /// try replica.database.execute("ALTER TABLE reminders ADD COLUMN priority INTEGER NOT NULL DEFAULT 0")
+    /// try replica.foldLocalWrites()   // adopts `priority`, and shows what peers wrote to it
+    /// ```
+    func takeUpRelayedColumns(of table: SyncedTable, from first: Int) throws {
+        let relay = RelayStore(database: database)
+        guard let declared = try relay.declaration(of: table.name) else { return }
+        func lacks(_ columns: ArraySlice<String>) -> [Int] {
+            declared.columns.indices.filter { index in
+                !columns.contains { SQLiteName.same($0, declared.columns[index]) }
+            }
+        }
+        let before = lacks(table.columns[..<first])
+        let after = lacks(table.columns[...])
+        guard after.count < before.count else { return }
+        var kept: [(key: SQLiteValue, registers: RowRegisters)] = []
+        try relay.forEachRow(of: table.name, columns: before.map { declared.columns[$0] }) { kept.append(($0, $1)) }
+        let store = store(table)
+        let rules = RowMerge.Rules(policy: table.policy, merges: table.merges, functions: configuration.merges)
+        let rest = TableSchema(
+            name: table.name, key: table.key, columns: after.map { declared.columns[$0] }, policy: table.policy,
+            merges: after.map { declared.merges[$0] })
+        let reprojection = Reprojection(replica: self)
+        var dirty: [RowRef] = []
+        for (key, registers) in kept {
+            guard let stored = try store.load(key) else { continue }
+            var merged = stored.registers
+            for (position, index) in before.enumerated() {
+                guard let register = registers.columns[position],
+                    let local = table.columns.firstIndex(where: { SQLiteName.same($0, declared.columns[index]) })
+                else { continue }
+                merged.columns[local] =
+                    table.hasColumnStamps
+                    ? RowMerge.mergeColumn(merged.columns[local], register, table.merges[local], configuration.merges)
+                    : register
+            }
+            RowMerge.settle(&merged, rules)
+            merged = try store.conform(merged)
+            try store.writeMetadata(key, merged, version: stored.version, previous: stored.version)
+            try store.writeCounters(key, merged, previous: stored)
+            let ref = RowRef(table: table.name, key: key)
+            reprojection.remember(ref, merged, version: stored.version, previous: stored)
+            dirty.append(ref)
+            let left = after.map { index in before.firstIndex(of: index).flatMap { registers.columns[$0] } }
+            try relay.write(rest, key: key, RowRegisters(liveness: .unknown, columns: left), version: stored.version)
+        }
+        try suspendCapture()
+        try reprojection.reproject(dirty)
+        try resumeCapture()
+    }
+
+    /// Merges the rows the relay store kept of `table` (sync was just enabled on it) as if a peer sent them;
+    /// inside the caller's transaction.
+    ///
+    /// Rows of a table this replica did not sync waited in the relay store;
+    /// now they meet the rows the app already had, under the same rules as any
+    /// changeset, and show with visibility, parking and cascades applied.
+    func takeUpRelayedRows(of table: SyncedTable) throws {
+        let relay = RelayStore(database: database)
+        guard let declared = try relay.declaration(of: table.name) else { return }
+        var rows: [RowChange] = []
+        try relay.forEachRow(of: table.name, columns: declared.columns) { key, registers in
+            rows.append(RowChange(table: declared.name, key: key, registers: registers))
+        }
+        try relay.deleteRows(of: table.name)
+        guard !rows.isEmpty else { return }
+        let session = try ApplySession(
+            replica: self, source: nodeID, since: 0, upTo: 0, tables: [declared], batchSize: Self.applyBatch)
+        try session.validate(rows.makeIterator())
+        _ = try session.merge(rows.makeIterator())
+    }
+}
