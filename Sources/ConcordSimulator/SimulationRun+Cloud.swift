@@ -11,6 +11,7 @@ extension SimulationRun {
         let pending = changes.rows.filter { row in
             device.cloud.serverCopy[RecordServer.RecordID(table: row.table, key: row.key)] != row.registers
         }
+        var tables = changes.tables
         var saved = 0
         var start = 0
         while start < pending.count {
@@ -25,7 +26,7 @@ extension SimulationRun {
                         change: row, knownTag: device.cloud.tags[RecordServer.RecordID(table: row.table, key: row.key)],
                         knowledge: device.knowledge.of(RowRef(table: row.table, key: row.key)))
                 }
-                let outcome = server.save(uploads, schemas: changes.tables)
+                let outcome = server.save(uploads, schemas: tables)
                 result.uploads += 1
                 saved += outcome.saved.count
                 if acknowledged {
@@ -41,10 +42,7 @@ extension SimulationRun {
                 result.serverRecordChanged += outcome.conflicts.count
                 log("device \(device.index) was told server record changed for \(outcome.conflicts.count) records")
                 guard try apply(outcome.conflicts, to: device, since: server.token, upTo: server.token) else { break }
-                batch = try outcome.conflicts.compactMap { record in
-                    try device.replica.registers(of: record.change.table, key: record.change.key)
-                        .map { RowChange(table: record.change.table, key: record.change.key, registers: $0) }
-                }
+                (tables, batch) = try rowsAgain(outcome.conflicts, from: device)
             }
         }
         if acknowledged && saved == pending.count { device.cloud.uploadedVersion = changes.upTo }
@@ -55,6 +53,24 @@ extension SimulationRun {
         let reached = notified.filter { $0 != device.index && $0 < devices.count && devices[$0].online }
         pendingFetches.formUnion(reached)
         result.pushesLost += devices.count - 1 - reached.count
+    }
+
+    /// The rows of `records` as `device` exports them now that it merged them, and the declarations
+    /// they go under, for the retry after "server record changed".
+    ///
+    /// They are read from an export, not from the device's registers alone, so that a device on an
+    /// older release uploads again what it keeps for the columns and tables its schema lacks; a record
+    /// saved without them would lose a newer device's writes for every device that fetches it.
+    private func rowsAgain(_ records: [RecordServer.Record], from device: SimulatedDevice) throws
+        -> (tables: [TableSchema], rows: [RowChange])
+    {
+        // Every refused row changed after the last upload, so this export holds it.
+        let merged = try export(device, since: device.cloud.uploadedVersion)
+        let rows = Dictionary(
+            merged.rows.map { (RecordServer.RecordID(table: $0.table, key: $0.key), $0) },
+            uniquingKeysWith: { _, last in last })
+        let batch = records.compactMap { rows[RecordServer.RecordID(table: $0.change.table, key: $0.change.key)] }
+        return (merged.tables, batch)
     }
 
     /// Fetches every record saved since the device's token, a batch at a time.
