@@ -8,7 +8,8 @@ import Synchronization
 /// on and require that some seed in a bounded range fails, and that the
 /// failure shrinks to a handful of steps. A bug is planted around the
 /// engine's decisions, through a ``DecisionInterceptor`` (see
-/// ``interceptor()``), so the engine runs the same code with or without one.
+/// ``interceptor()``), or around what it exports, so the engine runs the
+/// same code with or without one.
 ///
 /// ```swift
 /// var simulation = Simulation(scenario: .reminders, seed: 7)
@@ -31,6 +32,10 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
     public static let captureMergeWrites = InjectedBugs(rawValue: 1 << 3)
     /// A row that a sender delivered before is taken for a duplicate and dropped, even when it changed.
     public static let dropDuplicateDelivery = InjectedBugs(rawValue: 1 << 4)
+    /// A device exporting its changes leaves out the tables and columns its own release lacks, as an
+    /// engine that does not keep unknown data would send them (planted in the simulator's export, see
+    /// ``Concord/Changeset/restricted(to:)``).
+    public static let dropUnknownColumnsOnRelay = InjectedBugs(rawValue: 1 << 5)
 
     /// Every bug by its name, in declaration order.
     public static let named: [(name: String, bug: InjectedBugs)] = [
@@ -39,13 +44,16 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
         ("skip-parking", .skipParking),
         ("capture-merge-writes", .captureMergeWrites),
         ("drop-duplicate-delivery", .dropDuplicateDelivery),
+        ("drops-unknown-columns-on-relay", .dropUnknownColumnsOnRelay),
     ]
 
     /// The names of the bugs set, in declaration order.
     public var names: [String] { Self.named.filter { contains($0.bug) }.map(\.name) }
 
-    /// An interceptor that plants these bugs in one replica (`nil` when none is set).
-    public func interceptor() -> (any DecisionInterceptor)? { isEmpty ? nil : BugInterceptor(bugs: self) }
+    /// An interceptor that plants these bugs in one replica (`nil` when none of them is the engine's).
+    public func interceptor() -> (any DecisionInterceptor)? {
+        subtracting(.dropUnknownColumnsOnRelay).isEmpty ? nil : BugInterceptor(bugs: self)
+    }
 }
 
 /// The decisions ``InjectedBugs`` changes, wrapped around the engine's.

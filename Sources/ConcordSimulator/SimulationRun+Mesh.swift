@@ -39,9 +39,12 @@ extension SimulationRun {
         return sides[a] == 0 || sides[b] == 0 || sides[a] == sides[b]
     }
 
-    /// What `device` sends when it exports its changes since `version`.
+    /// What `device` sends when it exports its changes since `version`: everything it holds, or, with
+    /// ``InjectedBugs/dropUnknownColumnsOnRelay``, only the tables and columns of its own release.
     func export(_ device: SimulatedDevice, since version: Int64) throws -> Changeset {
-        try device.replica.changes(since: version)
+        let changes = try device.replica.changes(since: version)
+        guard simulation.injectedBugs.contains(.dropUnknownColumnsOnRelay), let versionSchemas else { return changes }
+        return changes.restricted(to: versionSchemas[device.version].tables)
     }
 
     /// `changes` in `pages` parts, in order; only the whole changeset advances how far the receiver has read.

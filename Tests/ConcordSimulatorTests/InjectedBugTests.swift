@@ -1,7 +1,8 @@
 @_spi(Testing) import Concord
-@_spi(Testing) import ConcordSimulator
 import ConcordTestSupport
 import Testing
+
+@_spi(Testing) @testable import ConcordSimulator
 
 /// The checker is only worth its passes if it fails on real mistakes: each
 /// known sync bug, injected through the engine's test seam, must be caught
@@ -62,7 +63,23 @@ struct InjectedBugTests {
             }),
         Case(bug: .captureMergeWrites, scenario: scenario("capture")),
         Case(bug: .dropDuplicateDelivery, scenario: scenario("duplicates")),
+        // An old device that is the only link between two groups must pass on what it cannot show.
+        Case(
+            bug: .dropUnknownColumnsOnRelay,
+            scenario: scenario("relay") {
+                $0.devices = 3
+                $0.steps = 30
+                $0.workload = rollingUpgrade.workload
+                $0.mix.upgrade = 20
+                $0.faults.relay = [100, 100]
+            }),
     ]
+
+    /// The rolling-upgrade scenario file, whose app has three releases.
+    static var rollingUpgrade: Scenario {
+        (try? Scenario.load(path: ScenarioFileTests.root.appendingPathComponent("rolling-upgrade.json").path))
+            ?? Scenario(name: "rolling-upgrade file missing")
+    }
 
     @Test(arguments: cases)
     func bugIsCaughtAndShrunk(_ example: Case) throws {
@@ -93,6 +110,35 @@ struct InjectedBugTests {
             "\(example.bug.names.joined()): seed \(simulation.seed), \(result.failure!.kind), "
                 + "shrunk to \(shrunk.plan.steps.count) steps in \(shrunk.runs) runs:\n  \(steps)\n  \(shrunk.result.failure!)"
         )
+    }
+
+    /// The planted export keeps exactly the tables and columns the sender's release has, by name, with
+    /// every row's registers cut to match, and its read position untouched (so nothing is sent again).
+    @Test func theRestrictedExportLeavesOutWhatTheSchemaLacks() {
+        let node = NodeID(bytes: Array(repeating: 7, count: 16))!
+        func register(_ value: SQLiteValue) -> ColumnRegister {
+            ColumnRegister(value: value, stamp: Stamp(hlc: HLCTimestamp(rawValue: 1 << 20), node: node))
+        }
+        let alive = Liveness(causalLength: 1, stamp: Stamp(hlc: HLCTimestamp(rawValue: 1 << 20), node: node))
+        let lists = TableSchema(
+            name: "lists", key: "id", columns: ["name", "views"], policy: .column, merges: [.lww, .counter])
+        let notes = TableSchema(name: "notes", key: "id", columns: ["reminder", "body"], policy: .column)
+        let changes = Changeset(
+            source: node, since: 3, upTo: 9, tables: [lists, notes],
+            rows: [
+                RowChange(
+                    table: "lists", key: "l1",
+                    registers: RowRegisters(liveness: alive, columns: [register("home"), register(2)])),
+                RowChange(
+                    table: "notes", key: "n1",
+                    registers: RowRegisters(liveness: alive, columns: [register("r1"), register("call")])),
+            ])
+        let old = [TableSchema(name: "LISTS", key: "id", columns: ["Name"], policy: .column)]
+        let sent = changes.restricted(to: old)
+        #expect(sent.tables == [TableSchema(name: "lists", key: "id", columns: ["name"], policy: .column)])
+        #expect(sent.rows.map(\.key) == ["l1"] && sent.rows[0].registers.columns == [register("home")])
+        #expect(sent.rows[0].registers.liveness == alive && sent.since == 3 && sent.upTo == 9)
+        #expect(changes.restricted(to: [lists, notes]) == changes)
     }
 
     /// A reproducer whose choices no longer draw its plan (the plan generator changed since it was
