@@ -1,3 +1,4 @@
+import Concord
 import ConcordTestSupport
 import Foundation
 import Testing
@@ -132,7 +133,7 @@ struct CLITests {
         #expect(try sqlite3Shell(directory.path("plain.db"), ".tables") == "t\n", "a refused enable writes nothing")
         let notReplica = try concord(["status", "plain.db"], in: directory)
         #expect(notReplica.status == 1 && notReplica.errors.contains("not a Concord replica"))
-        #expect(try concord(["--version"], in: directory).text == "0.1.0\n")
+        #expect(try concord(["--version"], in: directory).text == ConcordRelease.current + "\n")
     }
 
     @Test func theDemoConverges() throws {
