@@ -55,8 +55,9 @@ extension SimulatedDisk {
     public func killProcesses() {
         withState { state in
             var renewed: [Int: SimulatedFile] = [:]
-            for file in Self.distinct(state.current.values) + Self.distinct(state.durable.values)
-            where renewed[file.id] == nil {
+            let files =
+                Array(state.current.values) + Array(state.durable.values) + state.unsyncedEntries.compactMap(\.file)
+            for file in Self.distinct(files) {
                 renewed[file.id] = SimulatedFile(
                     id: file.id, durable: file.durable, current: file.current, unsynced: file.unsynced)
             }
@@ -151,10 +152,18 @@ extension SimulatedDisk {
         }
     }
 
+    /// `count` random bytes, eight from each draw.
     private static func garbage<Generator: RandomNumberGenerator>(
         _ count: Int, _ generator: inout Generator
     ) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        for start in stride(from: 0, to: count, by: 8) {
+            let word = generator.next()
+            for index in start..<min(start + 8, count) {
+                bytes[index] = UInt8(truncatingIfNeeded: word >> (8 * (index - start)))
+            }
+        }
+        return bytes
     }
 }
 

@@ -48,6 +48,16 @@ import Foundation
 /// safe-append, sequential or power-safe-overwrite writes), so SQLite takes
 /// every precaution this model can defeat.
 ///
+/// **What SQLite survives on it** (checked by `SimulatedDiskTests`): with
+/// `synchronous = FULL` or `EXTRA` a power loss never corrupts a database,
+/// torn and reordered writes included, and keeps every acknowledged commit
+/// but, in DELETE mode under FULL, possibly the last. NORMAL keeps a prefix
+/// of the commits when writes are not torn; torn ones may, rarely, damage a
+/// DELETE-mode database (as SQLite documents) or a WAL whose last synced
+/// frame shares a sector with the next write (SQLite pads only under FULL;
+/// real devices mostly promise the power-safe overwrite this disk does not).
+/// With OFF anything may happen, corruption included.
+///
 /// **After a crash** every connection opened before is dead: each of its
 /// calls fails with an I/O error and changes nothing, and a ``ReplicaVFS``
 /// made before opens nothing. Relaunching is opening a new ``Replica`` (or
