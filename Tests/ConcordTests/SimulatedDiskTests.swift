@@ -325,6 +325,17 @@ struct SimulatedDiskTests {
         }
     }
 
+    @Test func aForkOnTheDiskIsAFileOfItsOwnUnderANodeIDOfItsOwn() throws {
+        let devices = try Devices(journalMode: "WAL")
+        var settings = configuration(node: 7, clock: devices.clock)
+        settings.disk = devices.phone
+        let tablet = try devices.a.fork(to: "/phone/tablet.sqlite", configuration: settings)
+        #expect(tablet.nodeID == node(7))
+        let identity = { (replica: Replica) in replica.database.filePath.flatMap(devices.phone.fileIdentity(of:)) }
+        #expect(identity(tablet) != nil && identity(tablet) != identity(devices.a))
+        #expect(try tablet.database.scalar("SELECT title FROM reminders") == .text("milk"))
+    }
+
     @Test func aBackupRestoredInPlaceIsACopyAndTakesANodeIDOfItsOwn() throws {
         var devices = try Devices(journalMode: "DELETE")
         try devices.a.database.execute("PRAGMA synchronous = EXTRA")
