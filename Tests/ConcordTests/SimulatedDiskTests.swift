@@ -163,6 +163,12 @@ struct SimulatedDiskTests {
         withExtendedLifetime(old) {}
     }
 
+    @Test func sqlReadsTheInjectedClockForNow() throws {
+        let disk = SimulatedDisk()
+        let database = try Database(path: "/d/a.sqlite", vfs: ReplicaVFS(disk: disk) { epoch2026 + 1_500 })
+        #expect(try database.scalar("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')") == .text("2026-01-01 00:00:01.500"))
+    }
+
     // MARK: Locks between connections of one process
 
     @Test func connectionsToOneFileLockEachOtherOutInDeleteMode() throws {

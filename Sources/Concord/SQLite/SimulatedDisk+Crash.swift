@@ -52,6 +52,11 @@ extension SimulatedDisk {
     /// A crash of every process using the disk (`kill -9`), not of the machine: every write stays,
     /// synced or not, but every connection opened before is dead, every lock is released and the
     /// WAL index is rebuilt from the WAL when the files are next opened.
+    ///
+    /// ```swift
+    /// disk.killProcesses()   // the app was killed; the phone kept running
+    /// let relaunched = try Replica(path: "/phone/app.sqlite", configuration: configuration)
+    /// ```
     public func killProcesses() {
         withState { state in
             var renewed: [Int: SimulatedFile] = [:]
@@ -70,6 +75,13 @@ extension SimulatedDisk {
 
     /// Writes every cached change to the disk, as the operating system does in the background within
     /// seconds and at a clean shutdown: files and the directory become durable as processes see them.
+    ///
+    /// Under `synchronous = OFF` nothing else ever makes a write durable (and the disk keeps every
+    /// unsynced write in memory), so a simulation that passes time may call it now and then.
+    ///
+    /// ```swift
+    /// disk.writeBack()   // a minute passed; the cache reached the disk
+    /// ```
     public func writeBack() {
         withState { state in
             for file in Self.distinct(state.current.values) { file.sync() }
@@ -81,6 +93,10 @@ extension SimulatedDisk {
     /// Replaces every file with `image`'s, all durable, as restoring a whole-device backup does:
     /// every connection opened before is dead, and every file is a new one (a new
     /// ``fileIdentity(of:)``), so a ``Replica`` opened on a restored file knows it is a copy.
+    ///
+    /// ```swift
+    /// disk.restore(backup)   // backup = disk.durableImage(), taken days ago
+    /// ```
     public func restore(_ image: Image) {
         withState { state in
             var files: [String: SimulatedFile] = [:]

@@ -178,6 +178,11 @@ public final class SimulatedDisk: @unchecked Sendable {
     ///
     /// In WAL mode the latest commits may be in the `-wal` file only: copy it too, or
     /// checkpoint first, as with a real copy.
+    ///
+    /// ```swift
+    /// // cp /phone/app.sqlite to another device
+    /// tablet.createFile(atPath: "/tablet/app.sqlite", contents: phone.copy(of: "/phone/app.sqlite")!)
+    /// ```
     public func copy(of path: String) -> [UInt8]? {
         withState { $0.current[path]?.current.bytes }
     }
@@ -187,6 +192,10 @@ public final class SimulatedDisk: @unchecked Sendable {
     ///
     /// The file is a new one (a new ``fileIdentity(of:)``); connections that had the old one open
     /// keep reading it, as after a rename over an open file.
+    ///
+    /// ```swift
+    /// disk.createFile(atPath: "/phone/app.sqlite", contents: backupBytes)
+    /// ```
     public func createFile(atPath path: String, contents: [UInt8]) {
         withState { state in
             let file = SimulatedFile(id: state.nextFileID, content: SimulatedFileContent(contents))
@@ -200,9 +209,13 @@ public final class SimulatedDisk: @unchecked Sendable {
     /// The identity of the file at `path` — the disk's name and the file's number, such as
     /// `"phone:3"` — or `nil` when there is none.
     ///
-    /// Like a device and inode, it survives crashes and stays with a file that is renamed, while
-    /// a copy (``createFile(atPath:contents:)``, ``restore(_:)``) gets a new one: the file
-    /// identity a ``Replica`` on this disk uses to notice it was copied.
+    /// Like a device and inode, it survives crashes, while a copy (``createFile(atPath:contents:)``,
+    /// ``restore(_:)``) gets a new one: the file identity a ``Replica`` on this disk uses to notice
+    /// it was copied (``Replica/Configuration/disk`` sets it).
+    ///
+    /// ```swift
+    /// configuration.fileIdentity = { disk.fileIdentity(of: $0) }
+    /// ```
     public func fileIdentity(of path: String) -> String? {
         withState { state in state.current[path].map { "\(name):\($0.id)" } }
     }
@@ -222,6 +235,12 @@ public final class SimulatedDisk: @unchecked Sendable {
     /// What a power loss now would leave, were nothing torn or reordered: every file's durable
     /// bytes under the directory's durable names. A backup taken now, to restore later with
     /// ``restore(_:)`` or ``init(name:image:)``.
+    ///
+    /// ```swift
+    /// let backup = disk.durableImage()
+    /// // ... days of edits later, the user restores the backup:
+    /// disk.restore(backup)
+    /// ```
     public func durableImage() -> Image {
         withState { state in Image(files: state.durable.mapValues { $0.durable.bytes }) }
     }
