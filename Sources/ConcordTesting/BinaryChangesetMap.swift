@@ -16,16 +16,17 @@ import ConcordCore
 struct BinaryChangesetMap {
     /// What a span of bytes encodes.
     enum Field: Hashable, Sendable {
-        case magic, version, sourceNode, since, upTo, tableCount, nameLength, nameBytes, columnCount, policy
+        case magic, version, needsLength, needsBytes, sourceNode, since, upTo, tableCount, nameLength, nameBytes
+        case columnCount, policy
         case recordTag, tableIndex, valueTag, integer, real, valueLength, valueBytes, rowColumnCount, causalLength
         case nodeReference, nodeID, clock, contributionCount, contributionLength, amount, rowCount, checksum
 
         /// Whether the field is a varint (and so may be rewritten with any length).
         var isVarint: Bool {
             switch self {
-            case .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer, .valueLength,
-                .rowColumnCount, .causalLength, .nodeReference, .contributionCount, .contributionLength, .amount,
-                .rowCount:
+            case .needsLength, .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer,
+                .valueLength, .rowColumnCount, .causalLength, .nodeReference, .contributionCount,
+                .contributionLength, .amount, .rowCount:
                 true
             default:
                 false
@@ -43,6 +44,8 @@ struct BinaryChangesetMap {
     private(set) var spans: [Span] = []
     /// Each name (length and bytes): tables, keys, columns and merges.
     private(set) var names: [Range<Int>] = []
+    /// The release the format needs (length and bytes), which every format but 1 writes after its number.
+    private(set) var needs: Range<Int>?
     /// Each row record, from its tag to its last byte.
     private(set) var records: [Range<Int>] = []
     /// The end record's row count, when it was reached.
@@ -73,7 +76,15 @@ struct BinaryChangesetMap {
 
     private mutating func read() throws {
         try take(4, .magic)
-        try take(2, .version)
+        let version = try take(2, .version)
+        if Self.littleEndianValue(bytes[version]) != 1 {
+            // Format 2 on; read for any other number too, as a damaged version is likelier than a format 0.
+            let start = offset
+            let length = try varint(.needsLength)
+            guard length <= UInt64(bytes.count - offset) else { throw Stop() }
+            try take(Int(length), .needsBytes)
+            needs = start..<offset
+        }
         let source = try take(16, .sourceNode)
         nodes.append(Array(bytes[source]))
         try varint(.since)

@@ -108,7 +108,7 @@ extension ChangesetMutator {
             guard
                 let span = map.pickSpan(
                     [
-                        .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer,
+                        .needsLength, .since, .upTo, .tableCount, .nameLength, .columnCount, .tableIndex, .integer,
                         .valueLength, .rowColumnCount, .causalLength, .nodeReference,
                         .contributionCount, .contributionLength, .amount, .rowCount,
                     ], using: &source)
@@ -199,11 +199,19 @@ extension ChangesetMutator {
             }
         case .formatHeader:
             guard bytes.count >= 6 else { return false }
-            switch source.choose(upTo: 3) {
+            switch source.choose(upTo: 4) {
             case 0:
-                replace(&bytes, 4..<6, BinaryChangesetMap.littleEndian(source.pick([0, 2, 0x0100, 0xFFFF]), width: 2))
+                // 1: the older format, whose reader takes the release name for the source node id; 3: a newer one.
+                replace(
+                    &bytes, 4..<6, BinaryChangesetMap.littleEndian(source.pick([0, 1, 3, 0x0100, 0xFFFF]), width: 2))
             case 1: replace(&bytes, 0..<4, Array(source.pick(["CNCE", "cncd", "CNC", "{\"CN", ""]).utf8))
             case 2: bytes.insert(contentsOf: source.pick([[0xEF, 0xBB, 0xBF], [0x20], [0x00]]), at: 0)
+            case 3 where map.needs != nil:
+                // Another release than the format's: a newer or older one, none, or one an old build would not show.
+                let release = source.pick([
+                    "0.3.0", "0.1.0", "", "0.2.0 ", "0.2.0\u{0}", String(repeating: "9", count: 33),
+                ])
+                replace(&bytes, map.needs!, BinaryChangesetMap.varint(UInt64(release.utf8.count)) + Array(release.utf8))
             default: bytes += bytes.prefix(source.offset(below: bytes.count + 1))
             }
         case .dropRecord:

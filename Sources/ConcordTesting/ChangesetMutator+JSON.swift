@@ -8,9 +8,9 @@ extension ChangesetMutator {
 
     /// Every key the JSON form uses, and some it does not.
     private static let jsonKeys: [String] = [
-        "format", "rows", "since", "source", "tables", "upTo", "columns", "key", "liveness", "table", "causalLength",
-        "stamp", "hlc", "node", "value", "contributions", "amount", "integer", "real", "text", "textHex", "blob",
-        "merges", "name", "policy", "", "\\u0000", "Rows", "extra", "format ",
+        "format", "needs", "rows", "since", "source", "tables", "upTo", "columns", "key", "liveness", "table",
+        "causalLength", "stamp", "hlc", "node", "value", "contributions", "amount", "integer", "real", "text",
+        "textHex", "blob", "merges", "name", "policy", "", "\\u0000", "Rows", "extra", "format ",
     ]
 
     /// Makes one edit of a changeset's JSON text and returns its kind (a byte edit when the text no longer parses).

@@ -96,7 +96,8 @@ public struct ChangesetMutator: Sendable {
         case recordTag
         /// A table or column name replaced with one SQLite treats specially, or with another name of the changeset.
         case name
-        /// The magic or format version rewritten, bytes put before it, or the header repeated after the end.
+        /// The magic, the format version or the release it needs rewritten, bytes put before it, or the header
+        /// repeated after the end.
         case formatHeader
         /// A row record removed, usually with the row count fixed to match.
         case dropRecord

@@ -1,3 +1,5 @@
+import Concord
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -7,12 +9,10 @@
 /// The `concord` command-line tool.
 @main
 struct Main {
-    static let version = "0.1.0"
-
     static let tool = CommandLineTool(
         name: "concord",
         abstract: "Replicate SQLite databases across devices without losing edits.",
-        version: version,
+        version: ConcordRelease.current,
         subcommands: [
             .enable, .disable, .export, .import, .sync, .status, .check, .simulate, .replay, .fuzz, .demo, .bench,
         ])

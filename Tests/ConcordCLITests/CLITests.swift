@@ -1,3 +1,4 @@
+import Concord
 import ConcordTestSupport
 import Foundation
 import Testing
@@ -98,6 +99,29 @@ struct CLITests {
         try concordOK("check", "b.db", in: directory)
     }
 
+    @Test func aChangesetInANewerFormatIsRefusedNamingTheReleaseItNeeds() throws {
+        let directory = try twoReplicas()
+        // What a format-3 build might write: the magic, the format number, the release that reads it, then
+        // a layout this build does not know.
+        let binary = Data("CNCD".utf8) + Data([3, 0, 5]) + Data("0.3.0".utf8) + Data((0..<64).map { UInt8($0) })
+        try binary.write(to: URL(fileURLWithPath: directory.path("future.cncd")))
+        let json = Data(#"{"format": 3, "needs": "0.3.0", "changes": {"reminders": []}}"#.utf8)
+        let before = try fileBytes(directory.path("b.db"))
+        for (arguments, input) in [(["import", "b.db", "future.cncd"], Data()), (["import", "b.db"], json)] {
+            let run = try concord(arguments, input: input, in: directory)
+            #expect(run.status == 1)
+            #expect(run.text.isEmpty)
+            #expect(run.errors.contains("needs Concord ≥ 0.3.0"), "\(run.errors)")
+            #expect(
+                run.errors.contains(
+                    "(it is in format 3; this build, Concord \(ConcordRelease.current), reads formats 1–2)"),
+                "\(run.errors)")
+            #expect(run.errors.contains("update Concord on this device"), "\(run.errors)")
+            #expect(try fileBytes(directory.path("b.db")) == before)
+        }
+        try concordOK("check", "b.db", in: directory)
+    }
+
     @Test func jsonExportImportsLikeBinary() throws {
         let directory = try twoReplicas()
         try sqlite3Shell(directory.path("a.db"), "UPDATE reminders SET done = 1 WHERE id = 'r1';")
@@ -132,7 +156,7 @@ struct CLITests {
         #expect(try sqlite3Shell(directory.path("plain.db"), ".tables") == "t\n", "a refused enable writes nothing")
         let notReplica = try concord(["status", "plain.db"], in: directory)
         #expect(notReplica.status == 1 && notReplica.errors.contains("not a Concord replica"))
-        #expect(try concord(["--version"], in: directory).text == "0.1.0\n")
+        #expect(try concord(["--version"], in: directory).text == ConcordRelease.current + "\n")
     }
 
     @Test func theDemoConverges() throws {

@@ -28,11 +28,11 @@ private let tiny = Changeset(
 
 /// The bytes of `tiny`, worked out by hand from the layout on `ChangesetEncoder` (CRC from zlib).
 private let tinyHex =
-    "434e43440100" + "000102030405060708090a0b0c0d0e0f" + "0006" + "01"
+    "434e43440200" + "05302e322e30" + "000102030405060708090a0b0c0d0e0f" + "0006" + "01"
     + "0972656d696e64657273" + "026964" + "02" + "057469746c65" + "036c7777" + "04646f6e65" + "036c7777" + "00"
     + "01" + "00" + "0102" + "02" + "01" + "01" + "0000010000000000"
     + "02" + "ffeeddccbbaa99887766554433221100" + "0100010000000000" + "0308427579206d696c6b" + "00"
-    + "02" + "01" + "2f66a1b0"
+    + "02" + "01" + "f25eb365"
 
 /// A counter column beside a custom and a `max` one, over two rows and three nodes.
 ///
@@ -77,7 +77,7 @@ private let counters = Changeset(
 
 /// The bytes of `counters`, worked out by hand from the layout on `ChangesetEncoder` (CRC from zlib).
 private let countersHex =
-    "434e43440100" + "000102030405060708090a0b0c0d0e0f" + "06" + "12" + "01"
+    "434e43440200" + "05302e322e30" + "000102030405060708090a0b0c0d0e0f" + "06" + "12" + "01"
     + "05706f737473" + "026964" + "03"
     + "056c696b6573" + "07636f756e746572"  // likes, counter
     + "0474616773" + "06746167536574"  // tags, tagSet
@@ -97,7 +97,7 @@ private let countersHex =
     + "03" + "0000030000000000" + "0100" + "00"  // likes: 0, no contributions
     + "00"  // tags: never written
     + "01" + "0100030000000000" + "02" + "0000000000000440"  // score: the real 2.5
-    + "02" + "02" + "e20bbdf6"
+    + "02" + "02" + "ac389848"
 
 /// Every kind of value, edge cases included, over two tables and three nodes.
 private let everyKind: Changeset = {
@@ -200,11 +200,12 @@ private struct Raw {
     mutating func string(_ s: String) { ChangesetFormat.appendString(s, to: &bytes) }
     mutating func raw(_ b: [UInt8]) { bytes += b }
 
-    /// Magic, version, source, since, upTo and the given tables (name, key, columns, policy byte).
+    /// Magic, version (and the release it needs, from format 2 on), source, since, upTo and the given
+    /// tables (name, key, columns, policy byte).
     ///
     /// `merges[t]`, when given, holds table `t`'s merge names; otherwise every column is `lww`.
     static func header(
-        version: UInt16 = 1, since: Int64 = 0, upTo: Int64 = 5,
+        version: UInt16 = Changeset.formatVersion, since: Int64 = 0, upTo: Int64 = 5,
         tables: [(String, String, [String], UInt8)] = [("t", "id", ["a"], 0)],
         merges: [[String]]? = nil
     ) -> Raw {
@@ -212,6 +213,7 @@ private struct Raw {
         r.raw(Array("CNCD".utf8))
         r.u8(UInt8(version & 0xFF))
         r.u8(UInt8(version >> 8))
+        if let needs = ChangesetFormat.needs[version] { r.string(needs) }
         r.raw(sourceNode.bytes)
         r.mark("since")
         r.zigzag(since)
@@ -485,7 +487,8 @@ struct ChangesetCodecTests {
     @Test func jsonLayoutIsPinned() throws {
         let expected = """
             {
-              "format": 1,
+              "format": 2,
+              "needs": "0.2.0",
               "rows": [
                 {
                   "columns": [
@@ -673,7 +676,7 @@ struct ChangesetCodecTests {
                     case .notAChangeset(let prefix):
                         kinds["notAChangeset", default: 0] += 1
                         #expect(flipped < 4 && prefix == Array(damaged.prefix(prefix.count)), "\(context): \(error)")
-                    case .unsupportedVersion(let found, _):
+                    case .unsupportedVersion(let found, _, _):
                         kinds["unsupportedVersion", default: 0] += 1
                         #expect(
                             (4...5).contains(flipped) && found == UInt64(damaged[4]) | UInt64(damaged[5]) << 8,
@@ -722,9 +725,9 @@ struct ChangesetCodecTests {
         var bytes = try tiny.encoded()
         bytes[bytes.count - 1] ^= 0x80
         let error = changesetError { try Changeset(decoding: bytes) }
-        #expect(error == .checksumMismatch(stored: 0x30A1_662F, computed: 0xB0A1_662F, offset: bytes.count - 4))
-        #expect(error?.description.contains("0x30A1662F") == true)
-        #expect(error?.description.contains("0xB0A1662F") == true)
+        #expect(error == .checksumMismatch(stored: 0xE5B3_5EF2, computed: 0x65B3_5EF2, offset: bytes.count - 4))
+        #expect(error?.description.contains("0xE5B35EF2") == true)
+        #expect(error?.description.contains("0x65B35EF2") == true)
         #expect(error?.description.contains("byte \(bytes.count - 4)") == true)
 
         // A change in a row is only caught by the checksum, at the end.
@@ -734,7 +737,7 @@ struct ChangesetCodecTests {
         #expect(
             changesetError { try Changeset(decoding: text) }
                 == .checksumMismatch(
-                    stored: 0xB0A1_662F, computed: CRC32.checksum(text.dropLast(4)), offset: text.count - 4))
+                    stored: 0x65B3_5EF2, computed: CRC32.checksum(text.dropLast(4)), offset: text.count - 4))
     }
 
     @Test func badMagicUnknownVersionAndTrailingBytesAreRefused() throws {
@@ -748,12 +751,12 @@ struct ChangesetCodecTests {
                 == .notAChangeset(prefix: Array("hello".utf8)))
         #expect(changesetError { try Changeset.decode(anyFormat: []) } == .notAChangeset(prefix: []))
 
-        var future = bytes
-        future[4] = 2
-        let version = changesetError { try Changeset(decoding: future) }
-        #expect(version == .unsupportedVersion(found: 2, supported: [1]))
-        #expect(version?.description.contains("version 2") == true)
-        #expect(version?.description.contains("only version 1") == true)
+        // Format 0 was never written; newer formats are tested in ChangesetFormatVersionTests.
+        var damaged = bytes
+        damaged[4] = 0
+        let version = changesetError { try Changeset(decoding: damaged) }
+        #expect(version == .unsupportedVersion(found: 0, supported: [1, 2], needs: nil))
+        #expect(version?.description.contains("format 0, which no Concord release writes") == true)
 
         let trailing = changesetError { try Changeset(decoding: bytes + [0]) }
         #expect(trailing == .trailingBytes(offset: bytes.count))
@@ -945,7 +948,7 @@ struct ChangesetCodecTests {
         let decoder = try ChangesetDecoder(bytes: bytes)
         #expect(try decoder.next() == tiny.rows[0])
         let first = changesetError { try decoder.next() }
-        #expect(first == .checksumMismatch(stored: 0xB1A1_662F, computed: 0xB0A1_662F, offset: bytes.count - 4))
+        #expect(first == .checksumMismatch(stored: 0x64B3_5EF2, computed: 0x65B3_5EF2, offset: bytes.count - 4))
         #expect(changesetError { try decoder.next() } == first)
     }
 
@@ -1111,8 +1114,8 @@ struct ChangesetCodecTests {
         #expect(
             changesetError { try Changeset(json: Array((good + "x").utf8)) } == .trailingBytes(offset: good.utf8.count))
         #expect(
-            changesetError { try Changeset(json: Array(edit(#""format": 1"#, #""format": 7"#).utf8)) }
-                == .unsupportedVersion(found: 7, supported: [1]))
+            changesetError { try Changeset(json: Array(edit(#""format": 2"#, #""format": 7"#).utf8)) }
+                == .unsupportedVersion(found: 7, supported: [1, 2], needs: "0.2.0"))
         #expect(try Changeset.decode(anyFormat: Array(("\u{FEFF} \n" + good).utf8)) == tiny)
     }
 
@@ -1140,7 +1143,8 @@ struct ChangesetCodecTests {
     @Test func counterJSONLayoutIsPinned() throws {
         let expected = #"""
             {
-              "format": 1,
+              "format": 2,
+              "needs": "0.2.0",
               "rows": [
                 {
                   "columns": [

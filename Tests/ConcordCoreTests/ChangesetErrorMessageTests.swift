@@ -7,6 +7,7 @@ import Testing
 @Suite("Changeset error messages", .tags(.core))
 struct ChangesetErrorMessageTests {
     @Test func eachKindOfFailureSaysWhatWhereAndWhatToDo() {
+        let release = ConcordRelease.current
         let cases: [(ChangesetError, String)] = [
             (
                 .truncated(offset: 57, field: "rows[0].key (table 'reminders')"),
@@ -42,9 +43,26 @@ struct ChangesetErrorMessageTests {
                     + "clock). The changeset (or the order of encoder calls) is wrong; fix the code that builds it."
             ),
             (
-                .unsupportedVersion(found: 7, supported: [1]),
-                "The changeset uses format version 7, but this build of Concord reads only version 1. Update "
-                    + "Concord on this device, or export the changeset again with a build that writes version 1."
+                .unsupportedVersion(found: 3, supported: [1, 2], needs: "0.3.0"),
+                "This changeset needs Concord ≥ 0.3.0 (it is in format 3; this build, Concord \(release), reads "
+                    + "formats 1–2): update Concord on this device."
+            ),
+            (
+                .unsupportedVersion(found: 7, supported: [1, 2], needs: nil),
+                "This changeset is in format 7, and it does not say which Concord release reads it (this build, "
+                    + "Concord \(release), reads formats 1–2): update Concord on this device, or export the "
+                    + "changeset again if the file is damaged."
+            ),
+            (
+                .unsupportedVersion(found: 0, supported: [1, 2], needs: nil),
+                "This changeset says it is in format 0, which no Concord release writes (this build, Concord "
+                    + "\(release), reads formats 1–2): it is damaged; export it again."
+            ),
+            (
+                .unsupportedVersion(found: 5, supported: [1], needs: nil),
+                "This changeset is in format 5, and it does not say which Concord release reads it (this build, "
+                    + "Concord \(release), reads format 1): update Concord on this device, or export the changeset "
+                    + "again if the file is damaged."
             ),
             (
                 .io(operation: "open", path: "/tmp/x.cncd", reason: "Permission denied"),
@@ -68,5 +86,9 @@ struct ChangesetErrorMessageTests {
         #expect(
             ChangesetError.Reason.lengthTooLarge(declared: 1_000_000_001, limit: 1_000_000_000).description
                 == "the declared length 1000000001 exceeds the limit of 1000000000 bytes")
+        #expect(
+            ChangesetError.Reason.releaseMismatch(format: 2, expected: "0.2.0", found: "0.3.0").description
+                == "format 2 names Concord 0.2.0 as the oldest release that reads it, but this changeset names \"0.3.0\""
+        )
     }
 }

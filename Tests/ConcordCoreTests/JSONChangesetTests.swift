@@ -25,7 +25,7 @@ private func postRow(
         + #"{"stamp": \#(jsonStamp("65538")), "value": {"integer": 2}, "contributions": \#(contributions)}]}"#
 }
 
-/// A changeset in hand-written JSON; each part can be replaced.
+/// A changeset in hand-written JSON, format 1 (no `"needs"`) unless told; each part can be replaced.
 private func changesetJSON(format: String = "1", tables: String = "[\(postsTable)]", rows: String? = nil) -> String {
     #"{"format": \#(format), "source": "\#(nodeHex)", "since": 0, "upTo": 1, "tables": \#(tables), "#
         + #""rows": \#(rows ?? "[\(postRow())]")}"#
@@ -157,7 +157,7 @@ struct JSONChangesetTests {
             changesetJSON(format: "false"), at: "false", "format",
             .wrongType(expected: "an integer", found: "a boolean"))
         expectMalformed(changesetJSON(format: "1.0"), at: "1.0", "format", .numberOutOfRange("1.0"))
-        #expect(refusal(changesetJSON(format: "2")) == .unsupportedVersion(found: 2, supported: [1]))
+        #expect(refusal(changesetJSON(format: "3")) == .unsupportedVersion(found: 3, supported: [1, 2], needs: nil))
     }
 
     @Test func tablesAreRefusedWhereTheyBreakARule() {

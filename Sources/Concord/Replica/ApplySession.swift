@@ -90,7 +90,7 @@ final class ApplySession {
         var run = MergeRun(
             version: replica.versionFloor(after: try replica.version),
             recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
-            reprojection: Reprojection(replica: replica))
+            reprojection: Reprojection(replica: replica, recording: true))
         for plan in plans.all where try plan.store.isEmpty() { plan.newKeys = [] }
         for declaration in declarations { try relay.declare(declaration) }
         var batch: [RowChange] = []
@@ -108,6 +108,7 @@ final class ApplySession {
             for index in ApplyOrder.writeOrder(batch, plans) { try merge(batch[index], into: &run) }
         } while batch.count == batchSize
         try run.reprojection.reproject(run.dirty)
+        report.changes = MergeReport(run.reprojection.recorder ?? MergeRecorder())
         guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum
         else {
             throw ReplicaError.changesetChanged
@@ -223,9 +224,12 @@ final class ApplySession {
             let ref = RowRef(table: plan.local.name, key: key)
             if run.reprojection.remember(ref, merged, version: run.version, previous: stored) { run.dirty.append(ref) }
         } else {
-            _ = try store.materialize(
+            let placement = try store.materialize(
                 key, merged, .withoutRelations(merged), previous: stored,
                 mayBeParked: try run.reprojection.rows.mayHaveParkedRows())
+            run.reprojection.note(
+                RowRef(table: plan.local.name, key: key), before: stored?.registers, wasShown: stored?.shown ?? false,
+                now: merged, placement)
         }
     }
 

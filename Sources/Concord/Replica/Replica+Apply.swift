@@ -7,7 +7,7 @@
 /// print(try phone.apply(changes))   // "applied 3, ignored 0"
 /// print(try phone.apply(changes))   // "applied 0, ignored 3": nothing new the second time
 /// ```
-public struct ApplyReport: Hashable, Sendable, CustomStringConvertible {
+public struct ApplyReport: Hashable, Sendable, CustomStringConvertible, Encodable {
     /// Rows whose registers changed.
     public var applied: Int
     /// Rows that held nothing new (already seen, or superseded here).
@@ -16,6 +16,8 @@ public struct ApplyReport: Hashable, Sendable, CustomStringConvertible {
     /// ``Replica/schemaRefusals``): not merged, and the peer's read position did not move, so
     /// the next changeset from that peer brings them again.
     public var heldBack: Int = 0
+    /// Which shown rows changed, table by table: inserted, updated, deleted, hidden, shown again or parked.
+    public var changes = MergeReport()
 
     /// A report with these counts (none of either by default).
     public init(applied: Int = 0, ignored: Int = 0, heldBack: Int = 0) {

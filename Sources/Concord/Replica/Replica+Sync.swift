@@ -12,6 +12,8 @@ public struct SyncReport: Hashable, Sendable {
     /// Exchanges a replica refused (a peer's clock too far ahead), each once, in the order met;
     /// every other direction went on.
     public var refusals: [Refusal] = []
+    /// What changed in each replica's user tables (by its position in the list given to ``Replica/sync(_:)``).
+    public var changes: [MergeReport] = []
 
     /// One direction of an exchange that was refused, and why.
     public struct Refusal: Hashable, Sendable, CustomStringConvertible {
@@ -65,6 +67,7 @@ extension Replica {
     @discardableResult
     public static func sync(_ replicas: [Replica]) throws -> SyncReport {
         var report = SyncReport(rounds: 0, applied: 0)
+        report.changes = Array(repeating: MergeReport(), count: replicas.count)
         var refused: Set<[Int]> = []
         var moved = true
         while moved {
@@ -73,8 +76,10 @@ extension Replica {
             for (s, source) in replicas.enumerated() {
                 for (t, target) in replicas.enumerated() where target !== source && !refused.contains([s, t]) {
                     do {
-                        let applied = try target.apply(source.changes(since: target.peerVersion(source.nodeID))).applied
+                        let applyReport = try target.apply(source.changes(since: target.peerVersion(source.nodeID)))
+                        let applied = applyReport.applied
                         report.applied += applied
+                        report.changes[t] = report.changes[t].followed(by: applyReport.changes)
                         moved = moved || applied > 0
                     } catch let error as ClockDriftError {
                         refused.insert([s, t])

@@ -62,6 +62,22 @@ public final class Replica {
         public var fileIdentity: @Sendable (_ path: String) -> String? = Database.deviceAndInode(of:)
         /// Wraps merge and visibility decisions to plant known bugs in the simulator's tests; none in an app.
         @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
+        /// The simulated disk the replica's files live on, for simulators and tests; `nil` (an app's
+        /// case) for the file system.
+        ///
+        /// Setting a disk also sets ``fileIdentity`` to the disk's (a file's number on it, which a
+        /// crash keeps and a copy changes); set `fileIdentity` afterwards to use another.
+        ///
+        /// ```swift
+        /// var configuration = Replica.Configuration(clock: clock)
+        /// configuration.disk = SimulatedDisk(name: "phone")
+        /// let replica = try Replica(path: "/phone/app.sqlite", configuration: configuration)
+        /// ```
+        @_spi(Simulation) public var disk: SimulatedDisk? {
+            didSet {
+                if let disk { fileIdentity = { disk.fileIdentity(of: $0) } }
+            }
+        }
 
         /// A configuration; the defaults suit an app: the system clock, the default drift limit,
         /// no custom merges and random node ids.
@@ -87,7 +103,7 @@ public final class Replica {
     ///
     /// The connection is opened through a ``ReplicaVFS``, so statement journals
     /// stay in memory and, when `configuration` has a clock other than the
-    /// system's, SQL's `'now'` reads that clock.
+    /// system's, SQL's `'now'` reads that clock; on `configuration.disk` when it names one.
     ///
     /// - Parameters:
     ///   - path: the database file; `:memory:` for an in-memory replica.
@@ -96,7 +112,10 @@ public final class Replica {
     ///     error (``ReplicaError/notAReplica(path:)`` for the latter) and nothing is written.
     public convenience init(path: String, configuration: Configuration = Configuration(), create: Bool = true) throws {
         let clock = configuration.clock
-        let vfs = clock is SystemClock ? ReplicaVFS() : ReplicaVFS(unixMilliseconds: { clock.unixMilliseconds() })
+        let readings: (@Sendable () -> Int64)? = clock is SystemClock ? nil : { @Sendable in clock.unixMilliseconds() }
+        let vfs =
+            configuration.disk.map { ReplicaVFS(disk: $0, unixMilliseconds: readings) }
+            ?? ReplicaVFS(unixMilliseconds: readings)
         let database = try Database(path: path, mode: create ? .readWriteCreate : .readWrite, vfs: vfs)
         try self.init(database: database, configuration: configuration, create: create)
     }

@@ -14,9 +14,13 @@ final class Reprojection {
     private(set) var visibility: Visibility<StoredRows>
     /// Rows whose registers were merged and not yet materialized.
     private var remembered: Set<RowRef> = []
+    /// What an apply changed in the user tables; `nil` when no one asked (a fold).
+    var recorder: MergeRecorder?
 
-    init(replica: Replica) {
+    /// A reprojection for `replica`; `recording` notes what changes in the user tables (see ``MergeReport``).
+    init(replica: Replica, recording: Bool = false) {
         self.replica = replica
+        recorder = recording ? MergeRecorder() : nil
         rows = StoredRows(replica: replica)
         visibility = Visibility(graph: rows)
         visibility.interceptor = replica.configuration.interceptor
@@ -66,6 +70,19 @@ final class Reprojection {
         }
     }
 
+    /// Notes for the ``recorder`` where a row was (shown? with which registers?) and where it goes.
+    func note(
+        _ row: RowRef, before: RowRegisters?, wasShown: Bool, now: RowRegisters, _ placement: Placement,
+        standInsChanged: Bool = false
+    ) {
+        let valuesChanged =
+            standInsChanged
+            || before.map { old in !zip(old.columns, now.columns).allSatisfy { $0?.value == $1?.value } } ?? true
+        recorder?.note(
+            row.table, row.key, wasShown: wasShown, wasAlive: before?.liveness.isAlive ?? false,
+            valuesChanged: valuesChanged, now: ShownChange.Destination(placement))
+    }
+
     /// Shows, hides or parks one row as visibility says; returns the rows to look at again because of it.
     private func materialize(_ row: RowRef, isChanged: Bool) throws -> [RowRef] {
         guard let stored = try rows.stored(row), let table = replica.syncedTables[row.table] else { return [] }
@@ -77,6 +94,14 @@ final class Reprojection {
             placement = try replica.store(table).materialize(
                 row.key, stored.registers, placement, previous: stored,
                 mayBeParked: try rows.mayHaveParkedRows())
+            if recorder != nil {
+                // A row not merged here shows other values only when its stand-ins came or went.
+                let before = rows.registersBeforeMerge(row)
+                let standIns = stored.shown && stored.hasHiddenValues
+                note(
+                    row, before: before.map { $0 } ?? stored.registers, wasShown: stored.shown, now: stored.registers,
+                    placement, standInsChanged: standIns != (placement != .shown && placement.isShown))
+            }
             visibility.settle(row, at: placement)
             rows.materialized(row, stored, at: placement)
         }

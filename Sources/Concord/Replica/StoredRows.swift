@@ -7,6 +7,8 @@ final class StoredRows: RowGraph {
     /// Held for the one reprojection that made this.
     let replica: Replica
     private var rows: [RowRef: RegisterStore.StoredRow?] = [:]
+    /// The registers merged rows had before their first merge here (`nil` inside: the row was new).
+    private var before: [RowRef: RowRegisters?] = [:]
     private var parkedRowsExist: Bool?
 
     init(replica: Replica) { self.replica = replica }
@@ -21,10 +23,14 @@ final class StoredRows: RowGraph {
 
     /// Records registers just merged (not yet materialized) for `row`, stored under `version`.
     func remember(_ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) {
+        if before.index(forKey: row) == nil { before[row] = .some(previous?.registers) }
         rows[row] = RegisterStore.StoredRow(
             registers: registers, shown: previous?.shown ?? false,
             hasHiddenValues: previous?.hasHiddenValues ?? false, version: version)
     }
+
+    /// The registers `row` had before it was first merged here; `nil` when it was not merged (`.some(nil)`: new).
+    func registersBeforeMerge(_ row: RowRef) -> RowRegisters?? { before[row] }
 
     /// Records where a row's values are after it was materialized.
     func materialized(_ row: RowRef, _ stored: RegisterStore.StoredRow, at placement: Placement) {

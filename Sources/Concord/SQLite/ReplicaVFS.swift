@@ -1,7 +1,7 @@
 import CSQLite
 
-/// The VFS a replica's connection goes through: the default one, with an
-/// injectable clock and statement journals kept in memory.
+/// The VFS a replica's connection goes through: the default one (or a
+/// simulated disk), with an injectable clock and statement journals kept in memory.
 ///
 /// **Clock.** Capture triggers stamp a write with SQL's `'now'`, which SQLite
 /// reads from the connection's VFS. Given a clock, the simulator and tests
@@ -19,6 +19,12 @@ import CSQLite
 /// allocated and freed on every write: about 9,500 more instructions per insert
 /// and 4,500 per update, measured with callgrind.
 ///
+/// **Simulated disks.** Made with ``init(disk:unixMilliseconds:)``, the VFS
+/// keeps the same duties (the clock, statement journals in memory) but its
+/// files live on a ``SimulatedDisk``, whose power a simulation can cut; see
+/// there what survives. Such a VFS belongs to the disk's life between
+/// crashes: after one, it opens nothing, so make a new one to relaunch.
+///
 /// ```swift
 /// let clock = ManualClock(unixMilliseconds: 1_700_000_000_000)
 /// let vfs = ReplicaVFS { clock.now() }
@@ -30,6 +36,8 @@ public final class ReplicaVFS: @unchecked Sendable {
     private let storage: UnsafeMutableRawPointer
     private let source: Unmanaged<Source>?
     private let cName: UnsafeMutablePointer<CChar>
+    /// The disk and generation a disk-backed VFS serves, kept in its `pAppData`.
+    private let session: Unmanaged<SimulatedDiskVFS.Session>?
 
     final class Source: Sendable {
         let unixMilliseconds: @Sendable () -> Int64
@@ -41,7 +49,23 @@ public final class ReplicaVFS: @unchecked Sendable {
     private static let baseOffset = sourceOffset + MemoryLayout<UnsafeRawPointer>.stride
 
     /// Registers a VFS whose current time is `unixMilliseconds()`, or the system's when `nil`.
-    public init(unixMilliseconds: (@Sendable () -> Int64)? = nil) {
+    public convenience init(unixMilliseconds: (@Sendable () -> Int64)? = nil) {
+        self.init(disk: nil, unixMilliseconds: unixMilliseconds)
+    }
+
+    /// Registers a VFS whose files live on `disk` and whose current time is `unixMilliseconds()`,
+    /// or the system's when `nil`; for simulators and tests.
+    ///
+    /// ```swift
+    /// let disk = SimulatedDisk(name: "phone")
+    /// let database = try Database(path: "/phone/app.sqlite", vfs: ReplicaVFS(disk: disk) { clock.unixMilliseconds() })
+    /// ```
+    @_spi(Simulation)
+    public convenience init(disk: SimulatedDisk, unixMilliseconds: (@Sendable () -> Int64)? = nil) {
+        self.init(disk: Optional(disk), unixMilliseconds: unixMilliseconds)
+    }
+
+    private init(disk: SimulatedDisk?, unixMilliseconds: (@Sendable () -> Int64)?) {
         storage = UnsafeMutableRawPointer.allocate(
             byteCount: Self.baseOffset + MemoryLayout<UnsafeRawPointer>.stride,
             alignment: MemoryLayout<sqlite3_vfs>.alignment)
@@ -56,11 +80,16 @@ public final class ReplicaVFS: @unchecked Sendable {
         var vfs = base.pointee
         vfs.zName = UnsafePointer(cName)
         vfs.pNext = nil
-        vfs.szOsFile = max(vfs.szOsFile, MemoryJournalFile.size)
-        vfs.xOpen = { vfs, path, file, flags, outFlags in
-            if flags & SQLITE_OPEN_SUBJOURNAL != 0 { return MemoryJournalFile.open(file, flags, outFlags) }
-            let base = ReplicaVFS.base(of: vfs!)
-            return base.pointee.xOpen(base, path, file, flags, outFlags)
+        session = disk.map { Unmanaged.passRetained(SimulatedDiskVFS.Session(disk: $0)) }
+        if let session {
+            SimulatedDiskVFS.install(session, into: &vfs)
+        } else {
+            vfs.szOsFile = max(vfs.szOsFile, MemoryJournalFile.size)
+            vfs.xOpen = { vfs, path, file, flags, outFlags in
+                if flags & SQLITE_OPEN_SUBJOURNAL != 0 { return MemoryJournalFile.open(file, flags, outFlags) }
+                let base = ReplicaVFS.base(of: vfs!)
+                return base.pointee.xOpen(base, path, file, flags, outFlags)
+            }
         }
         if source != nil {
             vfs.xCurrentTime = { vfs, out in
@@ -85,6 +114,7 @@ public final class ReplicaVFS: @unchecked Sendable {
         cName.deallocate()
         storage.deallocate()
         source?.release()
+        session?.release()
     }
 
     /// The default VFS this one was copied from, which opens every file but statement journals.

@@ -15,11 +15,14 @@
 /// order; a register of any other column never has that key. Reading it is
 /// as strict as reading the binary form: unknown or missing keys, wrong types
 /// and every rule of ``ChangesetFormat`` are refused with a ``ChangesetError``
-/// giving the byte offset in the text.
+/// giving the byte offset in the text. `"needs"` is the oldest Concord
+/// release that reads the format, as in the binary form: format 1 lacks it,
+/// and a build given a newer format shows it.
 ///
 /// ```json
 /// {
-///   "format": 1,
+///   "format": 2,
+///   "needs": "0.2.0",
 ///   "rows": [
 ///     {
 ///       "columns": [
@@ -65,6 +68,7 @@ extension Changeset {
         return JSONText.write(
             .object([
                 ("format", .number(String(Changeset.formatVersion))),
+                ("needs", .string(ChangesetFormat.writtenNeeds)),
                 ("source", .string(Hex.encode(source.bytes))),
                 ("since", .number(String(since))),
                 ("upTo", .number(String(upTo))),
@@ -194,18 +198,18 @@ private enum JSONChangesetReader {
     typealias Node = JSONText.Node
 
     static func read(_ root: Node) throws -> Changeset {
-        guard case .object(let members) = root.kind else {
-            throw malformed(root, "the changeset", .wrongType(expected: "an object", found: root.typeName))
+        let version = try formatVersion(root)
+        let needs = ChangesetFormat.needs[version]
+        let top = try object(
+            root, "the changeset",
+            keys: ["format"] + (needs == nil ? [] : ["needs"]) + ["rows", "since", "source", "tables", "upTo"])
+        if let needs {
+            let found = try string(top["needs"]!, "needs")
+            guard found.utf8.elementsEqual(needs.utf8) else {
+                throw malformed(
+                    top["needs"]!, "needs", .releaseMismatch(format: version, expected: needs, found: found))
+            }
         }
-        // The version first: another version may have other keys.
-        guard let formatNode = members.first(where: { $0.key == "format" })?.value else {
-            throw malformed(root, "the changeset", .missingKey("format"))
-        }
-        let format = try uint64(formatNode, "format")
-        guard format == UInt64(Changeset.formatVersion) else {
-            throw ChangesetError.unsupportedVersion(found: format, supported: ChangesetFormat.supportedVersions)
-        }
-        let top = try object(root, "the changeset", keys: ["format", "rows", "since", "source", "tables", "upTo"])
         let source = try nodeID(top["source"]!, "source")
         let since = try int64(top["since"]!, "since")
         let upTo = try int64(top["upTo"]!, "upTo")
@@ -226,6 +230,28 @@ private enum JSONChangesetReader {
             rows.append(try row(rowNode, "rows[\(i)]", tables: tables, tableIndex: tableIndex))
         }
         return Changeset(source: source, since: since, upTo: upTo, tables: tables, rows: rows)
+    }
+
+    /// The changeset's `"format"`, read before anything else (another format may have other keys), if this
+    /// build reads it; for a newer one, the error names the release its `"needs"` gives, if it is a release name.
+    private static func formatVersion(_ root: Node) throws -> UInt16 {
+        guard case .object(let members) = root.kind else {
+            throw malformed(root, "the changeset", .wrongType(expected: "an object", found: root.typeName))
+        }
+        guard let formatNode = members.first(where: { $0.key == "format" })?.value else {
+            throw malformed(root, "the changeset", .missingKey("format"))
+        }
+        let format = try uint64(formatNode, "format")
+        let supported = ChangesetFormat.supportedVersions
+        if let version = UInt16(exactly: format), supported.contains(version) { return version }
+        var needs: String?
+        if format > UInt64(supported.last!),
+            case .string(let text)? = members.first(where: { $0.key == "needs" })?
+                .value.kind
+        {
+            needs = ChangesetFormat.releaseName(Array(text.utf8))
+        }
+        throw ChangesetError.unsupportedVersion(found: format, supported: supported, needs: needs)
     }
 
     /// One entry of `"tables"`, whose folded name must not be in `names` yet (it is added).

@@ -13,8 +13,11 @@
 /// try phone.apply(try Changeset(decoding: bytes))
 /// ```
 public struct Changeset: Hashable, Sendable {
-    /// The binary format this build writes and the only one it reads.
-    public static let formatVersion: UInt16 = 1
+    /// The format this build writes, binary and JSON alike; it reads this one and every older one.
+    ///
+    /// Format 2 added, after the format number, the oldest Concord release that reads the format, so that
+    /// a build given a newer format can say which release to update to (see ``ChangesetEncoder``).
+    public static let formatVersion: UInt16 = 2
 
     /// The replica that exported it.
     public var source: NodeID

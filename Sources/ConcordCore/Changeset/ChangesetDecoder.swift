@@ -51,7 +51,7 @@ public final class ChangesetDecoder {
         self.knownNodes = [source]
     }
 
-    /// The magic, the format version, the source node id and the version range, checked.
+    /// The magic, the format version (and the release it needs), the source node id and the version range, checked.
     private static func readStart(
         _ reader: inout ChangesetByteReader
     ) throws -> (source: NodeID, since: Int64, upTo: Int64) {
@@ -64,10 +64,14 @@ public final class ChangesetDecoder {
             throw ChangesetError.notAChangeset(prefix: prefix)
         }
         reader.skip(magic.count)
-        let version = try reader.fixedWidth(2, "the format version")
-        guard ChangesetFormat.supportedVersions.contains(UInt16(version)) else {
-            throw ChangesetError.unsupportedVersion(found: version, supported: ChangesetFormat.supportedVersions)
+        let version = UInt16(try reader.fixedWidth(2, "the format version"))
+        let supported = ChangesetFormat.supportedVersions
+        guard supported.contains(version) else {
+            throw ChangesetError.unsupportedVersion(
+                found: UInt64(version), supported: supported,
+                needs: version > supported.last! ? peekRelease(&reader) : nil)
         }
+        if let needs = ChangesetFormat.needs[version] { try readNeeds(needs, of: version, from: &reader) }
         let source = NodeID(bytes: try reader.bytes(NodeID.byteCount, "the source node id"))!
         let rangeOffset = reader.offset
         let since = ChangesetFormat.unzigzag(try reader.varint("since"))
@@ -76,6 +80,38 @@ public final class ChangesetDecoder {
             throw ChangesetError.malformed(offset: rangeOffset, field: "since and upTo", reason: reason)
         }
         return (source, since, upTo)
+    }
+
+    /// The release a format newer than this build's says it needs, if its next bytes read as a release name.
+    ///
+    /// Peeked, never an error of its own: nothing after an unknown format number can be trusted, so this is
+    /// only a name to show a person, and only a short, printable one (``ChangesetFormat/releaseName(_:)``).
+    private static func peekRelease(_ reader: inout ChangesetByteReader) -> String? {
+        guard let length = (try? reader.peek(1))?.first, Int(length) <= ChangesetFormat.maxReleaseLength,
+            let bytes = try? reader.peek(1 + Int(length)), bytes.count == 1 + Int(length)
+        else { return nil }
+        return ChangesetFormat.releaseName(bytes.dropFirst())
+    }
+
+    /// The release format `version` needs, which must be exactly `expected`, the one that format names.
+    private static func readNeeds(
+        _ expected: String, of version: UInt16, from reader: inout ChangesetByteReader
+    ) throws {
+        let offset = reader.offset
+        let field = "the release that format \(version) needs"
+        let length = try reader.varint(field)
+        let limit = UInt64(ChangesetFormat.maxReleaseLength)
+        guard length <= limit else {
+            throw ChangesetError.malformed(
+                offset: offset, field: field, reason: .lengthTooLarge(declared: length, limit: limit))
+        }
+        let found = try reader.bytes(Int(length), field)
+        guard found.elementsEqual(expected.utf8) else {
+            throw ChangesetError.malformed(
+                offset: offset, field: field,
+                reason: .releaseMismatch(
+                    format: version, expected: expected, found: String(decoding: found, as: UTF8.self)))
+        }
     }
 
     /// Table `t` of the header, whose folded name must not be in `names` yet (it is added).

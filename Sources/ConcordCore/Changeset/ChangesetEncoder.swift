@@ -16,7 +16,7 @@
 /// try sink.close()
 /// ```
 ///
-/// ## Layout (format version 1)
+/// ## Layout (format version 2)
 ///
 /// Fixed-width integers are little endian. A *varint* is unsigned LEB128
 /// (7 bits a byte, low group first, high bit set when more follow), at most
@@ -26,7 +26,8 @@
 ///
 /// ```text
 /// header   "CNCD"                magic, 4 bytes
-///          u16                   format version (1)
+///          u16                   format version (2)
+///          string                needs: the oldest release that reads it ("0.2.0")
 ///          16 bytes              source node id
 ///          zigzag since, zigzag upTo     0 <= since <= upTo
 ///          varint n, n × table   table = string name, string key,
@@ -48,6 +49,17 @@
 ///          varint                number of rows
 ///          u32                   CRC-32 (zlib) of every byte before it
 /// ```
+///
+/// *needs* names the oldest Concord release that reads the format: "0.2.0"
+/// for format 2, fixed with the format (a decoder refuses any other). It comes
+/// right after the format number so that a build given a newer format, whose
+/// rest it cannot parse, still finds it there and can say which release to
+/// update to; every later format keeps the magic, the u16 and this string
+/// first, the string at most 32 ASCII letters, digits, `.`, `+` or `-` so an
+/// older build will show it. Format 1 is the same layout without *needs*,
+/// which is why a build that reads only format 1 can say no more of a newer
+/// changeset than that its format is unknown. Decoders read every format up
+/// to their own, so an older changeset is never refused.
 ///
 /// *stamp?* is a varint node reference `r`, then (when `r != 0`) the clock as
 /// a u64 raw ``HLCTimestamp``. `r == 0` means no stamp (a never-written column,
@@ -118,6 +130,7 @@ public final class ChangesetEncoder {
         bytes += [
             UInt8(truncatingIfNeeded: Changeset.formatVersion), UInt8(truncatingIfNeeded: Changeset.formatVersion >> 8),
         ]
+        ChangesetFormat.appendString(ChangesetFormat.writtenNeeds, to: &bytes)
         bytes += header.source.bytes
         ChangesetFormat.appendVarint(ChangesetFormat.zigzag(header.since), to: &bytes)
         ChangesetFormat.appendVarint(ChangesetFormat.zigzag(header.upTo), to: &bytes)

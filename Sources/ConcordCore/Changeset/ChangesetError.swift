@@ -19,7 +19,12 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The bytes start neither with the binary magic "CNCD" nor with a JSON `{`; `prefix` is their first bytes.
     case notAChangeset(prefix: [UInt8])
     /// The format version (binary bytes 4–5, or the JSON `format` key) is one this build does not read.
-    case unsupportedVersion(found: UInt64, supported: [UInt16])
+    ///
+    /// `supported` lists the formats this build reads. `needs` is the oldest Concord release that reads
+    /// `found`, as a changeset in a newer format names it (right after the version: see ``ChangesetEncoder``),
+    /// or `nil` when there is none to show: the format is older than this build's, or what follows the
+    /// version is not a short, printable release name.
+    case unsupportedVersion(found: UInt64, supported: [UInt16], needs: String?)
     /// The data ended at `offset` before `field` was complete (or a length declared more bytes than remain).
     case truncated(offset: Int, field: String)
     /// The CRC-32 stored at `offset` does not match the bytes before it.
@@ -115,6 +120,8 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
         case causalLengthTooLarge(UInt64)
         /// A stamp's clock reading does not fit the 63 bits a hybrid logical clock uses.
         case clockOutOfRange(UInt64)
+        /// The release a changeset says its format needs is not the one that format names.
+        case releaseMismatch(format: UInt16, expected: String, found: String)
 
         /// What is wrong, in a clause that completes the ``ChangesetError`` message around it.
         public var description: String {
@@ -178,6 +185,9 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
                     + "one or two, so no real history reaches it"
             case .clockOutOfRange(let raw):
                 "clock reading \(raw) exceeds the limit of \(ChangesetFormat.maxClock) (a 63-bit hybrid logical clock)"
+            case .releaseMismatch(let format, let expected, let found):
+                "format \(format) names Concord \(expected) as the oldest release that reads it, "
+                    + "but this changeset names \(found.debugDescription)"
             }
         }
     }
@@ -190,10 +200,18 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
                 prefix.isEmpty ? "is empty" : "starts with bytes " + prefix.map { hex2($0) }.joined(separator: " ")
             return "This is not a Concord changeset: it \(shown), not the magic \"CNCD\" of a binary changeset "
                 + "nor the '{' of a JSON one. Check that the right file was passed; if it was, export the changeset again."
-        case .unsupportedVersion(let found, let supported):
-            let list = supported.map(String.init).joined(separator: ", ")
-            return "The changeset uses format version \(found), but this build of Concord reads only version \(list). "
-                + "Update Concord on this device, or export the changeset again with a build that writes version \(list)."
+        case .unsupportedVersion(let found, let supported, let needs):
+            let this = "this build, Concord \(ConcordRelease.current), reads \(formatList(supported))"
+            if found < UInt64(supported.min() ?? 0) {
+                return "This changeset says it is in format \(found), which no Concord release writes (\(this)): "
+                    + "it is damaged; export it again."
+            }
+            if let needs {
+                return "This changeset needs Concord ≥ \(needs) (it is in format \(found); \(this)): "
+                    + "update Concord on this device."
+            }
+            return "This changeset is in format \(found), and it does not say which Concord release reads it "
+                + "(\(this)): update Concord on this device, or export the changeset again if the file is damaged."
         case .truncated(let offset, let field):
             return "The changeset is truncated: it ends at byte \(offset) while reading \(field). "
                 + "The copy was probably cut short; export it again or copy the whole file."
@@ -215,6 +233,17 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
                 "Cannot \(operation) '\(path)': \(reason). Check the path, its permissions and the free space, then retry."
         }
     }
+}
+
+/// `formats 1–3` for a run of formats, `format 1` for one, `formats 1, 3` otherwise.
+private func formatList(_ formats: [UInt16]) -> String {
+    let sorted = formats.sorted()
+    guard let first = sorted.first, let last = sorted.last else { return "no format" }
+    if sorted.count == 1 { return "format \(first)" }
+    if Int(last) - Int(first) == sorted.count - 1 && Set(sorted).count == sorted.count {
+        return "formats \(first)–\(last)"
+    }
+    return "formats " + sorted.map(String.init).joined(separator: ", ")
 }
 
 /// `0x` and eight uppercase hex digits.

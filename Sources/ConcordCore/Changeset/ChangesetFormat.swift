@@ -10,7 +10,40 @@
 /// ```
 enum ChangesetFormat {
     static let magic: [UInt8] = Array("CNCD".utf8)
-    static let supportedVersions: [UInt16] = [Changeset.formatVersion]
+    /// The formats this build reads, oldest first: every format ever written, so no older changeset is refused.
+    static let supportedVersions: [UInt16] = [1, 2]
+
+    /// The oldest Concord release that reads each format, by format: written right after the format number
+    /// from format 2 on (format 1 names none), and refused if it is not exactly the format's.
+    ///
+    /// It is fixed with its format rather than taken from ``ConcordRelease/current``: a later release that
+    /// still writes format 2 writes "0.2.0", so equal changesets keep encoding to identical bytes.
+    static let needs: [UInt16: String] = [2: "0.2.0"]
+
+    /// What the format this build writes needs, as it writes it.
+    static let writtenNeeds = needs[Changeset.formatVersion]!
+
+    /// The longest release name a decoder shows from a format it does not read.
+    static let maxReleaseLength = 32
+
+    /// `bytes` as the name of a release — 1 to 32 ASCII letters, digits, `.`, `+` or `-`, as in `0.3.0` or
+    /// `1.0.0-beta.2` — or `nil`.
+    ///
+    /// A decoder shows this name from a format it does not know, where nothing else can be trusted: the
+    /// bytes after an unknown format number may mean anything, so only a short, printable name is worth
+    /// putting in front of a person.
+    static func releaseName(_ bytes: some Collection<UInt8>) -> String? {
+        guard (1...maxReleaseLength).contains(bytes.count) else { return nil }
+        let allowed = { (byte: UInt8) in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+        return bytes.allSatisfy(allowed) ? String(decoding: bytes, as: UTF8.self) : nil
+    }
 
     static let rowTag: UInt8 = 1
     static let endTag: UInt8 = 2

@@ -7,6 +7,8 @@ struct ImportOptions: ParsableOptions {
     var db: String
     @Positional(help: "The changeset file, or '-' for standard input.")
     var file: String?
+    @Flag(help: "Print machine-readable JSON: the counts and, per table, the keys whose shown row changed.")
+    var json = false
 }
 
 extension Subcommand {
@@ -17,7 +19,8 @@ extension Subcommand {
             Reads a binary or JSON changeset from FILE, or from standard input when FILE is \
             absent or '-'. The whole changeset is validated before anything is written, and \
             applied in one transaction; importing it again changes nothing. Prints one line: \
-            how many rows were applied and how many ignored.
+            how many rows were applied and how many ignored; with --json, also which keys' \
+            shown rows were inserted, updated, deleted, hidden, shown again or parked.
             """,
         options: ImportOptions.self
     ) { options, output in
@@ -37,7 +40,11 @@ extension Subcommand {
         } else {
             report = try replica.applyChangeset(atPath: file)
         }
-        print(report.description, to: &output)
+        if options.json {
+            try output.printJSON(report)
+        } else {
+            print(report.description, to: &output)
+        }
         try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
 }

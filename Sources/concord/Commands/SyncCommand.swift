@@ -4,6 +4,28 @@ import Concord
 struct SyncOptions: ParsableOptions {
     @Positional(minimum: 2, help: "Two or more replica database files.")
     var db: [String]
+    @Flag(help: "Print machine-readable JSON: the counts and, per replica, the keys whose shown row changed.")
+    var json = false
+}
+
+/// What `concord sync --json` prints.
+private struct SyncSummary: Encodable {
+    struct Changed: Encodable {
+        var db: String
+        var changes: MergeReport
+    }
+
+    var rounds: Int
+    var applied: Int
+    var refused: [String]
+    var replicas: [Changed]
+
+    init(_ report: SyncReport, paths: [String]) {
+        rounds = report.rounds
+        applied = report.applied
+        refused = report.refusals.map { "\(paths[$0.target]) refused the changes of \(paths[$0.source]): \($0.reason)" }
+        replicas = zip(paths, report.changes).map { Changed(db: $0, changes: $1) }
+    }
 }
 
 extension Subcommand {
@@ -20,16 +42,24 @@ extension Subcommand {
         let replicas = try paths.map { try Replica(path: $0, create: false) }
         do {
             let report = try Replica.sync(replicas)
-            print(
-                "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds",
-                to: &output)
+            if options.json {
+                try output.printJSON(SyncSummary(report, paths: paths))
+            } else {
+                print(
+                    "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds",
+                    to: &output)
+            }
             try output.failOnSchemaRefusals(of: Array(zip(paths, replicas)))
         } catch let incomplete as SyncIncomplete {
             // Every direction that could go did; say which could not, by file, and fail.
             let report = incomplete.report
-            print(
-                "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds, "
-                    + "\(report.refusals.count) direction(s) refused", to: &output)
+            if options.json {
+                try output.printJSON(SyncSummary(report, paths: paths))
+            } else {
+                print(
+                    "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds, "
+                        + "\(report.refusals.count) direction(s) refused", to: &output)
+            }
             for refusal in report.refusals {
                 print(
                     "Error: \(paths[refusal.target]) refused the changes of \(paths[refusal.source]): \(refusal.reason)",
