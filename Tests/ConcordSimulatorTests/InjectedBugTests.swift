@@ -68,9 +68,9 @@ struct InjectedBugTests {
             bug: .dropUnknownColumnsOnRelay,
             scenario: scenario("relay") {
                 $0.devices = 3
-                $0.steps = 30
+                $0.steps = 20
                 $0.workload = rollingUpgrade.workload
-                $0.mix.upgrade = 20
+                $0.mix.upgrade = 25
                 $0.faults.relay = [100, 100]
             }),
     ]
