@@ -33,8 +33,8 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
     /// A row that a sender delivered before is taken for a duplicate and dropped, even when it changed.
     public static let dropDuplicateDelivery = InjectedBugs(rawValue: 1 << 4)
     /// A device exporting its changes leaves out the tables and columns its own release lacks, as an
-    /// engine that does not keep unknown data would send them (planted in the simulator's export, see
-    /// ``Concord/Changeset/restricted(to:)``).
+    /// engine that does not keep unknown data would send them. It is planted in the simulator's export
+    /// (`Changeset.restricted(to:)`), not in the engine, and only a workload with releases has any.
     public static let dropUnknownColumnsOnRelay = InjectedBugs(rawValue: 1 << 5)
 
     /// Every bug by its name, in declaration order.
