@@ -134,4 +134,33 @@ struct AdditiveMigrationTests {
         try Replica.sync([a, b])
         #expect(try b.database.scalar("SELECT done FROM reminders WHERE id = 'r3'") == .integer(1), "capture is back")
     }
+    @Test(arguments: [false, true])
+    func aColumnReferencingATableThatDoesNotSyncWaitsForItAndHidesNothingItShouldNot(enableParent: Bool) throws {
+        let schema = """
+            CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT);
+            CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL, list TEXT REFERENCES lists(id) ON DELETE CASCADE);
+            """
+        let (a, b) = try pair(schema, tables: ["lists", "reminders"])
+        try a.database.execute("INSERT INTO lists VALUES ('l1', 'home')")
+        try Replica.sync([a, b])
+        // A deletes the list; B, not knowing, adds a reminder to it: on A the reminder is hidden with its list.
+        try a.database.execute("DELETE FROM lists WHERE id = 'l1'")
+        try b.database.execute("INSERT INTO reminders VALUES ('r1', 'l1')")
+        try Replica.sync([a, b])
+        // A's migration adds a column referencing a table that does not sync (yet).
+        try a.database.execute(
+            "CREATE TABLE people (id TEXT PRIMARY KEY NOT NULL); "
+                + "ALTER TABLE reminders ADD COLUMN assignee TEXT REFERENCES people(id) ON DELETE SET NULL")
+        if enableParent { try a.enableSync(on: "people") }
+        try a.foldLocalWrites()
+        if enableParent {
+            #expect(a.schemaRefusals.isEmpty, "enabling the parent lets the new column in")
+        } else {
+            let refusal = try #require(a.schemaRefusals.first)
+            #expect("\(refusal)".contains("references people, which does not sync"))
+        }
+        // Either way the reminder's list still hides it.
+        #expect(try a.database.scalar("SELECT count(*) FROM reminders") == 0)
+        #expect(try a.check().isConsistent)
+    }
 }

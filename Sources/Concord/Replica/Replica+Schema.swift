@@ -81,6 +81,8 @@ extension Replica {
             let change = try schemaChange(of: table)
             if case .destructive(let what, let fix) = change.kind {
                 refused[table.name] = .schemaChanged(table: table.name, change: what, fix: fix)
+            } else if change.needsAdoption, let refusal = try unsyncableForeignKey(of: table, after: change) {
+                refused[table.name] = refusal
             } else if change.needsAdoption {
                 adopt.append((table, change))
             }
@@ -91,6 +93,25 @@ extension Replica {
             for (table, change) in adopt { try self.adopt(change, of: table) }
         }
         return true
+    }
+
+    /// Why `table` cannot sync once `change` is adopted — a foreign key its migration added onto a table that
+    /// does not sync, or one Concord cannot follow — or `nil` when it can. The table then waits, nothing lost,
+    /// until the fix (typically: enable sync on the parent table; the new column is then picked up).
+    private func unsyncableForeignKey(of table: SyncedTable, after change: SchemaChange) throws -> ReplicaError? {
+        var columns = table.columns
+        if case .additive(let new) = change.kind { columns += new.map(\.name) }
+        let adopted = SyncedTable(
+            name: table.name, key: table.key, columns: columns, policy: table.policy,
+            merges: table.merges + Array(repeating: .lww, count: columns.count - table.columns.count))
+        do {
+            _ = try TableInspector(database).foreignKeys(of: adopted, synced: syncedTables)
+            return nil
+        } catch ReplicaError.unsupportedTable(_, let reason, let fix) {
+            return .schemaChanged(
+                table: table.name, change: reason,
+                fix: fix + "; Concord then picks the change up by itself, and the writes made meanwhile sync")
+        }
     }
 
     /// How `table`'s live schema differs from its declaration.

@@ -1,45 +1,62 @@
 extension TableInspector {
     /// The foreign keys of `table` onto synced tables (`synced` includes `table` itself).
     ///
+    /// With `skippingUnsyncable`, a key that cannot sync is left out rather
+    /// than refused: a table whose migration added such a key is refused for
+    /// it (see `checkSchemas`), and its other keys must still hide and show
+    /// its rows meanwhile.
+    ///
     /// - Throws: when a key spans several columns, references a column other
     ///   than the parent's key, or references a table that does not sync.
-    func foreignKeys(of table: SyncedTable, synced: [String: SyncedTable]) throws -> [ForeignKey] {
+    func foreignKeys(
+        of table: SyncedTable, synced: [String: SyncedTable], skippingUnsyncable: Bool = false
+    ) throws -> [ForeignKey] {
         let rows = try database.query(
             "SELECT id, seq, \"table\", \"from\", \"to\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
             [.text(table.name)])
-        var keys: [ForeignKey] = []
         let ids = rows.compactMap { $0[0].integerValue }
+        var keys: [ForeignKey] = []
         for row in rows {
-            guard let id = row[0].integerValue, let parentName = row[2].textValue, let from = row[3].textValue else {
+            do {
+                if let key = try foreignKey(row, ids: ids, of: table, synced: synced) { keys.append(key) }
+            } catch is ReplicaError where skippingUnsyncable {
                 continue
             }
-            let refuse = { (reason: String, fix: String) in
-                ReplicaError.unsupportedTable(table: table.name, reason: reason, fix: fix)
-            }
-            guard ids.filter({ $0 == id }).count == 1 else {
-                throw refuse(
-                    "its foreign key to \(parentName) spans several columns",
-                    "reference the parent's single key column")
-            }
-            let parents = synced.values.filter { SQLiteName.same($0.name, parentName) }
-            guard let parent = parents.first, parents.count == 1 else {
-                throw refuse(
-                    "its column \(from) references \(parentName), which does not sync",
-                    "enable sync on \(parentName) first (list it before \(table.name))")
-            }
-            if let to = row[4].textValue, !SQLiteName.same(to, parent.key) {
-                throw refuse(
-                    "its column \(from) references \(parentName).\(to), not the key \(parent.key)",
-                    "reference the parent's key column")
-            }
-            guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else { continue }
-            let action = ForeignKey.Action(rawValue: row[5].textValue ?? "NO ACTION") ?? .noAction
-            keys.append(
-                ForeignKey(
-                    child: table.name, column: column, parent: parent.name, action: action,
-                    defaultValue: try defaultValue(of: table, column: table.columns[column])))
         }
         return keys
+    }
+
+    /// The foreign key one row of `pragma_foreign_key_list` describes; `nil` for one on a column that does not sync.
+    private func foreignKey(
+        _ row: [SQLiteValue], ids: [Int64], of table: SyncedTable, synced: [String: SyncedTable]
+    ) throws -> ForeignKey? {
+        guard let id = row[0].integerValue, let parentName = row[2].textValue, let from = row[3].textValue else {
+            return nil
+        }
+        let refuse = { (reason: String, fix: String) in
+            ReplicaError.unsupportedTable(table: table.name, reason: reason, fix: fix)
+        }
+        guard ids.filter({ $0 == id }).count == 1 else {
+            throw refuse(
+                "its foreign key to \(parentName) spans several columns",
+                "reference the parent's single key column")
+        }
+        let parents = synced.values.filter { SQLiteName.same($0.name, parentName) }
+        guard let parent = parents.first, parents.count == 1 else {
+            throw refuse(
+                "its column \(from) references \(parentName), which does not sync",
+                "enable sync on \(parentName) first (list it before \(table.name))")
+        }
+        if let to = row[4].textValue, !SQLiteName.same(to, parent.key) {
+            throw refuse(
+                "its column \(from) references \(parentName).\(to), not the key \(parent.key)",
+                "reference the parent's key column")
+        }
+        guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else { return nil }
+        let action = ForeignKey.Action(rawValue: row[5].textValue ?? "NO ACTION") ?? .noAction
+        return ForeignKey(
+            child: table.name, column: column, parent: parent.name, action: action,
+            defaultValue: try defaultValue(of: table, column: table.columns[column]))
     }
 
     /// The column's declared default, evaluated once (NULL when it has none).
