@@ -75,7 +75,7 @@ final class SimulationRun {
                 let device = devices[planned.device % devices.count]
                 touched.insert(device.index)
                 try perform(planned.action, on: device)
-                try collectWrites()
+                try collectWrites(only: touched)
                 let full = simulation.scenario.checks.isFull(step: index)
                 for index in touched.sorted() where result.failure == nil { try check(devices[index], full: full) }
                 if result.failure != nil { return finish() }
