@@ -38,6 +38,8 @@ public struct Scenario: Codable, Equatable, Sendable {
     public var faults: Faults
     /// Percent weights of the step kinds; the rest of 100 is faults.
     public var mix: Mix
+    /// How often the full safety checks run (see ``Checks``).
+    public var checks = Checks()
 
     /// Ranges, in percent per step (or per message), that a seed draws its fault rates from.
     public struct Faults: Codable, Equatable, Sendable {
@@ -166,6 +168,9 @@ public struct Scenario: Codable, Equatable, Sendable {
             throw ScenarioError(
                 "faults.fetchLimit is \(faults.fetchLimit); a fetch returns 1 to \(RecordServer.batchLimit) records")
         }
+        guard checks.fullEvery >= 1 else {
+            throw ScenarioError("checks.fullEvery is \(checks.fullEvery); give 1 (every step) or more")
+        }
         guard mix.write >= 0, mix.sync >= 0, mix.write + mix.sync <= 100 else {
             throw ScenarioError(
                 "mix gives write \(mix.write) and sync \(mix.sync); both must be >= 0 and add up to at most 100")
@@ -191,6 +196,7 @@ extension Scenario {
         workload = try container.decodeIfPresent(Workload.self, forKey: .workload) ?? workload
         faults = try container.decodeIfPresent(Faults.self, forKey: .faults) ?? faults
         mix = try container.decodeIfPresent(Mix.self, forKey: .mix) ?? mix
+        checks = try container.decodeIfPresent(Checks.self, forKey: .checks) ?? checks
     }
 }
 

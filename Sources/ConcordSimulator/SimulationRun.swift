@@ -5,10 +5,10 @@ import Foundation
 /// server, simulated time, the ledger of the apps' writes, and the result.
 ///
 /// `execute()` runs the safety phase (the plan's steps, with every touched
-/// device checked after each), then the liveness phase (heal, reconnect,
-/// exchange until quiet; for an app with releases, check each device against
-/// the oracle's projection onto its schema, upgrade the devices still behind
-/// and exchange again) and the final checks: convergence, the oracle, and no
+/// device checked after each, fully as often as ``Scenario/Checks`` says),
+/// then the liveness phase (heal, reconnect, exchange until quiet; for an app
+/// with releases, check each device against the oracle's projection onto its
+/// schema, upgrade the devices still behind and exchange again) and the final checks: convergence, the oracle, and no
 /// silent loss. Topologies, the liveness phase and checks live in extensions
 /// (`SimulationRun+Mesh.swift`, `+Cloud`, `+Liveness`, `+Checks`).
 final class SimulationRun {
@@ -75,8 +75,9 @@ final class SimulationRun {
                 let device = devices[planned.device % devices.count]
                 touched.insert(device.index)
                 try perform(planned.action, on: device)
-                try collectWrites()
-                for index in touched.sorted() where result.failure == nil { try check(devices[index]) }
+                try collectWrites(only: touched)
+                let full = simulation.scenario.checks.isFull(step: index)
+                for index in touched.sorted() where result.failure == nil { try check(devices[index], full: full) }
                 if result.failure != nil { return finish() }
             }
             step = plan.steps.count
