@@ -14,7 +14,9 @@ import ConcordTesting
 /// `SimulationRun+Hostile.swift`).
 ///
 /// ```swift
-/// let peer = HostilePeer(genuine: changes, nodes: nodes, receiver: laptop, versions: versions, now: 1_700_000_000_000, maxDrift: 60_000)
+/// let peer = HostilePeer(
+///     genuine: changes, nodes: nodes, receiver: laptop, versions: versions,
+///     now: 1_700_000_000_000, maxDrift: 60_000)
 /// var source = ChoiceSource(seed: 3)
 /// let forgery = try peer.forge(.farFuture, as: .binary, using: &source)
 /// ```
