@@ -79,6 +79,9 @@ public struct Scenario: Codable, Equatable, Sendable {
         /// Percent chance that the mesh has one device, still on an older release, as the only link
         /// between two groups of devices. Drawn only for a workload with versions, on a mesh of 3 or more.
         public var relay = [0, 50]
+        /// Percent of steps where a hostile peer sends a device a corrupted or forged changeset (see
+        /// ``HostileAttack``). `[0, 0]` by default, and then no rate is drawn, so plans stay as they were.
+        public var hostile = [0, 0]
 
         /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
@@ -159,7 +162,7 @@ public struct Scenario: Codable, Equatable, Sendable {
             ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages),
             ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
             ("delay", faults.delay), ("sameInstant", faults.sameInstant), ("lag", faults.lag),
-            ("relay", faults.relay),
+            ("relay", faults.relay), ("hostile", faults.hostile),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -225,6 +228,7 @@ extension Scenario.Faults {
         try read(.sameInstant, &sameInstant)
         try read(.lag, &lag)
         try read(.relay, &relay)
+        try read(.hostile, &hostile)
     }
 }
 

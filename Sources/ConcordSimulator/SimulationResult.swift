@@ -81,6 +81,10 @@ public struct SimulationResult: Codable, Equatable, Sendable {
     public var clockJumps = 0
     /// Changesets refused because their sender's clock ran too far ahead (retried later).
     public var driftRefusals = 0
+    /// Hostile changesets refused (by the decoder or the replica; the file byte-identical).
+    public var hostileRefused = 0
+    /// Hostile changesets accepted (by the receiver, or by a scratch copy of it; see `SimulationRun+Hostile.swift`).
+    public var hostileAccepted = 0
     /// Devices copied to new devices.
     public var forks = 0
     /// Apps upgraded to a newer release, during the plan and in the liveness phase.

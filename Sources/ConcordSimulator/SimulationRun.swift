@@ -131,6 +131,8 @@ final class SimulationRun {
             break
         case .upgrade(let version):
             try upgrade(device, to: version)
+        case .hostile(let from, let attack, let seed):
+            try receiveHostile(device, from: devices[from % devices.count], attack: attack, seed: seed)
         }
     }
 

@@ -29,6 +29,7 @@ extension SimulationSummary {
             ("crashes / partitions / forks", "\(total(\.crashes)) / \(total(\.partitions)) / \(total(\.forks))"),
             ("app upgrades", "\(total(\.upgrades))"),
             ("clock jumps / drift refusals", "\(total(\.clockJumps)) / \(total(\.driftRefusals))"),
+            ("hostile changesets refused / accepted", "\(total(\.hostileRefused)) / \(total(\.hostileAccepted))"),
             ("rounds to converge (max)", "\(results.map(\.roundsToConverge).max() ?? 0)"),
             (
                 "writes visible / superseded / deleted / parked",
