@@ -77,6 +77,17 @@ public struct Scenario: Codable, Equatable, Sendable {
         /// Percent chance that the mesh has one device, still on an older release, as the only link
         /// between two groups of devices. Drawn only for a workload with versions, on a mesh of 3 or more.
         public var relay = [0, 50]
+        /// Percent of crashes that are power losses (the rest kill the app's process only, and every
+        /// write survives). A power loss keeps what was synced, with unsynced writes torn or reordered.
+        public var powerLoss = [30, 100]
+        /// Percent chance, per file a power loss hits, that its last unsynced write is torn.
+        public var tornWrite = [0, 50]
+        /// Percent chance, per file (and the directory) a power loss hits, that an arbitrary subset of
+        /// its unsynced changes lands.
+        public var reorder = [0, 50]
+        /// Percent of crashes that land inside the device's next operations (an app write, a changeset
+        /// applied, a fold or an export), at a disk operation the seed picks, instead of between steps.
+        public var midOperation = [0, 60]
 
         /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
@@ -157,7 +168,8 @@ public struct Scenario: Codable, Equatable, Sendable {
             ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages),
             ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
             ("delay", faults.delay), ("sameInstant", faults.sameInstant), ("lag", faults.lag),
-            ("relay", faults.relay),
+            ("relay", faults.relay), ("powerLoss", faults.powerLoss), ("tornWrite", faults.tornWrite),
+            ("reorder", faults.reorder), ("midOperation", faults.midOperation),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -219,6 +231,10 @@ extension Scenario.Faults {
         try read(.sameInstant, &sameInstant)
         try read(.lag, &lag)
         try read(.relay, &relay)
+        try read(.powerLoss, &powerLoss)
+        try read(.tornWrite, &tornWrite)
+        try read(.reorder, &reorder)
+        try read(.midOperation, &midOperation)
     }
 }
 
