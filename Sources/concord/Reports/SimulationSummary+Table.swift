@@ -27,6 +27,10 @@ extension SimulationSummary {
             ("cascaded deletes", "\(total(\.cascades))"),
             ("rows parked / unparked", "\(total(\.parked)) / \(total(\.unparked))"),
             ("crashes / partitions / forks", "\(total(\.crashes)) / \(total(\.partitions)) / \(total(\.forks))"),
+            (
+                "power losses / unsynced / mid-operation",
+                "\(total(\.powerLosses)) / \(total(\.powerLossesWithUnsyncedWrites)) / \(total(\.midOperationCrashes))"
+            ),
             ("app upgrades", "\(total(\.upgrades))"),
             ("clock jumps / drift refusals", "\(total(\.clockJumps)) / \(total(\.driftRefusals))"),
             ("rounds to converge (max)", "\(results.map(\.roundsToConverge).max() ?? 0)"),
