@@ -88,6 +88,9 @@ public struct Scenario: Codable, Equatable, Sendable {
         /// Percent of crashes that land inside the device's next operations (an app write, a changeset
         /// applied, a fold or an export), at a disk operation the seed picks, instead of between steps.
         public var midOperation = [0, 60]
+        /// Percent of crashes that restore the device's latest backup instead (its disk goes back in
+        /// time); only when every write it made since reached another device, so none is lost for good.
+        public var restore = [0, 20]
 
         /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
@@ -169,7 +172,7 @@ public struct Scenario: Codable, Equatable, Sendable {
             ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
             ("delay", faults.delay), ("sameInstant", faults.sameInstant), ("lag", faults.lag),
             ("relay", faults.relay), ("powerLoss", faults.powerLoss), ("tornWrite", faults.tornWrite),
-            ("reorder", faults.reorder), ("midOperation", faults.midOperation),
+            ("reorder", faults.reorder), ("midOperation", faults.midOperation), ("restore", faults.restore),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -235,6 +238,7 @@ extension Scenario.Faults {
         try read(.tornWrite, &tornWrite)
         try read(.reorder, &reorder)
         try read(.midOperation, &midOperation)
+        try read(.restore, &restore)
     }
 }
 

@@ -34,6 +34,8 @@ final class SimulatedDevice {
     let drift: Int64
     /// A jump of the device's clock (a user setting it ahead), on top of the skew.
     var jump: Int64 = 0
+    /// The latest backup of the device's disk, with what the simulator knew of it then.
+    var backup: Backup?
     /// The release of the app this device runs (1 until its first upgrade).
     private(set) var version = 1
     /// Whether the device can reach anyone at all.
@@ -64,7 +66,8 @@ final class SimulatedDevice {
         self.drift = drift
         disk = SimulatedDisk(name: "device-\(index)")
         clock = ManualClock(unixMilliseconds: Self.reading(at: time, skew: skew, drift: drift, jump: 0))
-        var configuration = Replica.Configuration(clock: clock, makeNodeID: { node })
+        let nodes = NodeIDSequence(first: node)
+        var configuration = Replica.Configuration(clock: clock, makeNodeID: { nodes.next() })
         configuration.interceptor = bugs.interceptor()
         // The disk's file identity (its name and the file's number): a seed gives the same bytes.
         configuration.disk = disk
@@ -94,7 +97,8 @@ final class SimulatedDevice {
         clock = ManualClock(unixMilliseconds: Self.reading(at: time, skew: skew, drift: drift, jump: 0))
         var configuration = original.configuration
         configuration.clock = clock
-        configuration.makeNodeID = { node }
+        let nodes = NodeIDSequence(first: node)
+        configuration.makeNodeID = { nodes.next() }
         configuration.disk = disk
         self.configuration = configuration
         try original.replica.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -131,6 +135,63 @@ final class SimulatedDevice {
         if replica.nodeID != node {
             node = replica.nodeID
             newestOwnStamp = nil
+        }
+    }
+}
+
+extension SimulatedDevice {
+    /// A backup of a device's disk — its durable image — and what the simulator knew of the device when
+    /// it was taken, to go back to when it is restored.
+    struct Backup {
+        let image: SimulatedDisk.Image
+        let knowledge: Knowledge
+        let version: Int
+        let ledgerVersion: Int64
+        /// How many writes the ledger held when the backup was taken.
+        let operations: Int
+    }
+
+    /// A backup of the disk now (between operations, so every acknowledged commit is in its durable image).
+    func takeBackup(operations: Int) -> Backup {
+        Backup(
+            image: disk.durableImage(), knowledge: knowledge, version: version, ledgerVersion: ledgerVersion,
+            operations: operations)
+    }
+
+    /// Restores `backup` onto the disk and relaunches: the database, and what the oracle knows it holds,
+    /// go back in time, while the app stays the release it was (it migrates the restored file again).
+    func restore(_ backup: Backup, workload: Workload) throws {
+        disk.restore(backup.image)
+        knowledge = backup.knowledge
+        ledgerVersion = backup.ledgerVersion
+        lastClock = nil
+        let release = version
+        version = backup.version
+        try relaunch()
+        try upgrade(to: release, workload: workload)
+    }
+}
+
+/// The node ids a device's replica is given: its planned one first, then fresh ones drawn from it,
+/// whenever the replica sees its file was copied or restored.
+final class NodeIDSequence: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: NodeID?
+    private var generator: SeededGenerator
+
+    init(first: NodeID) {
+        self.first = first
+        generator = SeededGenerator(seed: first.bytes.reduce(0x0123_4567) { $0 &* 31 &+ UInt64($1) })
+    }
+
+    /// The next id: the planned one, then fresh ones.
+    func next() -> NodeID {
+        lock.withLock {
+            if let planned = first {
+                first = nil
+                return planned
+            }
+            return NodeID.random(using: &generator)
         }
     }
 }

@@ -81,6 +81,8 @@ public struct SimulationResult: Codable, Equatable, Sendable {
     public var powerLossesWithUnsyncedWrites = 0
     /// Power failures that struck inside an operation (an app write, an apply, a fold, an export).
     public var midOperationCrashes = 0
+    /// Backups restored onto a device (its database went back in time).
+    public var restores = 0
     /// Links cut and devices gone offline.
     public var partitions = 0
     /// Clock jumps beyond the drift limit, and changesets refused for them (retried later).

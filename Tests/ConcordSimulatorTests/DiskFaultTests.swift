@@ -17,7 +17,8 @@ struct DiskFaultTests {
         scenario.faults.powerLoss = [80, 100]
         scenario.faults.tornWrite = [50, 100]
         scenario.faults.reorder = [50, 100]
-        scenario.faults.midOperation = [60, 100]
+        scenario.faults.midOperation = [40, 80]
+        scenario.faults.restore = [30, 60]
         return scenario
     }
 
@@ -32,7 +33,7 @@ struct DiskFaultTests {
         }
         func total(_ count: KeyPath<SimulationResult, Int>) -> Int { results.reduce(0) { $0 + $1[keyPath: count] } }
         #expect(total(\.powerLosses) > 10 && total(\.powerLossesWithUnsyncedWrites) > 0)
-        #expect(total(\.midOperationCrashes) > 0 && total(\.forks) > 0)
+        #expect(total(\.midOperationCrashes) > 0 && total(\.forks) > 0 && total(\.restores) > 0)
     }
 
     /// The same seed gives the same trace and the same bytes in every device's database file.
