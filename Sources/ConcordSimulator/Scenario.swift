@@ -82,6 +82,20 @@ public struct Scenario: Codable, Equatable, Sendable {
         /// Percent of steps where a hostile peer sends a device a corrupted or forged changeset (see
         /// ``HostileAttack``). `[0, 0]` by default, and then no rate is drawn, so plans stay as they were.
         public var hostile = [0, 0]
+        /// Percent of crashes that are power losses (the rest kill the app's process only, and every
+        /// write survives). A power loss keeps what was synced, with unsynced writes torn or reordered.
+        public var powerLoss = [30, 100]
+        /// Percent chance, per file a power loss hits, that its last unsynced write is torn.
+        public var tornWrite = [0, 50]
+        /// Percent chance, per file (and the directory) a power loss hits, that an arbitrary subset of
+        /// its unsynced changes lands.
+        public var reorder = [0, 50]
+        /// Percent of crashes that land inside the device's next operations (an app write, a changeset
+        /// applied, a fold or an export), at a disk operation the seed picks, instead of between steps.
+        public var midOperation = [0, 60]
+        /// Percent of crashes that restore the device's latest backup instead (its disk goes back in
+        /// time); only when every write it made since reached another device, so none is lost for good.
+        public var restore = [0, 20]
 
         /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
@@ -162,7 +176,9 @@ public struct Scenario: Codable, Equatable, Sendable {
             ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages),
             ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
             ("delay", faults.delay), ("sameInstant", faults.sameInstant), ("lag", faults.lag),
-            ("relay", faults.relay), ("hostile", faults.hostile),
+            ("relay", faults.relay), ("hostile", faults.hostile), ("powerLoss", faults.powerLoss),
+            ("tornWrite", faults.tornWrite), ("reorder", faults.reorder), ("midOperation", faults.midOperation),
+            ("restore", faults.restore),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -229,6 +245,11 @@ extension Scenario.Faults {
         try read(.lag, &lag)
         try read(.relay, &relay)
         try read(.hostile, &hostile)
+        try read(.powerLoss, &powerLoss)
+        try read(.tornWrite, &tornWrite)
+        try read(.reorder, &reorder)
+        try read(.midOperation, &midOperation)
+        try read(.restore, &restore)
     }
 }
 

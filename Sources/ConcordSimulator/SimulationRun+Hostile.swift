@@ -1,4 +1,4 @@
-import Concord
+@_spi(Simulation) import Concord
 import ConcordTesting
 import Foundation
 
@@ -77,16 +77,19 @@ extension SimulationRun {
     private func acceptedOnCopy(_ changeset: Changeset, _ forgery: HostilePeer.Forgery, of device: SimulatedDevice)
         throws -> Bool
     {
-        let path = directory.appendingPathComponent("hostile-scratch.sqlite").path
-        defer {
-            for suffix in ["", "-journal", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(atPath: path + suffix)
+        // The copy lives on a disk of its own, made from the device's files as they are now (its
+        // write-ahead log too), so nothing of the device's own disk changes.
+        let scratch = SimulatedDisk(name: "hostile-scratch")
+        for suffix in ["", "-wal"] {
+            if let bytes = device.disk.copy(of: device.path + suffix) {
+                scratch.createFile(atPath: device.path + suffix, contents: bytes)
             }
         }
         // A copy must take a node id of its own; one no device has (nor the record server's).
         var configuration = device.configuration
+        configuration.disk = scratch
         configuration.makeNodeID = { NodeID(bytes: Array(repeating: 0xEE, count: NodeID.byteCount))! }
-        let copy = try device.replica.fork(to: path, configuration: configuration)
+        let copy = try Replica(path: device.path, configuration: configuration)
         do {
             let report = try copy.apply(changeset)
             let check = try copy.check()
@@ -110,11 +113,8 @@ extension SimulationRun {
         log("device \(device.index) refused a hostile \(forgery.form.rawValue) changeset (\(forgery.what)) \(reason)")
     }
 
-    /// The bytes of `device`'s database file and its write-ahead log, if any.
-    private func fileBytes(of device: SimulatedDevice) throws -> [Data] {
-        try ["", "-wal"].compactMap { suffix in
-            let path = device.path + suffix
-            return FileManager.default.fileExists(atPath: path) ? try Data(contentsOf: URL(fileURLWithPath: path)) : nil
-        }
+    /// The bytes of `device`'s database file and its write-ahead log, if any, as its disk holds them now.
+    private func fileBytes(of device: SimulatedDevice) throws -> [[UInt8]] {
+        ["", "-wal"].compactMap { device.disk.copy(of: device.path + $0) }
     }
 }

@@ -1,4 +1,4 @@
-import Concord
+@_spi(Simulation) import Concord
 import ConcordTestSupport
 import ConcordTesting
 import Foundation
@@ -16,12 +16,13 @@ struct HostilePeerTests {
     }
 
     /// Two devices of the reminders app, the first with a few rows written.
-    static func devices(in directory: URL) throws -> (writer: SimulatedDevice, receiver: SimulatedDevice) {
+    static func devices() throws -> (writer: SimulatedDevice, receiver: SimulatedDevice) {
         let simulation = Simulation(scenario: .default, seed: 5)
         let workload = try Scenario.default.workload.resolved()
         let make = { (index: Int) in
             try SimulatedDevice(
-                index: index, directory: directory, node: simulation.node(forDevice: index), skew: 0, drift: 0,
+                index: index, node: simulation.node(forDevice: index),
+                durability: Durability(journalMode: .wal, synchronous: .full), skew: 0, drift: 0,
                 time: Simulation.start, workload: workload, bugs: [])
         }
         let writer = try make(0)
@@ -45,19 +46,18 @@ struct HostilePeerTests {
     }
 
     @Test func mutatedChangesetsAreRefusedWithTheFileByteIdentical() throws {
-        let directory = TemporaryDirectory()
-        let (writer, receiver) = try Self.devices(in: directory.url)
+        let (writer, receiver) = try Self.devices()
         let mutator = try ChangesetMutator(seeds: [try writer.replica.changes(since: 0)])
         var refusals = 0
         for seed in 0..<40 as Range<UInt64> {
             var source = ChoiceSource(seed: seed)
             let mutant = mutator.mutant(using: &source)
-            let before = try Data(contentsOf: URL(fileURLWithPath: receiver.path))
+            let before = receiver.disk.copy(of: receiver.path)
             do {
                 _ = try receiver.replica.apply(try Changeset.decode(anyFormat: mutant.bytes))
             } catch {
                 refusals += 1
-                #expect(try Data(contentsOf: URL(fileURLWithPath: receiver.path)) == before, "\(mutant)")
+                #expect(receiver.disk.copy(of: receiver.path) == before, "\(mutant)")
             }
         }
         #expect(refusals > 10)
@@ -69,8 +69,7 @@ struct HostilePeerTests {
 
     @Test(arguments: ChangesetMutator.Format.allCases)
     func messagesDecodedFromTheirBytesEqualWhatWasSent(form: ChangesetMutator.Format) throws {
-        let directory = TemporaryDirectory()
-        let changes = try Self.devices(in: directory.url).writer.replica.changes(since: 0)
+        let changes = try Self.devices().writer.replica.changes(since: 0)
         #expect(!changes.rows.isEmpty)
         #expect(try Wire.decode(try Wire.encode(changes, as: form), as: form, expecting: changes) == changes)
         var other = changes
