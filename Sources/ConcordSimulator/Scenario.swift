@@ -38,6 +38,8 @@ public struct Scenario: Codable, Equatable, Sendable {
     public var faults: Faults
     /// Percent weights of the step kinds; the rest of 100 is faults.
     public var mix: Mix
+    /// How often the full safety checks run (see ``Checks``).
+    public var checks = Checks()
 
     /// Ranges, in percent per step (or per message), that a seed draws its fault rates from.
     public struct Faults: Codable, Equatable, Sendable {
@@ -77,6 +79,23 @@ public struct Scenario: Codable, Equatable, Sendable {
         /// Percent chance that the mesh has one device, still on an older release, as the only link
         /// between two groups of devices. Drawn only for a workload with versions, on a mesh of 3 or more.
         public var relay = [0, 50]
+        /// Percent of steps where a hostile peer sends a device a corrupted or forged changeset (see
+        /// ``HostileAttack``). `[0, 0]` by default, and then no rate is drawn, so plans stay as they were.
+        public var hostile = [0, 0]
+        /// Percent of crashes that are power losses (the rest kill the app's process only, and every
+        /// write survives). A power loss keeps what was synced, with unsynced writes torn or reordered.
+        public var powerLoss = [30, 100]
+        /// Percent chance, per file a power loss hits, that its last unsynced write is torn.
+        public var tornWrite = [0, 50]
+        /// Percent chance, per file (and the directory) a power loss hits, that an arbitrary subset of
+        /// its unsynced changes lands.
+        public var reorder = [0, 50]
+        /// Percent of crashes that land inside the device's next operations (an app write, a changeset
+        /// applied, a fold or an export), at a disk operation the seed picks, instead of between steps.
+        public var midOperation = [0, 60]
+        /// Percent of crashes that restore the device's latest backup instead (its disk goes back in
+        /// time); only when every write it made since reached another device, so none is lost for good.
+        public var restore = [0, 20]
 
         /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
@@ -157,7 +176,9 @@ public struct Scenario: Codable, Equatable, Sendable {
             ("jump", faults.jump), ("fork", faults.fork), ("heal", faults.heal), ("pages", faults.pages),
             ("fetchLimit", faults.fetchLimit), ("skew", faults.skew), ("drift", faults.drift),
             ("delay", faults.delay), ("sameInstant", faults.sameInstant), ("lag", faults.lag),
-            ("relay", faults.relay),
+            ("relay", faults.relay), ("hostile", faults.hostile), ("powerLoss", faults.powerLoss),
+            ("tornWrite", faults.tornWrite), ("reorder", faults.reorder), ("midOperation", faults.midOperation),
+            ("restore", faults.restore),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -165,6 +186,9 @@ public struct Scenario: Codable, Equatable, Sendable {
         guard faults.fetchLimit[0] >= 1, faults.fetchLimit[1] <= RecordServer.batchLimit else {
             throw ScenarioError(
                 "faults.fetchLimit is \(faults.fetchLimit); a fetch returns 1 to \(RecordServer.batchLimit) records")
+        }
+        guard checks.fullEvery >= 1 else {
+            throw ScenarioError("checks.fullEvery is \(checks.fullEvery); give 1 (every step) or more")
         }
         guard mix.write >= 0, mix.sync >= 0, mix.write + mix.sync <= 100 else {
             throw ScenarioError(
@@ -191,6 +215,7 @@ extension Scenario {
         workload = try container.decodeIfPresent(Workload.self, forKey: .workload) ?? workload
         faults = try container.decodeIfPresent(Faults.self, forKey: .faults) ?? faults
         mix = try container.decodeIfPresent(Mix.self, forKey: .mix) ?? mix
+        checks = try container.decodeIfPresent(Checks.self, forKey: .checks) ?? checks
     }
 }
 
@@ -219,6 +244,12 @@ extension Scenario.Faults {
         try read(.sameInstant, &sameInstant)
         try read(.lag, &lag)
         try read(.relay, &relay)
+        try read(.hostile, &hostile)
+        try read(.powerLoss, &powerLoss)
+        try read(.tornWrite, &tornWrite)
+        try read(.reorder, &reorder)
+        try read(.midOperation, &midOperation)
+        try read(.restore, &restore)
     }
 }
 

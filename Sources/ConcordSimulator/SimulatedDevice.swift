@@ -1,21 +1,31 @@
-@_spi(Testing) import Concord
+@_spi(Testing) @_spi(Simulation) import Concord
 import Foundation
 
-/// One device of a simulation: a file-backed replica whose every clock reading is virtual.
+/// One device of a simulation: a replica on a simulated disk of its own, whose every clock reading is virtual.
 ///
 /// Its physical clock is the simulation's time, running fast or slow by a
 /// drift, plus a skew and any jump the user made; and the same
 /// clock stands behind SQL's `'now'` in the capture triggers, so a seed fixes
-/// every stamp. A crash closes the connection without ceremony; the restart
-/// reopens the file, which keeps exactly what was committed — and forgets
-/// everything the app kept in memory (its cloud change tags and token). What
-/// the oracle knows the database holds (``knowledge``) survives a crash and is
-/// copied by a fork, as the file is; so does the release of the app whose
-/// migrations the file has been through (``version``).
+/// every stamp. Its database lives on a ``SimulatedDisk``, in a journal mode
+/// and at a `synchronous` level the seed draws (``Durability``): a crash is a
+/// process kill or a power loss that may tear and reorder unsynced writes,
+/// and the relaunch opens the disk's image alone — forgetting everything the
+/// app kept in memory (its cloud change tags and token). Every durability the
+/// seed may draw keeps every acknowledged commit across a power loss, so what
+/// the oracle knows the database holds (``knowledge``) survives a crash that
+/// lands between operations, and is copied by a fork, as the file is; so does
+/// the release of the app whose migrations the file has been through
+/// (``version``).
 final class SimulatedDevice {
     let index: Int
-    let path: String
-    let node: NodeID
+    /// The database's path on the device's disk.
+    let path = "/app.sqlite"
+    /// The disk the device's database lives on, its own.
+    let disk: SimulatedDisk
+    /// The journal mode and `synchronous` level the device's app opens its database with.
+    let durability: Durability
+    /// The node id the device's replica writes under now: a copy of its file takes a new one.
+    private(set) var node: NodeID
     let clock: ManualClock
     let configuration: Replica.Configuration
     /// How far this device's clock runs ahead of (or behind) simulated time, in milliseconds.
@@ -24,6 +34,8 @@ final class SimulatedDevice {
     let drift: Int64
     /// A jump of the device's clock (a user setting it ahead), on top of the skew.
     var jump: Int64 = 0
+    /// The latest backup of the device's disk, with what the simulator knew of it then.
+    var backup: Backup?
     /// The release of the app this device runs (1 until its first upgrade).
     private(set) var version = 1
     /// Whether the device can reach anyone at all.
@@ -44,50 +56,60 @@ final class SimulatedDevice {
     private(set) var replica: Replica
 
     init(
-        index: Int, directory: URL, node: NodeID, skew: Int64, drift: Int64, time: Int64, workload: Workload,
-        bugs: InjectedBugs
+        index: Int, node: NodeID, durability: Durability, skew: Int64, drift: Int64, time: Int64,
+        workload: Workload, bugs: InjectedBugs
     ) throws {
         self.index = index
-        self.path = directory.appendingPathComponent("device-\(index).sqlite").path
         self.node = node
+        self.durability = durability
         self.skew = skew
         self.drift = drift
+        disk = SimulatedDisk(name: "device-\(index)")
         clock = ManualClock(unixMilliseconds: Self.reading(at: time, skew: skew, drift: drift, jump: 0))
-        var configuration = Replica.Configuration(clock: clock, makeNodeID: { node })
+        let nodes = NodeIDSequence(first: node)
+        var configuration = Replica.Configuration(clock: clock, makeNodeID: { nodes.next() })
         configuration.interceptor = bugs.interceptor()
-        // The file's name identifies it, so a seed gives the same bytes whatever inodes the disk hands out.
-        configuration.fileIdentity = { URL(fileURLWithPath: $0).lastPathComponent }
+        // The disk's file identity (its name and the file's number): a seed gives the same bytes.
+        configuration.disk = disk
         self.configuration = configuration
         replica = try Replica(path: path, configuration: configuration)
+        // Durable settings first: under DELETE + FULL a power loss could roll the install's last step back.
+        try durability.prepare(replica)
         try workload.install(on: replica)
-        try Self.prepare(replica)
         ledgerVersion = try replica.version
     }
 
-    /// A new device made by copying `original`'s database, under a node id of its own.
-    init(forking original: SimulatedDevice, index: Int, directory: URL, node: NodeID, time: Int64) throws {
+    /// A new device whose disk holds a copy of `original`'s database file, made as `cp` makes one:
+    /// nothing of Concord runs on the original, and the copy must notice on its own that it is one.
+    ///
+    /// The original checkpoints first (in WAL mode the newest commits may sit in its WAL). The copy's
+    /// replica is asked for a new node id, `node`, once it sees its file changed; ``node`` says which
+    /// one it writes under.
+    init(
+        forking original: SimulatedDevice, index: Int, node: NodeID, durability: Durability, time: Int64
+    ) throws {
         self.index = index
-        self.path = directory.appendingPathComponent("device-\(index).sqlite").path
         self.node = node
+        self.durability = durability
         skew = original.skew
         drift = original.drift
+        disk = SimulatedDisk(name: "device-\(index)")
         clock = ManualClock(unixMilliseconds: Self.reading(at: time, skew: skew, drift: drift, jump: 0))
         var configuration = original.configuration
         configuration.clock = clock
-        configuration.makeNodeID = { node }
+        let nodes = NodeIDSequence(first: node)
+        configuration.makeNodeID = { nodes.next() }
+        configuration.disk = disk
         self.configuration = configuration
-        replica = try original.replica.fork(to: path, configuration: configuration)
+        try original.replica.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        guard let bytes = original.disk.copy(of: original.path) else { throw SimulatorError.noDatabaseFile }
+        disk.createFile(atPath: path, contents: bytes)
+        replica = try Replica(path: path, configuration: configuration)
+        self.node = replica.nodeID
         knowledge = original.knowledge
         version = original.version
-        try Self.prepare(replica)
+        try durability.prepare(replica)
         ledgerVersion = try replica.version
-    }
-
-    /// Foreign keys enforced, as a careful app has them; no fsync, since a simulated crash
-    /// kills the process, not the machine, and the OS keeps every page written before it.
-    private static func prepare(_ replica: Replica) throws {
-        try replica.database.execute("PRAGMA foreign_keys = ON")
-        try replica.database.execute("PRAGMA synchronous = OFF")
     }
 
     /// Moves this device's clock to simulated time `time`.
@@ -104,10 +126,84 @@ final class SimulatedDevice {
         version = max(version, min(target, workload.lastVersion))
     }
 
-    /// Drops the connection and reopens the file, as after a crash and relaunch.
-    func crashAndRestart() throws {
+    /// Relaunches the app after its disk crashed (or its process was killed): opens the database from
+    /// what the disk kept, forgetting what the app held in memory.
+    func relaunch() throws {
         replica = try Replica(path: path, configuration: configuration)
-        try Self.prepare(replica)
+        try durability.prepare(replica)
         cloud = CloudClient()
+        if replica.nodeID != node {
+            node = replica.nodeID
+            newestOwnStamp = nil
+        }
+    }
+}
+
+extension SimulatedDevice {
+    /// A backup of a device's disk — its durable image — and what the simulator knew of the device when
+    /// it was taken, to go back to when it is restored.
+    struct Backup {
+        let image: SimulatedDisk.Image
+        let knowledge: Knowledge
+        let version: Int
+        let ledgerVersion: Int64
+        /// How many writes the ledger held when the backup was taken.
+        let operations: Int
+    }
+
+    /// A backup of the disk now (between operations, so every acknowledged commit is in its durable image).
+    func takeBackup(operations: Int) -> Backup {
+        Backup(
+            image: disk.durableImage(), knowledge: knowledge, version: version, ledgerVersion: ledgerVersion,
+            operations: operations)
+    }
+
+    /// Restores `backup` onto the disk and relaunches: the database, and what the oracle knows it holds,
+    /// go back in time, while the app stays the release it was (it migrates the restored file again).
+    func restore(_ backup: Backup, workload: Workload) throws {
+        disk.restore(backup.image)
+        knowledge = backup.knowledge
+        ledgerVersion = backup.ledgerVersion
+        lastClock = nil
+        let release = version
+        version = backup.version
+        try relaunch()
+        try upgrade(to: release, workload: workload)
+    }
+}
+
+/// The node ids a device's replica is given: its planned one first, then fresh ones drawn from it,
+/// whenever the replica sees its file was copied or restored.
+final class NodeIDSequence: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: NodeID?
+    private var generator: SeededGenerator
+
+    init(first: NodeID) {
+        self.first = first
+        generator = SeededGenerator(seed: first.bytes.reduce(0x0123_4567) { $0 &* 31 &+ UInt64($1) })
+    }
+
+    /// The next id: the planned one, then fresh ones.
+    func next() -> NodeID {
+        lock.withLock {
+            if let planned = first {
+                first = nil
+                return planned
+            }
+            return NodeID.random(using: &generator)
+        }
+    }
+}
+
+/// A simulator setup problem (not a failure of the system under test).
+enum SimulatorError: Error, CustomStringConvertible {
+    /// A device's disk held no database file to copy.
+    case noDatabaseFile
+
+    var description: String {
+        switch self {
+        case .noDatabaseFile: "the device's disk holds no database file"
+        }
     }
 }

@@ -1,6 +1,10 @@
 import Concord
+import ConcordTesting
 
 /// Changesets in flight between devices, with the faults a real network has.
+///
+/// A message travels as bytes (see ``Wire``): the sender's changeset encoded
+/// in the binary or the JSON form, which the receiver decodes on delivery.
 ///
 /// Messages wait a random delay (so they overtake each other), may be sent
 /// twice, and may be lost; a lost message is not resent as such — the
@@ -12,7 +16,11 @@ struct SimulatedNetwork {
         let sequence: Int
         let from: Int
         let to: Int
-        let changeset: Changeset
+        /// The changeset as the sender encoded it, to compare with what the receiver decodes.
+        let sent: Changeset
+        /// What travels: `sent` in `form`.
+        let bytes: [UInt8]
+        let form: ChangesetMutator.Format
         /// What the sender knew of the changeset's rows when it sent it; the receiver learns it on applying.
         let knowledge: Knowledge
     }
@@ -20,18 +28,28 @@ struct SimulatedNetwork {
     private(set) var inFlight: [Message] = []
     private var cut: Set<[Int]> = []
     private var sequence = 0
+    /// Messages (mesh pages, cloud requests and answers) given a form so far.
+    private(set) var encoded = 0
 
     /// Whether `from` can currently reach `to`.
     func canSend(from: Int, to: Int) -> Bool { !cut.contains([from, to]) }
 
+    /// Puts `changeset`, encoded in `form`, on the wire from `from` to `to`, to arrive `delay` ms after `time`.
     mutating func send(
-        _ changeset: Changeset, knowledge: Knowledge, from: Int, to: Int, at time: Int64, delay: Int64
-    ) {
+        _ changeset: Changeset, as form: ChangesetMutator.Format, knowledge: Knowledge, from: Int, to: Int,
+        at time: Int64, delay: Int64
+    ) throws {
         sequence += 1
         inFlight.append(
             Message(
-                deliverAt: time + delay, sequence: sequence, from: from, to: to, changeset: changeset,
-                knowledge: knowledge))
+                deliverAt: time + delay, sequence: sequence, from: from, to: to, sent: changeset,
+                bytes: try Wire.encode(changeset, as: form), form: form, knowledge: knowledge))
+    }
+
+    /// The form the next message travels in: message by message, drawn from the run's `seed` (see ``Wire``).
+    mutating func nextForm(seed: UInt64) -> ChangesetMutator.Format {
+        encoded += 1
+        return Wire.form(seed: seed, message: encoded)
     }
 
     /// Removes and returns the messages due by `time`, in delivery order.
@@ -46,4 +64,9 @@ struct SimulatedNetwork {
     mutating func cutLink(from: Int, to: Int) { cut.insert([from, to]) }
     mutating func heal() { cut.removeAll() }
     var hasPartition: Bool { !cut.isEmpty }
+}
+
+extension SimulatedNetwork.Message {
+    /// The changeset the receiver reads from the bytes; throws ``Wire/Mismatch`` when it is not the one sent.
+    func decoded() throws -> Changeset { try Wire.decode(bytes, as: form, expecting: sent) }
 }

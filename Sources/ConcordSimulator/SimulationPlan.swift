@@ -50,6 +50,8 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
         public var lag: Int?
         /// Percent chance that the mesh has a relay (see ``SimulationPlan/sides``); `nil` when the app has one release.
         public var relay: Int?
+        /// Weight, in percent of steps, of hostile changesets; `nil` when the scenario's range is `[0, 0]`.
+        public var hostile: Int?
     }
 
     /// The fault rates drawn for this seed.
@@ -95,6 +97,8 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
             rates.lag = rate(faults.lag)
             rates.relay = rate(faults.relay)
         }
+        // Drawn last, and only when asked for, so the choices of plans without it keep their meaning.
+        if faults.hostile != [0, 0] { rates.hostile = rate(faults.hostile) }
         return rates
     }
 
@@ -119,9 +123,11 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
                 rates.jump, devices < scenario.devices + 2 ? rates.fork : 0, rates.heal,
                 releases.canUpgrade(device) ? scenario.mix.upgrade : 0,
             ]
-            let idle = max(1, 100 - weights.reduce(0, +))
+            let hostile = rates.hostile ?? 0
+            let idle = max(1, 100 - weights.reduce(0, +) - hostile)
             let action: SimulationStep.Action
-            switch source.index(weights: (weights + [idle]).map { UInt64($0) }) {
+            // Hostile comes after idle, so a recorded choice of idle still means idle.
+            switch source.index(weights: (weights + [idle] + (hostile > 0 ? [hostile] : [])).map { UInt64($0) }) {
             case 0: action = .write(sql: workload.operation(&source, version: releases.version(of: device)))
             case 1 where scenario.topology == .mesh:
                 let from = (device + source.int(in: 1...devices - 1)) % devices
@@ -148,6 +154,11 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
                 releases.fork(device)
             case 7: action = .heal
             case 8: action = .upgrade(to: releases.upgrade(device))
+            case 10:
+                action = .hostile(
+                    from: (device + source.int(in: 1...devices - 1)) % devices,
+                    attack: HostileAttack.allCases[source.int(in: 0...HostileAttack.allCases.count - 1)],
+                    seed: source.choose(upTo: .max))
             default: action = .idle
             }
             plan.steps.append(SimulationStep(after: after, device: device, action: action))

@@ -75,12 +75,24 @@ public struct SimulationResult: Codable, Equatable, Sendable {
     public var unparked = 0
     /// Times an app was killed and relaunched.
     public var crashes = 0
+    /// Crashes that were power losses (the rest killed the app's process only).
+    public var powerLosses = 0
+    /// Power losses that found unsynced writes on the disk, which they could tear or reorder.
+    public var powerLossesWithUnsyncedWrites = 0
+    /// Power failures that struck inside an operation (an app write, an apply, a fold, an export).
+    public var midOperationCrashes = 0
+    /// Backups restored onto a device (its database went back in time).
+    public var restores = 0
     /// Links cut and devices gone offline.
     public var partitions = 0
     /// Clock jumps beyond the drift limit, and changesets refused for them (retried later).
     public var clockJumps = 0
     /// Changesets refused because their sender's clock ran too far ahead (retried later).
     public var driftRefusals = 0
+    /// Hostile changesets refused (by the decoder or the replica; the file byte-identical).
+    public var hostileRefused = 0
+    /// Hostile changesets accepted (by the receiver, or by a scratch copy of it; see `SimulationRun+Hostile.swift`).
+    public var hostileAccepted = 0
     /// Devices copied to new devices.
     public var forks = 0
     /// Apps upgraded to a newer release, during the plan and in the liveness phase.
@@ -97,6 +109,8 @@ public struct SimulationResult: Codable, Equatable, Sendable {
     public var traceHash = ""
     /// A hash (FNV-1a, in hex) of every device's canonical dump at the end.
     public var dumpHash = ""
+    /// A hash (FNV-1a, in hex) of the bytes of every device's database file at the end, as its disk holds it.
+    public var databaseFilesHash = ""
     /// The event trace, when the run was asked to keep it.
     public var trace: [String]?
 

@@ -21,12 +21,15 @@ extension SimulationRun {
             for _ in 0..<3 where !batch.isEmpty {
                 // Each row's registers are the device's current ones (read at the start, or after merging a
                 // refusal), so what it knows of the row now is what the record holds.
-                let uploads = batch.map { row in
+                let request = try transmit(
+                    Changeset(
+                        source: device.node, since: changes.since, upTo: changes.upTo, tables: tables, rows: batch))
+                let uploads = request.rows.map { row in
                     RecordServer.Upload(
                         change: row, knownTag: device.cloud.tags[RecordServer.RecordID(table: row.table, key: row.key)],
                         knowledge: device.knowledge.of(RowRef(table: row.table, key: row.key)))
                 }
-                let outcome = server.save(uploads, schemas: tables)
+                let outcome = server.save(uploads, schemas: request.tables)
                 result.uploads += 1
                 saved += outcome.saved.count
                 if acknowledged {
@@ -96,7 +99,7 @@ extension SimulationRun {
         }
         guard
             try deliver(
-                server.changeset(records, since: since, upTo: upTo), to: device, from: "the server",
+                try transmit(server.changeset(records, since: since, upTo: upTo)), to: device, from: "the server",
                 knowledge: knowledge)
         else { return false }
         for record in records {
@@ -105,6 +108,12 @@ extension SimulationRun {
             device.cloud.serverCopy[id] = record.change.registers
         }
         return true
+    }
+
+    /// `changeset` as the other end reads it: encoded in the next message's form and decoded again (see ``Wire``).
+    func transmit(_ changeset: Changeset) throws -> Changeset {
+        let form = network.nextForm(seed: simulation.seed)
+        return try Wire.decode(try Wire.encode(changeset, as: form), as: form, expecting: changeset)
     }
 
     /// Everyone uploads and fetches, round after round, until a round moves nothing; returns the rounds taken.

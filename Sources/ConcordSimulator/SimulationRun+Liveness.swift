@@ -23,7 +23,7 @@ extension SimulationRun {
         }
         for message in network.due(by: .max) {
             _ = try deliver(
-                message.changeset, to: devices[message.to], from: "device \(message.from)",
+                try message.decoded(), to: devices[message.to], from: "device \(message.from)",
                 knowledge: message.knowledge)
         }
         result.roundsToConverge += try exchangeUntilQuiet()
@@ -71,7 +71,7 @@ extension SimulationRun {
                     guard !refused.contains([source.index, target.index]) else { continue }
                     do {
                         let changes = try export(source, since: target.replica.peerVersion(source.node))
-                        let applied = try target.replica.apply(changes).applied
+                        let applied = try target.replica.apply(try transmit(changes)).applied
                         result.rowsMerged += applied
                         moved = moved || applied > 0
                     } catch let refusal as ClockDriftError {

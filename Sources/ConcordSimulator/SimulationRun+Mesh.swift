@@ -22,9 +22,10 @@ extension SimulationRun {
         }
         for (page, part) in Self.split(changes, into: pages).enumerated() {
             let knowledge = peer.knowledge.about(part.rows.map { RowRef(table: $0.table, key: $0.key) })
+            let form = network.nextForm(seed: simulation.seed)
             for _ in 0..<copies {
-                network.send(
-                    part, knowledge: knowledge, from: peer.index, to: device.index, at: time,
+                try network.send(
+                    part, as: form, knowledge: knowledge, from: peer.index, to: device.index, at: time,
                     delay: delay / Int64(page + 1))
             }
         }
@@ -64,7 +65,7 @@ extension SimulationRun {
         var touched: Set<Int> = []
         for message in network.due(by: time) {
             _ = try deliver(
-                message.changeset, to: devices[message.to], from: "device \(message.from)",
+                try message.decoded(), to: devices[message.to], from: "device \(message.from)",
                 knowledge: message.knowledge)
             touched.insert(message.to)
         }

@@ -1,14 +1,14 @@
-@_spi(Testing) import Concord
+@_spi(Testing) @_spi(Simulation) import Concord
 import Foundation
 
 /// The state of one simulation while its plan runs: devices, network or
 /// server, simulated time, the ledger of the apps' writes, and the result.
 ///
 /// `execute()` runs the safety phase (the plan's steps, with every touched
-/// device checked after each), then the liveness phase (heal, reconnect,
-/// exchange until quiet; for an app with releases, check each device against
-/// the oracle's projection onto its schema, upgrade the devices still behind
-/// and exchange again) and the final checks: convergence, the oracle, and no
+/// device checked after each, fully as often as ``Scenario/Checks`` says),
+/// then the liveness phase (heal, reconnect, exchange until quiet; for an app
+/// with releases, check each device against the oracle's projection onto its
+/// schema, upgrade the devices still behind and exchange again) and the final checks: convergence, the oracle, and no
 /// silent loss. Topologies, the liveness phase and checks live in extensions
 /// (`SimulationRun+Mesh.swift`, `+Cloud`, `+Liveness`, `+Checks`).
 final class SimulationRun {
@@ -31,6 +31,17 @@ final class SimulationRun {
     /// Each device's side of a mesh with a relay (see ``SimulationPlan/sides``); empty without one.
     var sides: [Int]
     var step = 0
+    /// Draws every detail of disk faults (durabilities, power-loss kinds, torn and reordered writes),
+    /// apart from the plan's choices, so plans and reproducers drawn before disks existed still replay.
+    var diskGenerator: SeededGenerator
+    /// The disk fault rates the seed drew from the scenario's ranges.
+    let diskRates: DiskRates
+    /// A power failure armed inside a device's next operations, and the steps left before it is forced.
+    var armedCut: (device: Int, stepsLeft: Int)?
+    /// An app write whose statement ran as the power failed: settled once the device relaunched.
+    var pendingWrite: (device: Int, sql: String, before: TableSnapshot)?
+    /// A changeset whose apply ran as the power failed, what its sender knew, and the dump before.
+    var pendingApply: (device: Int, knowledge: Knowledge, before: String)?
     private var trace = FNV1a()
     private var lines: [String] = []
 
@@ -42,10 +53,12 @@ final class SimulationRun {
         versionSchemas = workload.lastVersion > 1 ? try VersionSchemas(of: workload) : nil
         sides = simulation.scenario.topology == .mesh ? plan.sides ?? [] : []
         result = SimulationResult(seed: simulation.seed, scenario: simulation.scenario.name, steps: plan.steps.count)
+        diskGenerator = SeededGenerator(seed: simulation.seed &* 0xD1B5_4A32_D192_ED03 &+ 0x5EED)
+        diskRates = DiskRates.draw(from: simulation.scenario.faults, using: &diskGenerator)
         for index in 0..<simulation.scenario.devices {
             devices.append(
                 try SimulatedDevice(
-                    index: index, directory: directory, node: simulation.node(forDevice: index),
+                    index: index, node: simulation.node(forDevice: index), durability: durability(ofDevice: index),
                     skew: plan.skews[index], drift: plan.drifts[index], time: time, workload: workload,
                     bugs: simulation.injectedBugs))
         }
@@ -71,21 +84,42 @@ final class SimulationRun {
                 step = index
                 time += planned.after
                 for device in devices { device.setTime(time) }
-                var touched = try deliverDue()
-                let device = devices[planned.device % devices.count]
-                touched.insert(device.index)
-                try perform(planned.action, on: device)
-                try collectWrites()
-                for index in touched.sorted() where result.failure == nil { try check(devices[index]) }
+                try run(planned)
+                try forceArmedCut()
                 if result.failure != nil { return finish() }
             }
             step = plan.steps.count
+            try forceArmedCut(now: true)
             try liveness()
             if result.failure == nil { try finalChecks() }
         } catch {
             fail(.error, "\(error)")
         }
         return finish()
+    }
+
+    /// Runs one planned step: deliveries due, the action, the writes it made, the checks; a power failure
+    /// armed on a device may stop it midway, and is then settled (``settlePowerFailure(_:)``).
+    private func run(_ planned: SimulationStep) throws {
+        var touched: Set<Int> = []
+        var written: (device: Int, statement: Statement)?
+        var recorded = ledger.ledger.operations.count
+        do {
+            touched = try deliverDue()
+            let device = devices[planned.device % devices.count]
+            touched.insert(device.index)
+            try perform(planned.action, on: device)
+            (written, recorded) = (statement, ledger.ledger.operations.count)
+            try collectWrites(only: touched)
+        } catch {
+            guard let failed = poweredOffDevice() else { throw error }
+            // A fold the failure interrupted: the statement is recorded once the device relaunched.
+            if let written, ledger.ledger.operations.count == recorded { statement = written }
+            try settlePowerFailure(failed)
+            touched.insert(failed.index)
+        }
+        let full = simulation.scenario.checks.isFull(step: step)
+        for index in touched.sorted() where result.failure == nil { try check(devices[index], full: full) }
     }
 
     /// Does one planned action on `device`.
@@ -100,10 +134,7 @@ final class SimulationRun {
         case .fetch:
             try fetch(device)
         case .crash:
-            try device.crashAndRestart()
-            result.crashes += 1
-            log("device \(device.index) crashed and relaunched")
-            if topology == .cloud { try fetch(device) }
+            try crash(device)
         case .cut(let to):
             if topology == .mesh {
                 network.cutLink(from: device.index, to: to % devices.count)
@@ -130,6 +161,8 @@ final class SimulationRun {
             break
         case .upgrade(let version):
             try upgrade(device, to: version)
+        case .hostile(let from, let attack, let seed):
+            try receiveHostile(device, from: devices[from % devices.count], attack: attack, seed: seed)
         }
     }
 
@@ -144,11 +177,15 @@ final class SimulationRun {
 
     /// Runs the app's write `sql` on `device`, counting it as written or refused; an accepted one is kept,
     /// with the tables as the app saw them before and after, for ``collectWrites()`` to record.
+    /// A statement that fails as the power fails is settled after the relaunch (``pendingWrite``).
     private func write(_ sql: String, on device: SimulatedDevice) throws {
         let before = try TableSnapshot(of: device.replica)
+        pendingWrite = (device.index, sql, before)
         do {
             try device.replica.database.execute(sql)
         } catch {
+            if device.disk.isPoweredOff { throw error }
+            pendingWrite = nil
             result.rejectedWrites += 1
             log("device \(device.index) was refused: \(sql)")
             return
@@ -156,13 +193,19 @@ final class SimulationRun {
         result.writes += 1
         log("device \(device.index) wrote: \(sql)")
         statement = (device.index, Statement(sql: sql, before: before, after: try TableSnapshot(of: device.replica)))
+        pendingWrite = nil
     }
 
-    /// Forks `device` into a new device: a copy of its database under a node id of its own.
+    /// Forks `device` into a new device whose disk holds a copy of its database file, made without
+    /// Concord; the copy must take a node id of its own before it stamps anything.
     private func fork(_ device: SimulatedDevice) throws {
         let copy = try SimulatedDevice(
-            forking: device, index: devices.count, directory: directory,
-            node: simulation.node(forDevice: devices.count), time: time)
+            forking: device, index: devices.count, node: simulation.node(forDevice: devices.count),
+            durability: durability(ofDevice: devices.count), time: time)
+        guard copy.node != device.node else {
+            fail(.safety, "device \(copy.index), a copy of device \(device.index)'s file, kept its node id")
+            return
+        }
         devices.append(copy)
         if !sides.isEmpty { sides.append(sides[device.index]) }
         result.forks += 1
@@ -184,7 +227,11 @@ final class SimulationRun {
         throws -> Bool
     {
         let conflicts = try countConflicts(changeset, on: device)
+        let armed = armedCut?.device == device.index
+        let dumpBefore = armed ? try device.replica.canonicalDump() : ""
         do {
+            if armed { pendingApply = (device.index, knowledge, dumpBefore) }
+            defer { if !device.disk.isPoweredOff { pendingApply = nil } }
             let report = try device.replica.apply(changeset)
             device.knowledge.learn(knowledge)
             result.rowsMerged += report.applied
@@ -220,6 +267,20 @@ final class SimulationRun {
         var dump = FNV1a()
         for device in devices { dump.add((try? device.replica.canonicalDump()) ?? "") }
         result.dumpHash = dump.hex
+        result.databaseFilesHash = exportDatabaseFiles()
         return result
+    }
+
+    /// Checkpoints each device's database and writes its file, as its disk holds it, to `device-N.sqlite`
+    /// in the run's directory, to read after the run; returns a hash (FNV-1a, in hex) of their bytes.
+    private func exportDatabaseFiles() -> String {
+        var files = FNV1a()
+        for device in devices {
+            try? device.replica.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            let bytes = device.disk.copy(of: device.path) ?? []
+            files.add(bytes)
+            try? Data(bytes).write(to: directory.appendingPathComponent("device-\(device.index).sqlite"))
+        }
+        return files.hex
     }
 }

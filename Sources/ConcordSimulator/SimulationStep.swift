@@ -37,6 +37,8 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
         case idle
         /// The device's app is upgraded to release `to`: its migrator runs each migration up to it.
         case upgrade(to: Int)
+        /// A hostile peer, posing as device `from`, sends this device the changeset `attack` makes, drawn from `seed`.
+        case hostile(from: Int, attack: HostileAttack, seed: UInt64)
     }
 
     /// Milliseconds of simulated time before this step.
@@ -73,6 +75,7 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
             case .fork: "is copied to a new device"
             case .idle: "idles"
             case .upgrade(let version): "upgrades its app to version \(version)"
+            case .hostile(let from, let attack, _): "gets a hostile changeset from \(from): \(attack.rawValue)"
             }
         return "+\(after) ms device \(device) \(what)"
     }

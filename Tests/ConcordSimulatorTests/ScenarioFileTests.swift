@@ -54,7 +54,15 @@ struct ScenarioFileTests {
         try scenario.validate()
     }
 
+    @Test func theFullCheckRunsEveryFullEverySteps() throws {
+        let json = #"{"name": "x", "checks": {"fullEvery": 3}}"#
+        let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        #expect((0..<7).filter { scenario.checks.isFull(step: $0) } == [2, 5])
+        #expect(Scenario(name: "x").checks.fullEvery == 10)
+    }
+
     @Test(arguments: [
+        (#"{"name": "x", "checks": {"fullEvery": 0}}"#, "checks.fullEvery is 0; give 1 (every step) or more"),
         (#"{"name": "x", "devices": 1}"#, "\"devices\" is 1; a simulation needs at least 2"),
         (
             #"{"name": "x", "seeds": "9..1"}"#,

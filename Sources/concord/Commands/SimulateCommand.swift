@@ -61,7 +61,8 @@ extension Subcommand {
             of seeds. Devices exchange changes peer to peer (mesh) or through a record server \
             (cloud) while messages are delayed, duplicated and lost, links are cut, devices crash, \
             fork and skew their clocks, at rates drawn per seed. Every touched device is checked \
-            after every step; then everyone reconnects and all devices must end identical, equal \
+            after every step, fully (integrity and projection) every `checks.fullEvery` steps, 10 \
+            by default; then everyone reconnects and all devices must end identical, equal \
             to an independent reference model, with every accepted write accounted for. The same \
             seed gives the same trace. Exits 1 on any failure and writes a reproducer for \
             `concord replay`. Scenario files are described in Simulations/README.md.

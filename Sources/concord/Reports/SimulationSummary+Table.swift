@@ -27,8 +27,14 @@ extension SimulationSummary {
             ("cascaded deletes", "\(total(\.cascades))"),
             ("rows parked / unparked", "\(total(\.parked)) / \(total(\.unparked))"),
             ("crashes / partitions / forks", "\(total(\.crashes)) / \(total(\.partitions)) / \(total(\.forks))"),
+            ("backups restored", "\(total(\.restores))"),
+            (
+                "power losses / unsynced / mid-operation",
+                "\(total(\.powerLosses)) / \(total(\.powerLossesWithUnsyncedWrites)) / \(total(\.midOperationCrashes))"
+            ),
             ("app upgrades", "\(total(\.upgrades))"),
             ("clock jumps / drift refusals", "\(total(\.clockJumps)) / \(total(\.driftRefusals))"),
+            ("hostile changesets refused / accepted", "\(total(\.hostileRefused)) / \(total(\.hostileAccepted))"),
             ("rounds to converge (max)", "\(results.map(\.roundsToConverge).max() ?? 0)"),
             (
                 "writes visible / superseded / deleted / parked",

@@ -1,0 +1,27 @@
+/// What a hostile peer sends a device (see ``Scenario/Faults/hostile``).
+///
+/// A peer can send anything, so the simulator makes some of them lie: it
+/// mutates a genuine changeset until it is malformed or out of range, or it
+/// forges a well-formed one. Each attack names what the receiver must do
+/// with it: refuse it with an error and leave its file byte-identical, or
+/// accept it without anyone crashing and without breaking convergence.
+///
+/// ```swift
+/// let step = SimulationStep(after: 5, device: 0, action: .hostile(from: 1, attack: .farFuture, seed: 9))
+/// print(step)   // "+5 ms device 0 gets a hostile changeset from 1: farFuture"
+/// ```
+public enum HostileAttack: String, Codable, Sendable, CaseIterable {
+    /// The peer's changeset mutated by ConcordTesting's `ChangesetMutator`, in the binary or JSON form:
+    /// bytes cut or flipped, fields at extremes, rows duplicated, names SQLite treats specially.
+    case mutant
+    /// The peer's genuine changes sent again under another device's node id as their source.
+    case forgedSource
+    /// One of the peer's rows with a column's stamp kept and its value changed: a stamp reused for other content.
+    case reusedStamp
+    /// One of the peer's rows with a stamp beyond the receiver's drift limit (up to the largest clock).
+    case farFuture
+    /// One of the peer's rows with a stamp just inside the receiver's drift limit.
+    case nearDriftLimit
+    /// One of the peer's rows with a huge causal length (up to the largest the format holds).
+    case hugeCausalLength
+}

@@ -1,0 +1,152 @@
+import Concord
+import ConcordTesting
+
+/// Makes the changeset a hostile peer sends, from the genuine changes of the
+/// device it impersonates, deterministically from a ``ChoiceSource``.
+///
+/// The forgery is returned as bytes in the binary or the JSON form, as it
+/// would cross the wire. ``Forgery/genuineRows`` says whether every row in
+/// it is one the peer really holds (only the header lies): such a changeset
+/// may be delivered to the receiver as it is, because the app ledger already
+/// records the writes it carries, so the oracle stays right whatever the
+/// receiver does with it. Any other forgery carries content no app wrote;
+/// the simulator delivers it only where it must be refused (see
+/// `SimulationRun+Hostile.swift`).
+///
+/// ```swift
+/// let peer = HostilePeer(
+///     genuine: changes, nodes: nodes, receiver: laptop, versions: versions,
+///     now: 1_700_000_000_000, maxDrift: 60_000)
+/// var source = ChoiceSource(seed: 3)
+/// let forgery = try peer.forge(.farFuture, as: .binary, using: &source)
+/// ```
+struct HostilePeer {
+    /// What the peer sends: the bytes, their form, and a line saying how they were made.
+    struct Forgery {
+        var bytes: [UInt8]
+        var form: ChangesetMutator.Format
+        var what: String
+        /// Whether the rows are the peer's own, unedited (only the header lies).
+        var genuineRows = false
+
+        /// Bytes made elsewhere (a mutant).
+        init(bytes: [UInt8], form: ChangesetMutator.Format, what: String) {
+            self.bytes = bytes
+            self.form = form
+            self.what = what
+        }
+
+        /// `changeset` encoded in `form`; in JSON when the binary encoder refuses a number out of
+        /// range (a hostile peer need not use Concord's encoder, and the JSON writer does not check).
+        init(_ changeset: Changeset, as form: ChangesetMutator.Format, what: String, genuineRows: Bool = false) {
+            if form == .binary, let bytes = try? changeset.encoded() {
+                (self.bytes, self.form) = (bytes, .binary)
+            } else {
+                (bytes, self.form) = (changeset.jsonData(), .json)
+            }
+            self.what = what
+            self.genuineRows = genuineRows
+        }
+    }
+
+    /// Everything the impersonated peer holds.
+    let genuine: Changeset
+    /// Every device's node id, by index.
+    let nodes: [NodeID]
+    /// The receiver's node id.
+    let receiver: NodeID
+    /// Every device's version (how far its own history goes), by index.
+    let versions: [Int64]
+    /// The receiver's clock reading, in Unix milliseconds.
+    let now: Int64
+    /// The receiver's drift limit, in milliseconds.
+    let maxDrift: Int64
+
+    /// The forgery `attack` makes, encoded in `form` (a mutant picks its own form).
+    func forge(_ attack: HostileAttack, as form: ChangesetMutator.Format, using source: inout ChoiceSource) throws
+        -> Forgery
+    {
+        switch attack {
+        case .mutant:
+            let mutant = try ChangesetMutator(seeds: [genuine], extraNodes: nodes).mutant(using: &source)
+            return Forgery(bytes: mutant.bytes, form: mutant.format, what: "mutant \(mutant)")
+        case .forgedSource:
+            var forged = genuine
+            // Another device's id, never the receiver's: a changeset "from" itself with a higher version tells
+            // a replica it was rolled back, and it asks for a fresh node id, which a simulated device cannot give.
+            // With two devices there is no third: a node id no device has.
+            let others = nodes.indices.filter { nodes[$0] != genuine.source && nodes[$0] != receiver }
+            let impersonated = others.isEmpty ? nil : others[Int(source.choose(upTo: UInt64(others.count - 1)))]
+            forged.source = impersonated.map { nodes[$0] } ?? NodeID(bytes: Array(repeating: 0xDD, count: 16))!
+            // Claiming to carry more of a device's history than it wrote would make that device, once the
+            // receiver tells it how far it has read, believe it was rolled back; the claim stops at its version.
+            forged.upTo = min(genuine.upTo, impersonated.map { versions[$0] } ?? 0)
+            forged.since = min(forged.since, forged.upTo)
+            return Forgery(
+                forged, as: form, what: "\(genuine.rows.count) genuine rows under source \(forged.source)",
+                genuineRows: true)
+        case .reusedStamp, .farFuture, .nearDriftLimit, .hugeCausalLength:
+            guard !genuine.rows.isEmpty else {
+                return Forgery(genuine, as: form, what: "no rows to forge")
+            }
+            var row = genuine.rows[Int(source.choose(upTo: UInt64(genuine.rows.count - 1)))]
+            let what = edit(&row, attack, using: &source)
+            var forged = genuine
+            forged.rows = [row]
+            return Forgery(forged, as: form, what: what)
+        }
+    }
+
+    /// Edits `row` as `attack` says; returns what it did.
+    private func edit(_ row: inout RowChange, _ attack: HostileAttack, using source: inout ChoiceSource) -> String {
+        switch attack {
+        case .reusedStamp:
+            guard let index = row.registers.columns.indices.last(where: { row.registers.columns[$0] != nil }) else {
+                return "row \(row.key) has no column to forge"
+            }
+            let old = row.registers.columns[index]!.value
+            row.registers.columns[index]!.value = Self.other(than: old)
+            return
+                "column \(index) of \(row.table) \(row.key) with its stamp kept, \(old) made \(Self.other(than: old))"
+        case .farFuture, .nearDriftLimit:
+            let far = attack == .farFuture
+            let milliseconds =
+                far
+                ? Self.pick(
+                    [now + maxDrift + 1 + Int64(source.choose(upTo: 1_000_000)), Int64(1) << 47], using: &source)
+                : now + maxDrift - Int64(source.choose(upTo: 1_000))
+            let hlc = HLCTimestamp(milliseconds: UInt64(max(0, milliseconds)), counter: far ? UInt16.max : 0)
+            restamp(&row, hlc)
+            return "\(row.table) \(row.key) stamped at \(milliseconds) ms, \(milliseconds - now) ms ahead"
+        default:
+            let length = Self.pick(
+                [(UInt64(1) << 62) - 1, UInt64(1) << 62, (UInt64(1) << 62) + 1, UInt64(Int64.max), UInt64.max],
+                using: &source)
+            row.registers.liveness.causalLength = length
+            return "\(row.table) \(row.key) with causal length \(length)"
+        }
+    }
+
+    /// Moves every stamp of `row` to `hlc`, keeping their nodes.
+    private func restamp(_ row: inout RowChange, _ hlc: HLCTimestamp) {
+        if let stamp = row.registers.liveness.stamp { row.registers.liveness.stamp = Stamp(hlc: hlc, node: stamp.node) }
+        for index in row.registers.columns.indices {
+            guard let stamp = row.registers.columns[index]?.stamp else { continue }
+            row.registers.columns[index]!.stamp = Stamp(hlc: hlc, node: stamp.node)
+        }
+    }
+
+    /// One of `elements` (not empty).
+    private static func pick<T>(_ elements: [T], using source: inout ChoiceSource) -> T {
+        elements[Int(source.choose(upTo: UInt64(elements.count - 1)))]
+    }
+
+    /// A value unlike `value`, of the same type where it has one.
+    static func other(than value: SQLiteValue) -> SQLiteValue {
+        switch value {
+        case .integer(let number): .integer(number &+ 1)
+        case .text: .text("forged")
+        default: .integer(7)
+        }
+    }
+}

@@ -1,0 +1,187 @@
+@_spi(Testing) @_spi(Simulation) import Concord
+
+/// The disk fault rates one seed draws, in percent, from the scenario's ranges (``Scenario/Faults``).
+///
+/// They come from the run's disk generator, not from the plan's choices, so that
+/// plans and reproducers recorded before devices had disks replay unchanged.
+struct DiskRates: Equatable {
+    /// Percent of crashes that are power losses rather than process kills.
+    var powerLoss = 0
+    /// Percent chance, per file a power loss hits, that its last unsynced write is torn.
+    var tornWrite = 0
+    /// Percent chance, per file a power loss hits, that only some of its unsynced changes land.
+    var reorder = 0
+    /// Percent of crashes armed inside the device's next operations instead of between steps.
+    var midOperation = 0
+    /// Percent of crashes that restore the device's latest backup instead.
+    var restore = 0
+
+    /// Draws each rate from its range in `faults`, in a fixed order.
+    static func draw(from faults: Scenario.Faults, using generator: inout SeededGenerator) -> DiskRates {
+        func rate(_ range: [Int]) -> Int { Int.random(in: range[0]...range[1], using: &generator) }
+        return DiskRates(
+            powerLoss: rate(faults.powerLoss), tornWrite: rate(faults.tornWrite), reorder: rate(faults.reorder),
+            midOperation: rate(faults.midOperation), restore: rate(faults.restore))
+    }
+}
+
+/// Crashes on the devices' simulated disks: process kills, power losses between
+/// steps, and power failures armed inside a device's next operations.
+///
+/// A power failure armed on a device (``SimulatedDisk/cutPower(afterOperations:)``)
+/// fails the disk operation the seed picked among the next ones — inside an app
+/// write, a changeset applied, a fold or an export, whichever runs first — and
+/// the step stops there. It is then settled: the disk loses power (tearing and
+/// reordering unsynced writes), the app relaunches from what the disk kept,
+/// and the oracle learns what survived of the interrupted operation from the
+/// database itself, since a commit whose sync failed may still have landed:
+/// an app write survived when its device stamped rows of its own for it (they
+/// are recorded with the tables as the relaunched app reads them), a changeset
+/// when the device's canonical dump changed. A failure that has not fired after
+/// a few steps is forced between steps.
+extension SimulationRun {
+    /// How many steps an armed power failure waits for its device to touch the disk.
+    static let armedSteps = 4
+
+    /// The durability device `index` opens its database with, drawn from the seed and the index alone.
+    func durability(ofDevice index: Int) -> Durability {
+        var generator = SeededGenerator(seed: simulation.seed &* 0xA076_1D64_78BD_642F &+ UInt64(index))
+        return Durability.draw(using: &generator)
+    }
+
+    /// A crash step: arms a power failure inside the device's next operations, or crashes it now.
+    func crash(_ device: SimulatedDevice) throws {
+        if armedCut?.device == device.index { return try settlePowerFailure(device) }
+        if let backup = device.backup, percent(diskRates.restore), everyWriteReachedAnother(device, since: backup) {
+            return try restore(backup, on: device)
+        }
+        guard armedCut == nil, percent(diskRates.midOperation) else { return try crashNow(device) }
+        let operations = Int.random(in: 0...40, using: &diskGenerator)
+        device.disk.cutPower(afterOperations: operations)
+        armedCut = (device.index, Self.armedSteps)
+        log("device \(device.index) will lose power after \(operations) disk operations")
+    }
+
+    /// A crash between operations: a process kill or a power loss, then the relaunch.
+    private func crashNow(_ device: SimulatedDevice) throws {
+        if percent(diskRates.powerLoss) {
+            cutPower(of: device)
+        } else {
+            device.disk.killProcesses()
+            log("device \(device.index) was killed")
+        }
+        try relaunch(device)
+        if percent(50) {
+            device.backup = device.takeBackup(operations: ledger.ledger.operations.count)
+            log("device \(device.index) was backed up")
+        }
+    }
+
+    /// Whether every write `device`'s app made since `backup` is held by another device, so that
+    /// restoring the backup loses none for good (the device gets them back from its peers).
+    private func everyWriteReachedAnother(_ device: SimulatedDevice, since backup: SimulatedDevice.Backup) -> Bool {
+        let origins = ledger.origins
+        let since = (backup.operations..<origins.count).filter { origins[$0].device == device.index }
+        guard !since.isEmpty else { return true }
+        var held = Set<Int>()
+        for other in devices where other !== device { for ids in other.knowledge.rows.values { held.formUnion(ids) } }
+        return since.allSatisfy(held.contains)
+    }
+
+    /// Restores `device`'s latest backup: its database goes back in time, and its replica must see
+    /// that its file is a copy and take a new node id before it stamps anything.
+    private func restore(_ backup: SimulatedDevice.Backup, on device: SimulatedDevice) throws {
+        let node = device.node
+        try device.restore(backup, workload: workload)
+        result.restores += 1
+        log("device \(device.index) restored its backup and relaunched")
+        if device.node == node {
+            fail(.safety, "device \(device.index) kept its node id after a backup was restored over its file")
+        }
+        if topology == .cloud { try fetch(device) }
+    }
+
+    /// The device whose armed power failure fired, if one did.
+    func poweredOffDevice() -> SimulatedDevice? {
+        guard let armedCut, devices[armedCut.device].disk.isPoweredOff else { return nil }
+        return devices[armedCut.device]
+    }
+
+    /// Ends a step: an armed failure that fired, or waited its last step (or `now`, before liveness), crashes.
+    func forceArmedCut(now: Bool = false) throws {
+        guard let armed = armedCut, result.failure == nil else { return }
+        let device = devices[armed.device]
+        if device.disk.isPoweredOff || now || armed.stepsLeft <= 1 {
+            try settlePowerFailure(device)
+            try check(device)
+        } else {
+            armedCut = (armed.device, armed.stepsLeft - 1)
+        }
+    }
+
+    /// Settles an armed power failure on `device`: the power loss, the relaunch, and what of the
+    /// interrupted operation survived.
+    func settlePowerFailure(_ device: SimulatedDevice) throws {
+        let midOperation = device.disk.isPoweredOff
+        armedCut = nil
+        cutPower(of: device)
+        if midOperation { result.midOperationCrashes += 1 }
+        try relaunch(device)
+        try settleInterruptedApply(on: device)
+        try settleInterruptedWrite(on: device)
+    }
+
+    /// A power loss on `device`'s disk, tearing and reordering unsynced writes at the seed's rates.
+    private func cutPower(of device: SimulatedDevice) {
+        if device.disk.currentImage() != device.disk.durableImage() { result.powerLossesWithUnsyncedWrites += 1 }
+        device.disk.crash(
+            using: &diskGenerator, tornWriteRate: Double(diskRates.tornWrite) / 100,
+            reorderRate: Double(diskRates.reorder) / 100)
+        result.powerLosses += 1
+        log("device \(device.index) lost power")
+    }
+
+    /// The app's relaunch on what the disk kept.
+    private func relaunch(_ device: SimulatedDevice) throws {
+        let (node, stamped) = (device.node, device.newestOwnStamp != nil)
+        try device.relaunch()
+        result.crashes += 1
+        log("device \(device.index) relaunched")
+        // A copy's new node id is adopted when it opens, before the app sets `synchronous`: under DELETE
+        // + FULL a power loss may roll that adoption back, and the relaunch adopts another. Harmless
+        // while the lost id stamped nothing; afterwards, a new id means the replica lost its history.
+        if device.node != node {
+            if stamped {
+                fail(.safety, "device \(device.index) took a new node id on relaunch, though its file was not copied")
+            }
+            log("device \(device.index) writes under another new node id: its first was lost unused")
+        }
+        if topology == .cloud { try fetch(device) }
+    }
+
+    /// A changeset whose apply the power failure interrupted is known to the device when it landed.
+    private func settleInterruptedApply(on device: SimulatedDevice) throws {
+        guard let pending = pendingApply, pending.device == device.index else { return }
+        pendingApply = nil
+        let landed = try device.replica.canonicalDump() != pending.before
+        if landed { device.knowledge.learn(pending.knowledge) }
+        log("device \(device.index): the changeset it was applying \(landed ? "landed" : "was lost")")
+    }
+
+    /// Records the app writes of `device` that survived: the statement the power failure interrupted
+    /// (its tables read again after the relaunch), or one whose fold it interrupted.
+    private func settleInterruptedWrite(on device: SimulatedDevice) throws {
+        if let pending = pendingWrite, pending.device == device.index {
+            pendingWrite = nil
+            let after = try TableSnapshot(of: device.replica)
+            statement = (device.index, Statement(sql: pending.sql, before: pending.before, after: after))
+        }
+        let operations = ledger.ledger.operations.count
+        try collectWrites()
+        let survived = ledger.ledger.operations.count > operations
+        log("device \(device.index): its app's last write \(survived ? "survived" : "left nothing new to record")")
+    }
+
+    /// True with probability `rate` percent, drawn from the disk generator.
+    private func percent(_ rate: Int) -> Bool { Int.random(in: 0..<100, using: &diskGenerator) < rate }
+}

@@ -1,0 +1,120 @@
+@_spi(Simulation) import Concord
+import ConcordTesting
+import Foundation
+
+/// Hostile peers: a device receives a changeset that lies (see ``HostileAttack``).
+///
+/// What the receiver must do decides where the changeset goes:
+///
+/// - A changeset whose rows are genuine (``HostileAttack/forgedSource``: only
+///   the source lies) is applied to the receiver itself, as any message is:
+///   the writes it carries are in the app ledger, so the oracle and the
+///   convergence check judge what the receiver made of it.
+/// - Any other is decoded first; bytes the decoder refuses never reach a
+///   database. One that decodes is tried on a scratch copy of the receiver.
+///   If the copy refuses it, the receiver gets it too and must refuse it
+///   with its file byte-identical, then go on syncing. If the copy accepts
+///   it, the copy must stay consistent, and the receiver is spared: content
+///   no app wrote would make the oracle (fed by the app ledger) wrong, not
+///   the engine. So forged content is checked for never crashing anyone and
+///   for being refused cleanly, not for how it merges.
+extension SimulationRun {
+    /// `device` receives `attack`, forged from what `peer` holds, drawn from `seed`.
+    func receiveHostile(_ device: SimulatedDevice, from peer: SimulatedDevice, attack: HostileAttack, seed: UInt64)
+        throws
+    {
+        guard peer !== device, device.online else { return }
+        var source = ChoiceSource(seed: seed)
+        let forger = HostilePeer(
+            genuine: try export(peer, since: 0), nodes: devices.map(\.node), receiver: device.node,
+            versions: try devices.map { try $0.replica.version },
+            now: device.clock.unixMilliseconds(), maxDrift: device.configuration.maxDrift)
+        let forgery = try forger.forge(attack, as: network.nextForm(seed: simulation.seed), using: &source)
+        let changeset: Changeset
+        do {
+            changeset = try Changeset.decode(anyFormat: forgery.bytes)
+        } catch {
+            return refused(device, forgery, "by the decoder: \(error)")
+        }
+        if forgery.genuineRows {
+            let knowledge = peer.knowledge.about(changeset.rows.map { RowRef(table: $0.table, key: $0.key) })
+            try applyHostile(changeset, forgery, to: device, knowledge: knowledge, mustRefuse: false)
+        } else if try !acceptedOnCopy(changeset, forgery, of: device) {
+            try applyHostile(changeset, forgery, to: device, knowledge: Knowledge(), mustRefuse: true)
+        }
+    }
+
+    /// Applies a hostile changeset to `device`; a refusal must leave its files byte-identical, and one a
+    /// copy of it refused (`mustRefuse`) must be refused.
+    private func applyHostile(
+        _ changeset: Changeset, _ forgery: HostilePeer.Forgery, to device: SimulatedDevice,
+        knowledge: Knowledge, mustRefuse: Bool
+    ) throws {
+        let before = try fileBytes(of: device)
+        do {
+            let report = try device.replica.apply(changeset)
+            device.knowledge.learn(knowledge)
+            result.rowsMerged += report.applied
+            result.hostileAccepted += 1
+            log("device \(device.index) accepted a hostile changeset (\(forgery.what)): \(report)")
+            if mustRefuse {
+                fail(
+                    .safety,
+                    "device \(device.index) accepted a hostile changeset a copy of it refused (\(forgery.what))")
+            }
+        } catch {
+            refused(device, forgery, "\(error)")
+            guard try fileBytes(of: device) == before else {
+                return fail(
+                    .safety,
+                    "device \(device.index) refused a hostile changeset (\(forgery.what)) "
+                        + "but its database file changed")
+            }
+        }
+    }
+
+    /// Tries `changeset` on a scratch copy of `device`; `true` when the copy accepted it (and stayed consistent).
+    private func acceptedOnCopy(_ changeset: Changeset, _ forgery: HostilePeer.Forgery, of device: SimulatedDevice)
+        throws -> Bool
+    {
+        // The copy lives on a disk of its own, made from the device's files as they are now (its
+        // write-ahead log too), so nothing of the device's own disk changes.
+        let scratch = SimulatedDisk(name: "hostile-scratch")
+        for suffix in ["", "-wal"] {
+            if let bytes = device.disk.copy(of: device.path + suffix) {
+                scratch.createFile(atPath: device.path + suffix, contents: bytes)
+            }
+        }
+        // A copy must take a node id of its own; one no device has (nor the record server's).
+        var configuration = device.configuration
+        configuration.disk = scratch
+        configuration.makeNodeID = { NodeID(bytes: Array(repeating: 0xEE, count: NodeID.byteCount))! }
+        let copy = try Replica(path: device.path, configuration: configuration)
+        do {
+            let report = try copy.apply(changeset)
+            let check = try copy.check()
+            if !check.isConsistent {
+                fail(
+                    .safety,
+                    "a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)) "
+                        + "and became inconsistent: \(check)")
+            }
+            result.hostileAccepted += 1
+            log("a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)): \(report)")
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Counts and logs a refusal.
+    private func refused(_ device: SimulatedDevice, _ forgery: HostilePeer.Forgery, _ reason: String) {
+        result.hostileRefused += 1
+        log("device \(device.index) refused a hostile \(forgery.form.rawValue) changeset (\(forgery.what)) \(reason)")
+    }
+
+    /// The bytes of `device`'s database file and its write-ahead log, if any, as its disk holds them now.
+    private func fileBytes(of device: SimulatedDevice) throws -> [[UInt8]] {
+        ["", "-wal"].compactMap { device.disk.copy(of: device.path + $0) }
+    }
+}

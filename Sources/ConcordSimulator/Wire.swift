@@ -1,0 +1,75 @@
+import Concord
+import ConcordTesting
+
+/// The bytes a simulated message travels as: every changeset a device sends
+/// or the record server hands out is encoded by the real encoder and read back
+/// by the real decoder, in the binary or the JSON form.
+///
+/// Handing values over in memory would hide a field the encoder drops or the
+/// decoder misreads; going through the bytes makes such a bug a divergence
+/// the checks see, and ``decode(_:as:expecting:)`` names it at once by
+/// comparing what arrived with what was sent. The form of each message is a
+/// pure function of the run's seed and the message's number (not a plan
+/// choice, so existing plans and reproducers replay unchanged), so a seed
+/// gives the same bytes every time and both forms are exercised in every run.
+///
+/// ```swift
+/// let form = Wire.form(seed: 7, message: 3)
+/// let bytes = try Wire.encode(changes, as: form)
+/// let received = try Wire.decode(bytes, as: form, expecting: changes)
+/// ```
+enum Wire {
+    /// A message whose decoded changeset differs from the one sent: an encoder or decoder bug.
+    struct Mismatch: Error, CustomStringConvertible {
+        let form: ChangesetMutator.Format
+        let description: String
+    }
+
+    /// The form message number `message` of a run with seed `seed` travels in: binary or JSON, about half each.
+    static func form(seed: UInt64, message: Int) -> ChangesetMutator.Format {
+        // SplitMix64's finalizer: neighbouring numbers give unrelated bits.
+        var z = seed &+ UInt64(truncatingIfNeeded: message) &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return z & 1 == 0 ? .binary : .json
+    }
+
+    /// `changeset` in `form`, as the real encoder writes it.
+    static func encode(_ changeset: Changeset, as form: ChangesetMutator.Format) throws -> [UInt8] {
+        switch form {
+        case .binary: try changeset.encoded()
+        case .json: changeset.jsonData()
+        }
+    }
+
+    /// The changeset `bytes` hold in `form`, as the real decoder reads them; throws ``Mismatch`` when
+    /// it differs from `sent`, the changeset the sender encoded.
+    static func decode(_ bytes: [UInt8], as form: ChangesetMutator.Format, expecting sent: Changeset) throws
+        -> Changeset
+    {
+        let received =
+            switch form {
+            case .binary: try Changeset(decoding: bytes)
+            case .json: try Changeset(json: bytes)
+            }
+        guard received == sent else {
+            throw Mismatch(form: form, description: mismatch(sent: sent, received: received, form: form))
+        }
+        return received
+    }
+
+    /// A sentence naming the first difference between `sent` and `received`.
+    private static func mismatch(sent: Changeset, received: Changeset, form: ChangesetMutator.Format) -> String {
+        let prefix = "a changeset changed on the wire (\(form.rawValue) form): "
+        if sent.source != received.source || sent.since != received.since || sent.upTo != received.upTo {
+            return prefix + "header \(sent.source) \(sent.since)...\(sent.upTo) arrived as "
+                + "\(received.source) \(received.since)...\(received.upTo)"
+        }
+        if sent.tables != received.tables { return prefix + "tables \(sent.tables) arrived as \(received.tables)" }
+        for (ours, theirs) in zip(sent.rows, received.rows) where ours != theirs {
+            return prefix + "row \(ours) arrived as \(theirs)"
+        }
+        return prefix + "\(sent.rows.count) rows arrived as \(received.rows.count)"
+    }
+}
