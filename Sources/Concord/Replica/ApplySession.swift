@@ -51,7 +51,7 @@ final class ApplySession {
                 continue
             }
             var declared = stored
-            if table.columns.contains(where: { column in !local.columns.contains { SQLiteName.same($0, column) } }) {
+            if table.columns(lackedBy: local.columns) != nil {
                 declared = try RelayStore.union(stored, table)
                 if declared != stored { declarations.append(declared!) }
             }

@@ -160,12 +160,6 @@ final class RelayStore {
         try database.execute("DELETE FROM \(Self.rows) WHERE name = ?", [.text(table)])
     }
 
-    /// Forgets `table` altogether: its declaration and its rows.
-    func forget(_ table: String) throws {
-        try deleteRows(of: table)
-        try database.execute("DELETE FROM \(Self.tables) WHERE name = ?", [.text(table)])
-    }
-
     // MARK: Encoding
 
     private static func decodeDeclaration(_ value: SQLiteValue) throws -> TableSchema {
@@ -186,5 +180,32 @@ final class RelayStore {
             table.columns.firstIndex { SQLiteName.same($0, column) }.flatMap { row.registers.columns[$0] }
         }
         return row
+    }
+}
+
+extension TableSchema {
+    /// The columns of this declaration that `columns` lacks (names compared as SQLite compares them), with
+    /// their merges, as a declaration of those alone under this one's name, key and policy; `nil` when none.
+    ///
+    /// What a relayed declaration holds beyond a synced table is its *extra* columns: apply merges them with
+    /// the row, export sends them on, status lists them, and a migration takes them up.
+    ///
+    /// ```swift
+    /// declared.columns(lackedBy: ["title"])?.columns   // ["title", "priority"] declared: ["priority"]
+    /// ```
+    func columns(lackedBy columns: some Collection<String>) -> TableSchema? {
+        let lacking = self.columns.indices.filter { index in
+            !columns.contains { SQLiteName.same($0, self.columns[index]) }
+        }
+        guard !lacking.isEmpty else { return nil }
+        return TableSchema(
+            name: name, key: key, columns: lacking.map { self.columns[$0] }, policy: policy,
+            merges: lacking.map { merges[$0] })
+    }
+
+    /// This declaration followed by `extras`' columns and merges.
+    func appending(_ extras: TableSchema) -> TableSchema {
+        TableSchema(
+            name: name, key: key, columns: columns + extras.columns, policy: policy, merges: merges + extras.merges)
     }
 }

@@ -40,7 +40,7 @@ extension Replica {
             let relay = RelayStore(database: database)
             let (extras, relayed) = try relayedDeclarations(relay)
             let exported = synced.map { table in
-                extras[SQLiteName.Key(table.name)].map { Self.union(table.schema, $0) } ?? table.schema
+                extras[SQLiteName.Key(table.name)].map { table.schema.appending($0) } ?? table.schema
             }
             try header(
                 ChangesetHeader(
@@ -78,22 +78,10 @@ extension Replica {
                 relayed.append(declaration)
                 continue
             }
-            let columns = declaration.columns.indices.filter { index in
-                !local.columns.contains { SQLiteName.same($0, declaration.columns[index]) }
-            }
-            guard !columns.isEmpty, !isRefused(local.name) else { continue }
-            extras[SQLiteName.Key(local.name)] = TableSchema(
-                name: local.name, key: local.key, columns: columns.map { declaration.columns[$0] },
-                policy: local.policy, merges: columns.map { declaration.merges[$0] })
+            guard !isRefused(local.name), let lacking = declaration.columns(lackedBy: local.columns) else { continue }
+            extras[SQLiteName.Key(local.name)] = lacking
         }
         return (extras, relayed)
-    }
-
-    /// A synced table's declaration followed by its extra columns.
-    static func union(_ table: TableSchema, _ extras: TableSchema) -> TableSchema {
-        TableSchema(
-            name: table.name, key: table.key, columns: table.columns + extras.columns, policy: table.policy,
-            merges: table.merges + extras.merges)
     }
 
     /// How far an export since `version` covers: the local version, but short of the first change of a

@@ -17,30 +17,26 @@ extension Replica {
     /// ```
     func takeUpRelayedColumns(of table: SyncedTable, from first: Int) throws {
         let relay = RelayStore(database: database)
-        guard let declared = try relay.declaration(of: table.name) else { return }
-        func lacks(_ columns: ArraySlice<String>) -> [Int] {
-            declared.columns.indices.filter { index in
-                !columns.contains { SQLiteName.same($0, declared.columns[index]) }
-            }
-        }
-        let before = lacks(table.columns[..<first])
-        let after = lacks(table.columns[...])
-        guard after.count < before.count else { return }
-        var kept: [(key: SQLiteValue, registers: RowRegisters)] = []
-        try relay.forEachRow(of: table.name, columns: before.map { declared.columns[$0] }) { kept.append(($0, $1)) }
+        // What was kept before the migration, and what stays kept after it.
+        guard let declared = try relay.declaration(of: table.name),
+            let kept = declared.columns(lackedBy: table.columns[..<first])
+        else { return }
+        let rest =
+            declared.columns(lackedBy: table.columns)
+            ?? TableSchema(name: table.name, key: table.key, columns: [], policy: table.policy)
+        guard rest.columns.count < kept.columns.count else { return }
+        var rows: [(key: SQLiteValue, registers: RowRegisters)] = []
+        try relay.forEachRow(of: table.name, columns: kept.columns) { rows.append(($0, $1)) }
         let store = store(table)
         let rules = RowMerge.Rules(policy: table.policy, merges: table.merges, functions: configuration.merges)
-        let rest = TableSchema(
-            name: table.name, key: table.key, columns: after.map { declared.columns[$0] }, policy: table.policy,
-            merges: after.map { declared.merges[$0] })
         let reprojection = Reprojection(replica: self)
         var dirty: [RowRef] = []
-        for (key, registers) in kept {
+        for (key, registers) in rows {
             guard let stored = try store.load(key) else { continue }
             var merged = stored.registers
-            for (position, index) in before.enumerated() {
+            for (position, column) in kept.columns.enumerated() {
                 guard let register = registers.columns[position],
-                    let local = table.columns.firstIndex(where: { SQLiteName.same($0, declared.columns[index]) })
+                    let local = table.columns.firstIndex(where: { SQLiteName.same($0, column) })
                 else { continue }
                 merged.columns[local] =
                     table.hasColumnStamps
@@ -54,7 +50,9 @@ extension Replica {
             let ref = RowRef(table: table.name, key: key)
             reprojection.remember(ref, merged, version: stored.version, previous: stored)
             dirty.append(ref)
-            let left = after.map { index in before.firstIndex(of: index).flatMap { registers.columns[$0] } }
+            let left = rest.columns.map { column in
+                kept.columns.firstIndex(where: { SQLiteName.same($0, column) }).flatMap { registers.columns[$0] }
+            }
             try relay.write(rest, key: key, RowRegisters(liveness: .unknown, columns: left), version: stored.version)
         }
         try suspendCapture()

@@ -112,9 +112,7 @@ extension Replica {
         let relay = RelayStore(database: database)
         return try relay.declarations().compactMap { declaration in
             let local = syncedTable(named: declaration.name)
-            let lacking = declaration.columns.filter { column in
-                !(local?.columns.contains { SQLiteName.same($0, column) } ?? false)
-            }
+            let lacking = declaration.columns(lackedBy: local?.columns ?? [])?.columns ?? []
             let rows = try relay.rowCount(of: declaration.name)
             guard local == nil || (!lacking.isEmpty && rows > 0) else { return nil }
             return ReplicaStatus.Relayed(table: declaration.name, columns: lacking, whole: local == nil, rows: rows)

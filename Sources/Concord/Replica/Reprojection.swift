@@ -75,9 +75,11 @@ final class Reprojection {
         _ row: RowRef, before: RowRegisters?, wasShown: Bool, now: RowRegisters, _ placement: Placement,
         standInsChanged: Bool = false
     ) {
+        // Only a row shown before can be *updated*; for any other, the values do not decide the word.
         let valuesChanged =
-            standInsChanged
-            || before.map { old in !zip(old.columns, now.columns).allSatisfy { $0?.value == $1?.value } } ?? true
+            wasShown
+            && (standInsChanged
+                || before.map { old in !zip(old.columns, now.columns).allSatisfy { $0?.value == $1?.value } } ?? true)
         recorder?.note(
             row.table, row.key, wasShown: wasShown, wasAlive: before?.liveness.isAlive ?? false,
             valuesChanged: valuesChanged, now: ShownChange.Destination(placement))
@@ -96,10 +98,10 @@ final class Reprojection {
                 mayBeParked: try rows.mayHaveParkedRows())
             if recorder != nil {
                 // A row not merged here shows other values only when its stand-ins came or went.
-                let before = rows.registersBeforeMerge(row)
                 let standIns = stored.shown && stored.hasHiddenValues
                 note(
-                    row, before: before.map { $0 } ?? stored.registers, wasShown: stored.shown, now: stored.registers,
+                    row, before: rows.registersBeforeMerge(row) ?? stored.registers, wasShown: stored.shown,
+                    now: stored.registers,
                     placement, standInsChanged: standIns != (placement != .shown && placement.isShown))
             }
             visibility.settle(row, at: placement)

@@ -103,17 +103,9 @@ final class TablePlan {
             }
             positions[localIndex] = remoteIndex
         }
-        let extras = (declared?.columns.indices ?? 0..<0).filter { index in
-            !local.columns.contains { SQLiteName.same($0, declared!.columns[index]) }
-        }
         self.init(
             remote: remote, local: local, store: replica.store(local), positions: positions,
             rules: RowMerge.Rules(policy: local.policy, merges: local.merges, functions: replica.configuration.merges),
-            isRelated: replica.hasRelations(local.name),
-            extras: extras.isEmpty
-                ? nil
-                : TableSchema(
-                    name: local.name, key: local.key, columns: extras.map { declared!.columns[$0] },
-                    policy: local.policy, merges: extras.map { declared!.merges[$0] }))
+            isRelated: replica.hasRelations(local.name), extras: declared?.columns(lackedBy: local.columns))
     }
 }
