@@ -27,12 +27,8 @@ enum Wire {
 
     /// The form message number `message` of a run with seed `seed` travels in: binary or JSON, about half each.
     static func form(seed: UInt64, message: Int) -> ChangesetMutator.Format {
-        // SplitMix64's finalizer: neighbouring numbers give unrelated bits.
-        var z = seed &+ UInt64(truncatingIfNeeded: message) &* 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return z & 1 == 0 ? .binary : .json
+        let bits = SeededGenerator.mix(seed &+ UInt64(truncatingIfNeeded: message) &* SeededGenerator.increment)
+        return bits & 1 == 0 ? .binary : .json
     }
 
     /// `changeset` in `form`, as the real encoder writes it.

@@ -106,12 +106,8 @@ extension SimulatedDisk {
     func randomBytes(_ count: Int, into destination: UnsafeMutableRawPointer) {
         withState { state in
             for index in 0..<count {
-                state.random &+= 0x9E37_79B9_7F4A_7C15
-                var z = state.random
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
                 destination.storeBytes(
-                    of: UInt8(truncatingIfNeeded: z ^ (z >> 31)), toByteOffset: index, as: UInt8.self)
+                    of: UInt8(truncatingIfNeeded: state.random.next()), toByteOffset: index, as: UInt8.self)
             }
         }
     }

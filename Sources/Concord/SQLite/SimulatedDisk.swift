@@ -111,8 +111,8 @@ public final class SimulatedDisk: @unchecked Sendable {
         /// The operation count at which the power fails, when one was set.
         var powerFailsAt: Int?
         var isPoweredOff = false
-        /// The state of the sequence `xRandomness` draws from.
-        var random: UInt64 = 0
+        /// The sequence `xRandomness` draws from.
+        var random = SeededGenerator(seed: 0)
     }
 
     /// An empty disk.
