@@ -26,7 +26,16 @@ package struct FNV1a: Sendable {
     /// Adds every byte of `bytes`.
     @inline(__always)
     package mutating func add<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        if bytes.withContiguousStorageIfAvailable({ add(contiguous: $0) }) != nil { return }
         for byte in bytes { add(byte) }
+    }
+
+    /// Adds bytes that lie next to each other in memory, in a loop the compiler sees whole (a generic
+    /// sequence of a whole database file, iterated through its protocol, costs twenty times more).
+    private mutating func add(contiguous bytes: UnsafeBufferPointer<UInt8>) {
+        var value = value
+        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        self.value = value
     }
 
     /// Adds the UTF-8 bytes of `text`.
