@@ -84,8 +84,13 @@ final class ApplySession {
     /// Merges every row, inside the caller's transaction; returns whether anything changed.
     func merge<Rows: ChangeIterator>(_ rows: Rows) throws -> Bool {
         let folded = try replica.foldLocalWrites()
-        let suspends = replica.configuration.interceptor?.suspendsCapture ?? true
-        if suspends { try replica.suspendCapture() }
+        let silences = replica.configuration.interceptor?.suspendsCapture ?? true
+        let changed = try silences ? replica.withoutCapture { try mergeRows(rows) } : mergeRows(rows)
+        return changed || folded > 0
+    }
+
+    /// ``merge(_:)`` once the log is folded: merges the rows, then shows and records what changed.
+    private func mergeRows<Rows: ChangeIterator>(_ rows: Rows) throws -> Bool {
         var rows = rows
         var run = MergeRun(
             version: replica.versionFloor(after: try replica.version),
@@ -120,8 +125,7 @@ final class ApplySession {
             try clock.receive(newest.hlc, from: newest.node, physical: physical)
             try replica.storeClock(clock, version: run.version)
         }
-        if suspends { try replica.resumeCapture() }
-        return report.applied > 0 || peerMoved || folded > 0 || !declarations.isEmpty
+        return report.applied > 0 || peerMoved || !declarations.isEmpty
     }
 
     /// What merging the rows of one apply carries from row to row.

@@ -10,10 +10,10 @@
 /// DELETE also keeps the row's values, which the table no longer has. For
 /// columns that merge by value (`counter`, `max`, `min`, `union`, custom),
 /// the old and new values go to `_concord_N_logvalues`, since a later write
-/// would overwrite what the fold needs. While Concord merges, the three
-/// capture triggers are dropped and made again in the same transaction (see
-/// ``Replica/suspendCapture()``): so they need no condition that every
-/// write of the app would pay for, and no other connection ever sees them gone.
+/// would overwrite what the fold needs. While Concord merges, its own
+/// connection compiles its writes without the three capture triggers' log
+/// writes (see ``Replica/withoutCapture(_:)``): so they need no condition that
+/// every write of the app would pay for, and the schema never changes for it.
 struct CaptureTriggers {
     let table: SyncedTable
     /// How each column and the key are compared and guarded (see ``TableInspector/captureFacts(of:)``).
@@ -48,13 +48,7 @@ struct CaptureTriggers {
     }
 
     /// DDL for the triggers that append the table's writes to the log.
-    var captureSQL: String { [insertTrigger, updateTrigger, deleteTrigger].joined(separator: "\n") }
-
-    /// Drops the triggers ``captureSQL`` makes.
-    var dropCaptureSQL: String {
-        ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(id, $0)));" }
-            .joined(separator: "\n")
-    }
+    private var captureSQL: String { [insertTrigger, updateTrigger, deleteTrigger].joined(separator: "\n") }
 
     /// Drops every trigger ``triggersSQL`` makes (capture and guards), to make them again or for good.
     var dropAllTriggersSQL: String {

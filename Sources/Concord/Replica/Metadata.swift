@@ -111,6 +111,17 @@ enum Metadata {
     static func zerosTable(_ table: Int64) -> String { object(table, "zeros") }
     static func keyIndex(_ table: Int64) -> String { object(table, "rows_kh") }
     static func trigger(_ table: Int64, _ event: String) -> String { object(table, event) }
+    /// Whether `name` is a capture trigger's (`_concord_<id>_insert`, `_update` or `_delete`), which Concord
+    /// silences while it merges (see ``Replica/withoutCapture(_:)``).
+    static func isCaptureTrigger(_ name: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let rest = name.utf8.dropFirst(prefix.utf8.count)
+        guard let underscore = rest.firstIndex(of: UInt8(ascii: "_")), underscore != rest.startIndex,
+            rest[..<underscore].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return false }
+        let event = String(decoding: rest[rest.index(after: underscore)...], as: UTF8.self)
+        return event == "insert" || event == "update" || event == "delete"
+    }
     /// The index on a foreign-key column of the hidden copies.
     static func hiddenIndex(_ table: Int64, column: Int) -> String { object(table, "hidden_c\(column)") }
     /// The index Concord adds on a foreign-key column of the user table that has none.

@@ -36,7 +36,7 @@ final class RegisterStore {
 
     /// The statements this store runs, each prepared on first use.
     private enum Slot: Int, CaseIterable {
-        case select, stamps, insertMetadata, updateMetadata, upsertShown, writeHidden, deleteHidden, deleteShown
+        case select, stamps, insertMetadata, updateMetadata, upsertShown, writeHidden, deleteHidden, deleteShown, since
     }
 
     private let selectSQL: String
@@ -86,6 +86,7 @@ final class RegisterStore {
             selectSQL + byKey, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
             "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
             "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?",
+            selectSQL + " WHERE m.ver > ? ORDER BY m.ver",
         ]
     }
 
@@ -127,8 +128,11 @@ final class RegisterStore {
 
     /// Calls `body` with every row changed after `version`, in version then key order.
     func forEachRow(since version: Int64, _ body: (SQLiteValue, StoredRow) throws -> Void) throws {
-        let statement = try database.prepare(selectSQL + " WHERE m.ver > ? ORDER BY m.ver")
+        // Kept prepared (exports run often), unless a caller's `body` is already iterating it.
+        let kept = try statement(.since)
+        let statement = kept.isRunning ? try database.prepare(kept.sql) : kept
         try statement.bind([.integer(version)])
+        defer { statement.reset() }
         while try statement.step() {
             try body(statement.column(0), try decode(statement, withValues: true))
         }
@@ -260,7 +264,7 @@ final class RegisterStore {
         switch placement {
         case .shown(let overrides):
             // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
-            var shown = Statement.Parameters(try statement(.upsertShown))
+            var shown = try Statement.Parameters(statement(.upsertShown))
             do {
                 try shown.bind(key)
                 for (index, column) in registers.columns.enumerated() {
@@ -331,7 +335,7 @@ final class RegisterStore {
             base = RowMerge.rowStamp(registers)
         }
         // Bound in place, in the column order of insertMetadataSQL and updateMetadataSQL: apply writes every row here.
-        var parameters = Statement.Parameters(try statement(previous == nil ? .insertMetadata : .updateMetadata))
+        var parameters = try Statement.Parameters(statement(previous == nil ? .insertMetadata : .updateMetadata))
         try parameters.bind(.integer(version))
         try parameters.bind(.integer(Int64(bitPattern: registers.liveness.causalLength)))
         try bind(base, into: &parameters)

@@ -1,31 +1,20 @@
 extension Replica {
-    /// Removes the capture triggers of every synced table, so that the writes
+    /// Runs `body` with the capture triggers silenced on this replica's connection, so that the writes
     /// Concord makes while merging are not captured as local writes.
     ///
-    /// Only inside a transaction, and always paired with ``resumeCapture()``
-    /// before it commits: other connections never see the triggers gone, and
-    /// a rollback puts them back by itself. Dropping them, rather than a flag
-    /// every trigger reads, keeps the app's own writes from paying for a
-    /// table read each.
-    func suspendCapture() throws {
-        precondition(database.inTransaction, "capture is suspended only inside a transaction")
-        try database.execute(captureTriggers.map(\.dropCaptureSQL).joined(separator: "\n"))
-    }
-
-    /// Makes the capture triggers again, as ``enableSync(on:policy:merges:)`` made them.
-    func resumeCapture() throws {
-        try database.execute(captureTriggers.map(\.captureSQL).joined(separator: "\n"))
-    }
-
-    private var captureTriggers: [CaptureTriggers] {
-        // A refused table's triggers are the app's to keep or lose until the change is undone.
-        tableNames.sorted { $0.key < $1.key }.filter { !isRefused($0.value) }.compactMap { _, name in
-            syncedTables[name].map { table in
-                CaptureTriggers(
-                    table: table,
-                    facts: captureFacts[name]
-                        ?? TableInspector.CaptureFacts(comparesTypes: table.columns.map { _ in true }, guardsKey: true))
-            }
-        }
+    /// Every other connection goes on capturing, and so does this one outside
+    /// `body`: the triggers stay in the schema, and the statements compiled
+    /// while silencing simply leave their log writes out (see
+    /// ``TriggerSilencer``). Nothing changes the schema, so no connection's
+    /// statements need compiling again after a merge, and the app's writes
+    /// test no condition.
+    ///
+    /// ```swift
+    /// try replica.withoutCapture { try reprojection.reproject(rows) }
+    /// ```
+    func withoutCapture<T>(_ body: () throws -> T) throws -> T {
+        precondition(database.inTransaction, "capture is silenced only inside a transaction")
+        try requireForeignKeysOffForUserWrites()
+        return try database.connection.silencer.silencing(body)
     }
 }

@@ -15,7 +15,7 @@ extension Replica {
     /// app writing meanwhile (from any connection) waits for it rather than
     /// landing between the fold and the check.
     public func check() throws -> CheckReport {
-        try withoutForeignKeyEnforcement {
+        try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
             var problems: [CheckReport.Problem] = []
             let integrity = try database.query("PRAGMA integrity_check").compactMap { $0.first?.textValue }

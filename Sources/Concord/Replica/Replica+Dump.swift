@@ -11,7 +11,7 @@ extension Replica {
     /// ```
     public func canonicalDump() throws -> String {
         var lines: [String] = []
-        try withoutForeignKeyEnforcement {
+        try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
             for table in tables {
                 lines.append(

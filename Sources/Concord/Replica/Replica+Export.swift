@@ -29,7 +29,7 @@ extension Replica {
         since version: Int64, header: (ChangesetHeader) throws -> Void, row: (RowChange) throws -> Void
     ) throws {
         guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
-        try withoutForeignKeyEnforcement {
+        try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
             var version = version
             if version > (try self.version) {

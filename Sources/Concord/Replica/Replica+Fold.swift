@@ -16,7 +16,7 @@ extension Replica {
     /// Returns how many writes were folded.
     @discardableResult
     public func foldLocalWrites() throws -> Int {
-        try withoutForeignKeyEnforcement {
+        try withForeignKeyEnforcementOffIfWriting {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
             try checkIdentity()
@@ -307,9 +307,9 @@ final class FoldSession {
         guard !joins.isEmpty || !folded.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:
         // the triggers must not capture it.
-        try replica.suspendCapture()
-        try joins.write()
-        if !folded.isEmpty { try Reprojection(replica: replica).reproject(folded) }
-        try replica.resumeCapture()
+        try replica.withoutCapture {
+            try joins.write()
+            if !folded.isEmpty { try Reprojection(replica: replica).reproject(folded) }
+        }
     }
 }

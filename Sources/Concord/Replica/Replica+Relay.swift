@@ -55,9 +55,7 @@ extension Replica {
             }
             try relay.write(rest, key: key, RowRegisters(liveness: .unknown, columns: left), version: stored.version)
         }
-        try suspendCapture()
-        try reprojection.reproject(dirty)
-        try resumeCapture()
+        try withoutCapture { try reprojection.reproject(dirty) }
     }
 
     /// Merges the rows the relay store kept of `table` (sync was just enabled on it) as if a peer sent them;

@@ -27,6 +27,8 @@ extension Replica {
             checkedSchema = (version, fingerprint)
             return
         }
+        // Adopting a change may write the user tables.
+        try requireForeignKeysOffForUserWrites()
         isAdoptingSchemas = true
         defer { isAdoptingSchemas = false }
         if try inspectSchemas() {

@@ -76,7 +76,7 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
 extension Replica {
     /// Node id, local version, clock, synced tables with their counts, and known peers.
     public func status() throws -> ReplicaStatus {
-        try withoutForeignKeyEnforcement {
+        try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
             let clock = try self.clock.last
             let tables = try self.tables.map { table in

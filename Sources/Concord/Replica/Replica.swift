@@ -42,6 +42,9 @@ public final class Replica {
     var refusedTables: [String: ReplicaError] = [:]
     /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.
     var isAdoptingSchemas = false
+    /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
+    /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
+    var bettingOnNoUserWrites = false
 
     /// Finalizes the stores' statements before the connection goes, so it closes at once.
     deinit { stores.removeAll() }
@@ -141,6 +144,7 @@ public final class Replica {
     /// backup, `VACUUM INTO`) takes a node id of its own before anything is stamped.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
         self.database = database
+        database.connection.silencer.silences = Metadata.isCaptureTrigger
         self.configuration = configuration
         nodes = NodeDirectory(database: database)
         nodeID = NodeID(bytes: Array(repeating: 0, count: NodeID.byteCount))!

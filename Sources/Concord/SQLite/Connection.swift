@@ -17,10 +17,13 @@ final class Connection {
     let handle: OpaquePointer
     /// Kept for as long as the connection is open; released after it closes.
     let vfs: ReplicaVFS?
+    /// The connection's authorizer, which leaves silenced triggers' writes out of what it compiles.
+    let silencer = TriggerSilencer()
 
     init(handle: OpaquePointer, vfs: ReplicaVFS?) {
         self.handle = handle
         self.vfs = vfs
+        silencer.install(on: handle)
     }
 
     /// Every statement is finalized by now (each held this connection), so the close completes here,

@@ -161,13 +161,13 @@ public final class Database {
 
     private func transaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
         if inTransaction { return try savepoint(body) }
-        try execute(begin)
+        try control(begin)
         do {
             let result = try body()
-            try execute("COMMIT")
+            try control("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? control("ROLLBACK")
             throw error
         }
     }
@@ -196,17 +196,17 @@ public final class Database {
         let name = "concord_sp\(savepointDepth)"
         let (begin, commit, rollBack) =
             nested
-            ? ("SAVEPOINT \(name)", "RELEASE \(name)", "ROLLBACK TO \(name); RELEASE \(name)")
-            : ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
-        try execute(begin)
+            ? ("SAVEPOINT \(name)", ["RELEASE \(name)"], ["ROLLBACK TO \(name)", "RELEASE \(name)"])
+            : ("BEGIN IMMEDIATE", ["COMMIT"], ["ROLLBACK"])
+        try control(begin)
         let end: TransactionEnd
         do {
             end = try body()
         } catch {
-            try? execute(rollBack)
+            for statement in rollBack { try? control(statement) }
             throw error
         }
-        try execute(end == .commit ? commit : rollBack)
+        for statement in end == .commit ? commit : rollBack { try control(statement) }
     }
 
     /// Runs `body` inside a savepoint, released on success and rolled back on error.
@@ -214,16 +214,22 @@ public final class Database {
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "concord_sp\(savepointDepth)"
-        try execute("SAVEPOINT \(name)")
+        try control("SAVEPOINT \(name)")
         do {
             let result = try body()
-            try execute("RELEASE \(name)")
+            try control("RELEASE \(name)")
             return result
         } catch {
-            try? execute("ROLLBACK TO \(name)")
-            try? execute("RELEASE \(name)")
+            try? control("ROLLBACK TO \(name)")
+            try? control("RELEASE \(name)")
             throw error
         }
+    }
+
+    /// Runs a transaction-control statement (`BEGIN`, `COMMIT`, `SAVEPOINT` ...), kept prepared: a sync opens
+    /// several transactions and savepoints, and compiling each again would cost more than running it.
+    private func control(_ sql: String) throws {
+        try cached(sql).run()
     }
 
     /// The identity of the main database file — its device and inode, as `"device:inode"` — or

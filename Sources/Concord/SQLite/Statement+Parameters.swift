@@ -8,7 +8,7 @@ extension Statement {
     /// than the binding itself. Every parameter must be bound before `run()`.
     ///
     /// ```swift
-    /// var insert = Statement.Parameters(try database.prepare("INSERT INTO t (a, b) VALUES (?, ?)"))
+    /// var insert = try Statement.Parameters(database.prepare("INSERT INTO t (a, b) VALUES (?, ?)"))
     /// try insert.bind(.integer(1))
     /// try insert.bind(.text("one"))
     /// try insert.run()
@@ -18,8 +18,9 @@ extension Statement {
         private var bound: Int32 = 0
 
         /// Starts binding `statement` from its first parameter.
-        init(_ statement: Statement) {
+        init(_ statement: Statement) throws {
             statement.reset()
+            try statement.settleSilencing()
             self.statement = statement
         }
 

@@ -13,21 +13,39 @@ import Foundation
 /// while try statement.step() { print(statement.column(0)) }
 /// ```
 public final class Statement {
-    let handle: OpaquePointer
+    private(set) var handle: OpaquePointer
     /// The connection it was prepared on, kept open while the statement lives (see ``Connection``).
     let connection: Connection
     /// The SQL text, for error messages.
     public let sql: String
+    /// Whether it was compiled silencing triggers, when its code depends on it (it writes where a
+    /// silenceable trigger fires); `nil` when it does not (see ``TriggerSilencer``).
+    private var compiledSilencing: Bool?
 
     init(database: Database, sql: String) throws {
-        var handle: OpaquePointer?
-        let code = sqlite3_prepare_v2(database.connection.handle, sql, -1, &handle, nil)
-        guard code == SQLITE_OK, let handle else {
-            throw SQLiteError(connection: database.handle, code: code, sql: sql)
-        }
-        self.handle = handle
         connection = database.connection
         self.sql = sql
+        (handle, compiledSilencing) = try Self.compile(sql, on: database.connection)
+    }
+
+    private static func compile(_ sql: String, on connection: Connection) throws -> (OpaquePointer, Bool?) {
+        let encounters = connection.silencer.encounters
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v2(connection.handle, sql, -1, &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw SQLiteError(connection: connection.handle, code: code, sql: sql)
+        }
+        let dependent = connection.silencer.encounters != encounters
+        return (handle, dependent ? connection.silencer.isSilencing : nil)
+    }
+
+    /// Compiles the statement again when the connection's silencing changed since it was compiled and its
+    /// code depends on it; called before each run binds it (bindings are reset then anyway).
+    func settleSilencing() throws {
+        guard let compiled = compiledSilencing, compiled != connection.silencer.isSilencing else { return }
+        let (fresh, silencing) = try Self.compile(sql, on: connection)
+        sqlite3_finalize(handle)
+        (handle, compiledSilencing) = (fresh, silencing)
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -43,6 +61,7 @@ public final class Statement {
     /// Resets the statement and binds `values` to parameters 1, 2, ...
     public func bind(_ values: [SQLiteValue]) throws {
         sqlite3_reset(handle)
+        try settleSilencing()
         // Parameters left unbound must read NULL, not what an earlier run bound.
         if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
@@ -83,7 +102,10 @@ public final class Statement {
     /// Advances to the next row; `false` once the statement is done.
     @discardableResult
     public func step() throws -> Bool {
+        let encounters = connection.silencer.encounters
         let code = sqlite3_step(handle)
+        // SQLite compiled it again inside the step (it had expired), in the mode of the moment.
+        if connection.silencer.encounters != encounters { compiledSilencing = connection.silencer.isSilencing }
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -93,6 +115,9 @@ public final class Statement {
             throw error
         }
     }
+
+    /// Whether it has started a run and not yet been reset or finished it.
+    var isRunning: Bool { sqlite3_stmt_busy(handle) != 0 }
 
     /// Resets the statement so it can run again; bindings are kept.
     public func reset() { sqlite3_reset(handle) }

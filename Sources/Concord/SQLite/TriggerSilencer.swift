@@ -1,0 +1,57 @@
+import CSQLite
+
+/// Leaves the writes of chosen triggers out of the statements a connection compiles while it silences them.
+///
+/// Why: Concord's capture triggers must not log the writes Concord itself
+/// makes while merging, yet every other client's writes must be logged. Dropping
+/// the triggers and making them again around each merge (as Concord once did)
+/// changes the schema twice per sync, which makes every statement of every
+/// connection compile again; a condition every trigger reads would cost every
+/// app write a lookup. SQLite compiles a trigger's body into each statement
+/// that fires it, asking the connection's authorizer about every write it
+/// codes: answering `SQLITE_IGNORE` for a silenced trigger's writes leaves
+/// them out of that statement alone. Other connections, and this connection's
+/// statements compiled while not silencing, keep them.
+///
+/// A statement's code depends on the mode it was compiled in, so a
+/// ``Statement`` notes whether its compile met a silenceable trigger and, if
+/// so, compiles again when it is bound in the other mode (see
+/// ``Statement/bind(_:)``). SQLite recompiles an expired statement inside its
+/// step, in the mode of that moment, which is the mode it was bound in.
+///
+/// ```swift
+/// database.silencer.silences = { $0.hasPrefix("capture_") }
+/// try database.silencingTriggers { try database.execute("UPDATE t SET a = 1") }  // nothing captured
+/// ```
+final class TriggerSilencer {
+    /// Whether statements compiled now leave the silenced triggers' writes out.
+    fileprivate(set) var isSilencing = false
+    /// Which triggers may be silenced, by name.
+    var silences: (String) -> Bool = { _ in false }
+    /// How many writes of silenceable triggers compiles have met, in either mode: a statement whose compile
+    /// raised it has code that depends on the mode.
+    private(set) var encounters = 0
+
+    /// Installs the authorizer on `handle`; the silencer must outlive the connection (``Connection`` owns it).
+    func install(on handle: OpaquePointer) {
+        sqlite3_set_authorizer(
+            handle,
+            { context, action, _, _, _, trigger in
+                guard let context, let trigger,
+                    action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
+                else { return SQLITE_OK }
+                let silencer = Unmanaged<TriggerSilencer>.fromOpaque(context).takeUnretainedValue()
+                guard silencer.silences(String(cString: trigger)) else { return SQLITE_OK }
+                silencer.encounters += 1
+                return silencer.isSilencing ? SQLITE_IGNORE : SQLITE_OK
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Runs `body` silencing the triggers ``silences`` accepts (nested calls silence too).
+    func silencing<T>(_ body: () throws -> T) rethrows -> T {
+        let outer = isSilencing
+        isSilencing = true
+        defer { isSilencing = outer }
+        return try body()
+    }
+}
