@@ -51,7 +51,7 @@ extension SimulationRun {
             fail(.safety, "device \(device.index): clock went back from \(previous) to \(clock)")
         }
         device.lastClock = clock
-        let parked = Set(try device.replica.status().parked.map { "\($0.table)/\($0.key)" })
+        let parked = Set(try device.replica.parked().map { "\($0.table)/\($0.key)" })
         result.parked += parked.subtracting(device.parked).count
         result.unparked += device.parked.subtracting(parked).count
         device.parked = parked

@@ -222,5 +222,5 @@ struct CaptureTriggers {
     }
 
     /// Escapes `'` for use inside an SQL string literal.
-    private func sqlString(_ text: String) -> String { text.replacingOccurrences(of: "'", with: "''") }
+    private func sqlString(_ text: String) -> String { doubling(UInt8(ascii: "'"), in: text) }
 }

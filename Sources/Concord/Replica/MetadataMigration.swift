@@ -294,4 +294,4 @@ struct MetadataMigration {
 }
 
 /// `text` as an SQL string literal, for the few statements that must spell a value out (never user data).
-func sqlLiteral(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+func sqlLiteral(_ text: String) -> String { "'" + doubling(UInt8(ascii: "'"), in: text) + "'" }

@@ -282,5 +282,21 @@ public struct DatabaseOpenError: Error, CustomStringConvertible {
 
 /// Quotes an SQL identifier: `my "table"` becomes `"my ""table"""`.
 public func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    "\"" + doubling(UInt8(ascii: "\""), in: name) + "\""
+}
+
+/// `text` with every `quote` doubled, as SQL escapes a quote inside quotes.
+///
+/// Concord quotes names every time it builds SQL, and most names hold no
+/// quote: those come back as they are, without Foundation's search.
+func doubling(_ quote: UInt8, in text: String) -> String {
+    guard text.utf8.contains(quote) else { return text }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count + 2)
+    for byte in text.utf8 {
+        bytes.append(byte)
+        if byte == quote { bytes.append(quote) }
+    }
+    // A quote is one ASCII byte, never part of a longer UTF-8 sequence: the result is as valid as `text`.
+    return String(decoding: bytes, as: UTF8.self)
 }

@@ -152,7 +152,12 @@ enum JSONText {
         var index = 0
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
         }
 
         func fail(_ detail: String, at offset: Int? = nil) -> ChangesetError {
