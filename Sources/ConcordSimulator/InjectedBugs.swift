@@ -36,6 +36,17 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
     /// engine that does not keep unknown data would send them. It is planted in the simulator's export
     /// (`Changeset.restricted(to:)`), not in the engine, and only a workload with releases has any.
     public static let dropUnknownColumnsOnRelay = InjectedBugs(rawValue: 1 << 5)
+    /// A replica whose file is a copy of another's (a fork, a restored backup) folds its writes under the
+    /// node id it copied, so two devices stamp as one.
+    public static let foldKeepsCopiedNodeID = InjectedBugs(rawValue: 1 << 6)
+    /// Text arriving in a changeset is cut at its first NUL byte, as C string functions read it.
+    public static let truncateTextAtNUL = InjectedBugs(rawValue: 1 << 7)
+    /// An apply commits the registers it merged in a transaction of their own, before it shows the rows:
+    /// a crash in between leaves registers that the user table does not show.
+    public static let crashUnsafeWriteOrder = InjectedBugs(rawValue: 1 << 8)
+    /// A row's liveness follows the register with the newer stamp, without checking which causal length
+    /// is longer: a delete (or re-insert) made on a clock behind can come undone.
+    public static let uncheckedCausalLength = InjectedBugs(rawValue: 1 << 9)
 
     /// Every bug by its name, in declaration order.
     public static let named: [(name: String, bug: InjectedBugs)] = [
@@ -45,6 +56,10 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
         ("capture-merge-writes", .captureMergeWrites),
         ("drop-duplicate-delivery", .dropDuplicateDelivery),
         ("drops-unknown-columns-on-relay", .dropUnknownColumnsOnRelay),
+        ("fold-keeps-copied-node-id", .foldKeepsCopiedNodeID),
+        ("truncates-text-at-nul", .truncateTextAtNUL),
+        ("crash-unsafe-write-order", .crashUnsafeWriteOrder),
+        ("unchecked-causal-length", .uncheckedCausalLength),
     ]
 
     /// The names of the bugs set, in declaration order.
@@ -78,8 +93,20 @@ final class BugInterceptor: DecisionInterceptor {
                 if try !isKnown(RowRef(table: key.parent, key: value)) { return nil }
             }
         }
-        guard bugs.contains(.ignoreNodeTieBreak), let stored else { return remote }
         var remote = remote
+        if bugs.contains(.truncateTextAtNUL) {
+            for index in remote.columns.indices {
+                guard case .text(let text)? = remote.columns[index]?.value, let nul = text.bytes.firstIndex(of: 0)
+                else { continue }
+                remote.columns[index]?.value = .text(SQLiteText(bytes: Array(text.bytes[..<nul])))
+            }
+        }
+        if bugs.contains(.uncheckedCausalLength), let ours = stored?.liveness.stamp,
+            let theirs = remote.liveness.stamp, theirs < ours
+        {
+            remote.liveness = stored!.liveness
+        }
+        guard bugs.contains(.ignoreNodeTieBreak), let stored else { return remote }
         for index in remote.columns.indices {
             if let theirs = remote.columns[index], let ours = stored.columns[index],
                 theirs.stamp.hlc == ours.stamp.hlc, theirs.stamp.node != ours.stamp.node
@@ -95,6 +122,10 @@ final class BugInterceptor: DecisionInterceptor {
     }
 
     var suspendsCapture: Bool { !bugs.contains(.captureMergeWrites) }
+
+    var detectsCopies: Bool { !bugs.contains(.foldKeepsCopiedNodeID) }
+
+    var commitsRegistersBeforeRows: Bool { bugs.contains(.crashUnsafeWriteOrder) }
 }
 
 /// A row as one sender delivered it, for the `dropDuplicateDelivery` bug.

@@ -12,6 +12,8 @@ struct InjectedBugTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let bug: InjectedBugs
         let scenario: Scenario
+        /// The seeds to look in for one that catches it (at most 200).
+        var seeds = InjectedBugTests.seedsToTry
         var testDescription: String { bug.names.joined() }
     }
 
@@ -62,6 +64,54 @@ struct InjectedBugTests {
                     ])
             }),
         Case(bug: .captureMergeWrites, scenario: scenario("capture")),
+        // Forks copy the file with no call into Concord; both copies go on writing.
+        Case(bug: .foldKeepsCopiedNodeID, scenario: scenario("copies") { $0.faults.fork = [5, 10] }),
+        // Text with NUL bytes inside, written by the app like any other text.
+        Case(
+            bug: .truncateTextAtNUL,
+            scenario: scenario("nul") {
+                $0.workload = Workload(
+                    schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);",
+                    tables: [.init(name: "notes")],
+                    operations: [
+                        "INSERT OR REPLACE INTO notes (id, body) VALUES ('n{1..2}', CAST(X'61006200' AS TEXT))",
+                        "UPDATE notes SET body = '{word}' || CAST(X'00' AS TEXT) || '{word}' WHERE id = 'n{1..2}'",
+                    ])
+            }),
+        // Power failing inside applies: what one transaction wrote survives whole or not at all.
+        Case(
+            bug: .crashUnsafeWriteOrder,
+            scenario: scenario("write-order") {
+                $0.steps = 30
+                $0.mix.write = 40
+                $0.mix.sync = 50
+                $0.faults.crash = [25, 40]
+                $0.faults.midOperation = [100, 100]
+                $0.faults.powerLoss = [100, 100]
+                $0.workload = Workload(
+                    schema: "CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT);"
+                        + "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, "
+                        + "list_id TEXT REFERENCES lists(id) ON DELETE CASCADE, title TEXT);",
+                    tables: [.init(name: "lists"), .init(name: "items")],
+                    operations: [
+                        "INSERT OR REPLACE INTO lists (id, name) VALUES ('l{1..2}', '{word}')",
+                        "INSERT OR REPLACE INTO items (id, list_id, title) VALUES ('i{1..3}', 'l{1..2}', '{word}')",
+                        "UPDATE items SET title = '{word}' WHERE id = 'i{1..3}'",
+                    ])
+            }, seeds: 1...200),
+        // Deletes and re-inserts on clocks apart: the longer causal length must win, not the newer stamp.
+        Case(
+            bug: .uncheckedCausalLength,
+            scenario: scenario("causal-length") {
+                $0.faults.skew = [1000, 3000]
+                $0.workload = Workload(
+                    schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);",
+                    tables: [.init(name: "notes")],
+                    operations: [
+                        "INSERT OR IGNORE INTO notes (id, body) VALUES ('n1', '{word}')",
+                        "DELETE FROM notes WHERE id = 'n1'",
+                    ])
+            }),
         Case(bug: .dropDuplicateDelivery, scenario: scenario("duplicates")),
         // An old device that is the only link between two groups must pass on what it cannot show.
         Case(
@@ -84,7 +134,7 @@ struct InjectedBugTests {
     @Test(arguments: cases)
     func bugIsCaughtAndShrunk(_ example: Case) throws {
         var caught: (Simulation, [UInt64], SimulationResult)?
-        for seed in Self.seedsToTry {
+        for seed in example.seeds {
             var simulation = Simulation(scenario: example.scenario, seed: seed)
             simulation.injectedBugs = example.bug
             let (plan, choices) = simulation.plan()
@@ -95,7 +145,7 @@ struct InjectedBugTests {
             }
         }
         guard let (simulation, choices, result) = caught else {
-            Issue.record("no seed in \(Self.seedsToTry) caught \(example.bug.names)")
+            Issue.record("no seed in \(example.seeds) caught \(example.bug.names)")
             return
         }
         // Shrinking stops once the plan is small enough: the claim is "at most 12 steps", not the minimum.

@@ -112,6 +112,9 @@ final class ApplySession {
             }
             for index in ApplyOrder.writeOrder(batch, plans) { try merge(batch[index], into: &run) }
         } while batch.count == batchSize
+        if replica.configuration.interceptor?.commitsRegistersBeforeRows ?? false {
+            try replica.database.commitAndBeginAgain()
+        }
         try run.reprojection.reproject(run.dirty)
         report.changes = MergeReport(run.reprojection.recorder ?? MergeRecorder())
         guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum

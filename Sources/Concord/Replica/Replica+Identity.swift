@@ -1,3 +1,5 @@
+@_spi(Testing) import ConcordCore
+
 extension Replica {
     /// Gives the replica a new node id when its file is a copy of another replica's file.
     ///
@@ -25,7 +27,7 @@ extension Replica {
             // Another process may have settled it meanwhile: decide under the write lock.
             let stored = try storedFileIdentity()
             guard stored != current else { return }
-            if stored != nil { try adoptNewNodeID() }
+            if stored != nil, configuration.interceptor?.detectsCopies ?? true { try adoptNewNodeID() }
             try database.execute("UPDATE \(Metadata.state) SET file = ?", [.text(current)])
         }
         try refreshNodeID()

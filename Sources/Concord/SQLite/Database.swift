@@ -226,6 +226,14 @@ public final class Database {
         }
     }
 
+    /// Commits the open transaction and begins another, for a test that plants a crash-unsafe write
+    /// order; only outside savepoints.
+    @_spi(Testing) public func commitAndBeginAgain() throws {
+        precondition(inTransaction && savepointDepth == 0, "only a top-level transaction can be split")
+        try control("COMMIT")
+        try control("BEGIN IMMEDIATE")
+    }
+
     /// Runs a transaction-control statement (`BEGIN`, `COMMIT`, `SAVEPOINT` ...), kept prepared: a sync opens
     /// several transactions and savepoints, and compiling each again would cost more than running it.
     private func control(_ sql: String) throws {

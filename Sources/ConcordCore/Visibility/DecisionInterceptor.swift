@@ -27,4 +27,19 @@ public protocol DecisionInterceptor: Sendable {
 
     /// Whether merging suspends capture, so the merge's writes are not taken for the app's (the engine's answer: yes).
     var suspendsCapture: Bool { get }
+
+    /// Whether a replica whose file is a copy takes a new node id before stamping (the engine's answer: yes).
+    var detectsCopies: Bool { get }
+
+    /// Whether an apply commits the registers it merged before it shows the rows, in a transaction of
+    /// their own (the engine's answer: no; rows and registers commit together).
+    var commitsRegistersBeforeRows: Bool { get }
+}
+
+@_spi(Testing)
+extension DecisionInterceptor {
+    /// The engine's answer.
+    public var detectsCopies: Bool { true }
+    /// The engine's answer.
+    public var commitsRegistersBeforeRows: Bool { false }
 }
