@@ -116,6 +116,7 @@ final class ApplySession {
             try replica.database.commitAndBeginAgain()
         }
         try run.reprojection.reproject(run.dirty)
+        run.version = try run.reprojection.renumberMoved(after: run.version)
         report.changes = MergeReport(run.reprojection.recorder ?? MergeRecorder())
         guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum
         else {

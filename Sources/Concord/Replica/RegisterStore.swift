@@ -317,6 +317,12 @@ final class RegisterStore {
         return Array(Set(shown + hidden)).sorted()
     }
 
+    /// Moves the row stored at `version` to `newVersion`, registers unchanged.
+    func move(from version: Int64, to newVersion: Int64) throws {
+        try database.execute(
+            "UPDATE \(table.rowsTable) SET ver = ? WHERE ver = ?", [.integer(newVersion), .integer(version)])
+    }
+
     /// Removes the hidden copy of a row that is shown again.
     func deleteHidden(_ key: SQLiteValue) throws { try statement(.deleteHidden).run([key]) }
 

@@ -309,7 +309,14 @@ final class FoldSession {
         // the triggers must not capture it.
         try replica.withoutCapture {
             try joins.write()
-            if !folded.isEmpty { try Reprojection(replica: replica).reproject(folded) }
+            guard !folded.isEmpty else { return }
+            let reprojection = Reprojection(replica: replica)
+            try reprojection.reproject(folded)
+            let last = try reprojection.renumberMoved(after: version)
+            if last != version {
+                version = last
+                try replica.storeClock(clock, version: version)
+            }
         }
     }
 }

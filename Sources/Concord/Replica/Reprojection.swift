@@ -16,6 +16,10 @@ final class Reprojection {
     private var remembered: Set<RowRef> = []
     /// What an apply changed in the user tables; `nil` when no one asked (a fold).
     var recorder: MergeRecorder?
+    /// Rows shown or hidden though their registers did not change (a parent deleted, arrived or brought
+    /// back), with the version each had, in the order they moved (see ``renumberMoved(after:)``).
+    private var moved: [(row: RowRef, version: Int64)] = []
+    private var movedRows: Set<RowRef> = []
 
     /// A reprojection for `replica`; `recording` notes what changes in the user tables (see ``MergeReport``).
     init(replica: Replica, recording: Bool = false) {
@@ -70,6 +74,26 @@ final class Reprojection {
         }
     }
 
+    /// Moves the rows this reprojection showed or hid without a change of their own to new versions after
+    /// `version`, in the order they moved; returns the last version taken (`version` when none moved).
+    ///
+    /// Why: ``Replica/changedRows(since:)`` reads what changed from the
+    /// versions alone, and a child hidden because its parent was deleted on
+    /// another device changed what the app shows as surely as a merged row.
+    /// (Peers get such a row again with its next export, unchanged: merging it
+    /// changes nothing.)
+    func renumberMoved(after version: Int64) throws -> Int64 {
+        var version = version
+        for (row, previous) in moved {
+            guard let table = replica.syncedTables[row.table] else { continue }
+            version += 1
+            try replica.store(table).move(from: previous, to: version)
+        }
+        moved = []
+        movedRows = []
+        return version
+    }
+
     /// Notes for the ``recorder`` where a row was (shown? with which registers?) and where it goes.
     func note(
         _ row: RowRef, before: RowRegisters?, wasShown: Bool, now: RowRegisters, _ placement: Placement,
@@ -103,6 +127,9 @@ final class Reprojection {
                     row, before: rows.registersBeforeMerge(row) ?? stored.registers, wasShown: stored.shown,
                     now: stored.registers,
                     placement, standInsChanged: standIns != (placement != .shown && placement.isShown))
+            }
+            if !isChanged, stored.version != 0, placement.isShown != stored.shown, movedRows.insert(row).inserted {
+                moved.append((row, stored.version))
             }
             visibility.settle(row, at: placement)
             rows.materialized(row, stored, at: placement)

@@ -1,0 +1,75 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// `changedRows(since:)` lists every row whose state changed after a version, whoever changed it.
+@Suite("Rows changed since a version", .tags(.replica), .timeLimit(.hangGuard))
+struct ChangedRowsTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    private func pair() throws -> (Replica, Replica) {
+        let replicas = try [1, 2].map { node in
+            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+            try replica.database.execute(MergeReportTests.schema)
+            try replica.enableSync(on: "lists")
+            try replica.enableSync(on: "items")
+            return replica
+        }
+        return (replicas[0], replicas[1])
+    }
+
+    private func pass(_ from: Replica, _ to: Replica) throws {
+        clock.advance(by: 1)
+        _ = try to.apply(from.changes(since: to.peerVersion(from.nodeID)))
+    }
+
+    private func listed(_ changed: ChangedRows) -> [String] {
+        changed.rows.map { "\($0.table)/\($0.key.textValue ?? "?")\($0.isShown ? "" : " (not shown)")" }
+    }
+
+    @Test func localWritesAreListedInTheOrderTheyLastChanged() throws {
+        let (a, _) = try pair()
+        try a.database.execute("INSERT INTO lists VALUES ('l2', 'work'), ('l1', 'home')")
+        let first = try a.changedRows(since: 0)
+        #expect(listed(first) == ["lists/l2", "lists/l1"])
+        try a.database.execute("UPDATE lists SET name = 'office' WHERE id = 'l2'; DELETE FROM lists WHERE id = 'l1'")
+        let second = try a.changedRows(since: first.upTo)
+        #expect(listed(second) == ["lists/l2", "lists/l1 (not shown)"])
+        #expect(try a.changedRows(since: second.upTo).rows.isEmpty, "nothing new, nothing listed")
+    }
+
+    @Test func rowsMergedFromAPeerAreListed() throws {
+        let (a, b) = try pair()
+        let before = try b.changedRows(since: 0).upTo
+        try a.database.execute("INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO items VALUES ('i1', 'l1', 'milk')")
+        try pass(a, b)
+        // In the order the apply wrote them, which is its own business.
+        #expect(Set(listed(try b.changedRows(since: before))) == ["lists/l1", "items/i1"])
+    }
+
+    @Test func aChildHiddenBecauseItsParentWasDeletedElsewhereIsListed() throws {
+        let (a, b) = try pair()
+        try a.database.execute("INSERT INTO lists VALUES ('l1', 'home')")
+        try pass(a, b)
+        // b's own child, which a never saw: a's delete of the list hides it on b without touching it.
+        try b.database.execute("INSERT INTO items VALUES ('i2', 'l1', 'tea')")
+        let before = try b.changedRows(since: 0).upTo
+        try a.database.execute("DELETE FROM lists WHERE id = 'l1'")
+        try pass(a, b)
+        #expect(listed(try b.changedRows(since: before)) == ["lists/l1 (not shown)", "items/i2 (not shown)"])
+    }
+
+    @Test func aChildShownOnceItsParentArrivesIsListed() throws {
+        let (a, b) = try pair()
+        try a.database.execute("INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO items VALUES ('i1', 'l1', 'milk')")
+        // The child arrives first and waits parked; then its parent comes, and the child shows.
+        let all = try a.changes()
+        _ = try b.apply(Changeset(header: all.header, rows: all.rows.filter { $0.table == "items" }))
+        let parked = try b.changedRows(since: 0)
+        #expect(listed(parked) == ["items/i1 (not shown)"])
+        _ = try b.apply(all)
+        #expect(listed(try b.changedRows(since: parked.upTo)) == ["lists/l1", "items/i1"])
+    }
+}
