@@ -24,7 +24,7 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     case restrictRevival = "restrict-revival"
     /// A row became parked: alive but not shown (its parent had not arrived, or it broke a constraint).
     case parked = "parked"
-    /// An apply showed again a row that a check had seen parked.
+    /// An apply showed again a row that was parked (seen by a check, or reported parked by an earlier apply).
     case parkedThenShown = "parked-then-shown"
     /// An app incremented a `counter` cell without having seen another device's increment of it.
     case concurrentCounterIncrements = "concurrent-counter-increments"

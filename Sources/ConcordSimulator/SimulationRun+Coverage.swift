@@ -65,14 +65,25 @@ extension SimulationRun {
     }
 
     /// Observes what an apply did on `device`: parked rows shown again, and deleted rows brought back.
+    ///
+    /// A row counts as parked when the last check saw it parked, or when an apply reported it parked
+    /// and no apply reported anything else of it since: a child that arrives before its parent within
+    /// one fetch is parked and shown again before any check looks.
     func observeApply(_ report: ApplyReport, on device: SimulatedDevice) throws {
         guard !report.changes.isEmpty else { return }
         let revivable = Set(try foreignKeys(of: device).filter(\.action.revivesParent).map(\.parent))
         for table in report.changes.tables {
-            let shownAgain = table.keys(.shownAgain)
-            for key in shownAgain where device.parked.contains("\(table.name)/\(ParkReason.describe(key))") {
-                result.coverage.record(.parkedThenShown)
+            var parked = parkedByApply[device.index, default: []]
+            for change in ShownChange.allCases {
+                for row in table.keys(change).map({ "\(table.name)/\(ParkReason.describe($0))" }) {
+                    if change == .shownAgain && (parked.contains(row) || device.parked.contains(row)) {
+                        result.coverage.record(.parkedThenShown)
+                    }
+                    if change == .parked { parked.insert(row) } else { parked.remove(row) }
+                }
             }
+            parkedByApply[device.index] = parked
+            let shownAgain = table.keys(.shownAgain)
             guard revivable.contains(table.name) else { continue }
             for key in table.keys(.inserted) + shownAgain {
                 if let registers = try device.replica.registers(of: table.name, key: key), !registers.liveness.isAlive {

@@ -44,6 +44,8 @@ final class SimulationRun {
     var pendingApply: (device: Int, knowledge: Knowledge, before: String)?
     /// The foreign keys each release declares, read once for coverage (``observeApply(_:on:)``).
     var foreignKeysByVersion: [Int: [ForeignKey]] = [:]
+    /// Per device, the rows applies reported parked and nothing has reported otherwise since, for coverage.
+    var parkedByApply: [Int: Set<String>] = [:]
     private var trace = FNV1a()
     private var lines: [String] = []
 
