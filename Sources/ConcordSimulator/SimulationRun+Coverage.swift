@@ -83,9 +83,8 @@ extension SimulationRun {
                 }
             }
             parkedByApply[device.index] = parked
-            let shownAgain = table.keys(.shownAgain)
             guard revivable.contains(table.name) else { continue }
-            for key in table.keys(.inserted) + shownAgain {
+            for key in table.keys(.inserted) + table.keys(.shownAgain) {
                 if let registers = try device.replica.registers(of: table.name, key: key), !registers.liveness.isAlive {
                     result.coverage.record(.restrictRevival)
                 }
