@@ -40,6 +40,9 @@ public struct Scenario: Codable, Equatable, Sendable {
     public var mix: Mix
     /// How often the full safety checks run (see ``Checks``).
     public var checks = Checks()
+    /// Events a batch of this scenario's runs must reach, at least one run each (see ``unreached(in:)``);
+    /// `nil` (or empty) requires none.
+    public var mustReach: [CoverageEvent]?
 
     /// Ranges, in percent per step (or per message), that a seed draws its fault rates from.
     public struct Faults: Codable, Equatable, Sendable {
@@ -216,6 +219,7 @@ extension Scenario {
         faults = try container.decodeIfPresent(Faults.self, forKey: .faults) ?? faults
         mix = try container.decodeIfPresent(Mix.self, forKey: .mix) ?? mix
         checks = try container.decodeIfPresent(Checks.self, forKey: .checks) ?? checks
+        mustReach = try container.decodeIfPresent([String].self, forKey: .mustReach)?.map(CoverageEvent.init(named:))
     }
 }
 

@@ -101,6 +101,8 @@ public struct SimulationResult: Codable, Equatable, Sendable {
     public var roundsToConverge = 0
     /// Accepted writes by what became of them: visible, superseded, deleted, parked.
     public var fates: [String: Int] = [:]
+    /// How often the run reached each ``CoverageEvent`` (the same for the same seed).
+    public var coverage = Coverage()
     /// Whether every device ended with the same canonical dump.
     public var converged = false
     /// The first invariant that broke, if any did.

@@ -31,6 +31,7 @@ extension SimulationRun {
                 origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
             // Rows deleted in tables other than the one the statement names were deleted by a cascade.
             result.cascades += operations.filter { $0.row.table != written.statement.table && $0.kind == .delete }.count
+            try observeWrites(operations, on: device)
         }
     }
 

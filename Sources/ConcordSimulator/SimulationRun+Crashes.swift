@@ -68,6 +68,7 @@ extension SimulationRun {
             cutPower(of: device)
         } else {
             device.disk.killProcesses()
+            result.coverage.record(.processKill)
             log("device \(device.index) was killed")
         }
         try relaunch(device)
@@ -125,18 +126,31 @@ extension SimulationRun {
         let midOperation = device.disk.isPoweredOff
         armedCut = nil
         cutPower(of: device)
-        if midOperation { result.midOperationCrashes += 1 }
+        if midOperation {
+            result.midOperationCrashes += 1
+            result.coverage.record(
+                pendingApply?.device == device.index
+                    ? .crashMidApply : pendingWrite?.device == device.index ? .crashMidWrite : .crashMidFoldOrExport)
+        }
         try relaunch(device)
         try settleInterruptedApply(on: device)
         try settleInterruptedWrite(on: device)
     }
 
     /// A power loss on `device`'s disk, tearing and reordering unsynced writes at the seed's rates.
+    /// Torn and reordered files are told from the disk's images (``PowerLossDamage``), for coverage.
     private func cutPower(of device: SimulatedDevice) {
-        if device.disk.currentImage() != device.disk.durableImage() { result.powerLossesWithUnsyncedWrites += 1 }
+        let (durable, current) = (device.disk.durableImage(), device.disk.currentImage())
+        let unsynced = current != durable
+        if unsynced { result.powerLossesWithUnsyncedWrites += 1 }
         device.disk.crash(
             using: &diskGenerator, tornWriteRate: Double(diskRates.tornWrite) / 100,
             reorderRate: Double(diskRates.reorder) / 100)
+        if unsynced {
+            let damage = PowerLossDamage(durable: durable, current: current, after: device.disk.durableImage())
+            result.coverage.record(.tornWrite, times: damage.tornFiles)
+            result.coverage.record(.reorderedWrite, times: damage.reorderedFiles)
+        }
         result.powerLosses += 1
         log("device \(device.index) lost power")
     }

@@ -42,6 +42,10 @@ final class SimulationRun {
     var pendingWrite: (device: Int, sql: String, before: TableSnapshot)?
     /// A changeset whose apply ran as the power failed, what its sender knew, and the dump before.
     var pendingApply: (device: Int, knowledge: Knowledge, before: String)?
+    /// The foreign keys each release declares, read once for coverage (``observeApply(_:on:)``).
+    var foreignKeysByVersion: [Int: [ForeignKey]] = [:]
+    /// Per device, the rows applies reported parked and nothing has reported otherwise since, for coverage.
+    var parkedByApply: [Int: Set<String>] = [:]
     private var trace = FNV1a()
     private var lines: [String] = []
 
@@ -237,6 +241,7 @@ final class SimulationRun {
             result.rowsMerged += report.applied
             for (merge, count) in conflicts { result.conflicts[merge, default: 0] += count }
             log("device \(device.index) applied from \(sender): \(report)")
+            try observeApply(report, on: device)
             return true
         } catch let refusal as ClockDriftError {
             result.driftRefusals += 1
@@ -262,6 +267,7 @@ final class SimulationRun {
     }
 
     private func finish() -> SimulationResult {
+        recordCountedEvents()
         result.traceHash = trace.hex
         if simulation.keepsTrace { result.trace = lines }
         var dump = FNV1a()

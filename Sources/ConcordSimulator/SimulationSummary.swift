@@ -48,14 +48,22 @@ public struct SimulationSummary: Encodable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case results, seconds, operationsPerSecond }
+    /// Runs (a seed of one scenario each) finished per second of wall time.
+    public var runsPerSecond: Double { Double(results.count) / max(seconds, 0.001) }
 
-    /// Encodes the results, the seconds and ``operationsPerSecond`` (which a decoder could recompute, but a
-    /// reader of the JSON cannot).
+    /// Each ``CoverageEvent`` over every run, in declaration order, unreached ones with 0.
+    public var coverage: [CoverageTally] { CoverageTally.over(results) }
+
+    enum CodingKeys: String, CodingKey { case results, seconds, operationsPerSecond, runsPerSecond, coverage }
+
+    /// Encodes the results, the seconds, and what a reader of the JSON could not easily recompute:
+    /// ``operationsPerSecond``, ``runsPerSecond`` and ``coverage``.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(results, forKey: .results)
         try container.encode(seconds, forKey: .seconds)
         try container.encode(operationsPerSecond, forKey: .operationsPerSecond)
+        try container.encode(runsPerSecond, forKey: .runsPerSecond)
+        try container.encode(coverage, forKey: .coverage)
     }
 }

@@ -9,6 +9,12 @@ struct SimulateOptions: ParsableOptions {
     var seed: UInt64?
     @Option(valueName: "a..b", help: "Run this range of seeds (default: the scenario's, 1..20).")
     var seeds: ClosedRange<UInt64>?
+    @Option(
+        valueName: "time",
+        help: "Run seeds upward until this much time has passed (90s, 10m, 1h), from --seeds' low end (or --seed, "
+            + "or 1; the high end is ignored), each scenario in turn, fault rates drawn per seed; stops at the first "
+            + "failure.")
+    var duration: TimeBudget?
     @Option(valueName: "k", help: "Devices per run, 2 or more (default: the scenario's, 3).")
     var devices: Int?
     @Option(valueName: "s", help: "Steps per run (default: the scenario's, 200).")
@@ -25,8 +31,18 @@ struct SimulateOptions: ParsableOptions {
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
+    func validate() throws(UsageError) {
+        if duration != nil, shard != nil {
+            throw UsageError("--duration and --shard cannot be combined; give each machine its own --seeds start")
+        }
+    }
+
     /// `--seed`, else `--seeds`, else `nil` for each scenario's own seeds.
     var seedRange: ClosedRange<UInt64>? { seed.map { $0...$0 } ?? seeds }
+
+    /// Whether the scenarios' `mustReach` lists are checked: not for one seed (unless it starts a
+    /// `--duration` sweep), nor for one shard of a sweep.
+    var checksMustReach: Bool { (seed == nil || duration != nil) && shard == nil }
 
     /// The scenario files (the built-in reminders scenario when none is named) with the options' overrides.
     func loadScenarios() throws -> [Scenario] {
@@ -52,6 +68,17 @@ extension SimulationShard: ArgumentValue {
     var argumentText: String { description }
 }
 
+extension TimeBudget: ArgumentValue {
+    init(argument: String) throws(InvalidArgument) {
+        guard let budget = TimeBudget(parsing: argument) else {
+            throw InvalidArgument("expected a whole number of seconds, minutes or hours, such as 90s, 10m or 1h")
+        }
+        self = budget
+    }
+
+    var argumentText: String { description }
+}
+
 extension Subcommand {
     static let simulate = Subcommand(
         "simulate",
@@ -65,20 +92,40 @@ extension Subcommand {
             by default; then everyone reconnects and all devices must end identical, equal \
             to an independent reference model, with every accepted write accounted for. The same \
             seed gives the same trace. Exits 1 on any failure and writes a reproducer for \
-            `concord replay`. Scenario files are described in Simulations/README.md.
+            `concord replay`. After the summary, a coverage table says how many runs reached each \
+            interesting event (a torn write, a RESTRICT revival, a fork, ...) and how often; a \
+            scenario's `mustReach` lists events its runs must reach, and a batch where no run \
+            reached one exits 1 (not checked for one --seed, nor with --shard). With --duration, seeds run \
+            until the time is up (a swarm) and the report adds seeds per second. Scenario files, \
+            the events and mustReach are described in Simulations/README.md.
             """,
         options: SimulateOptions.self
     ) { options, output in
-        let batch = try SimulationBatch(
-            scenarios: options.loadScenarios(), seeds: options.seedRange, jobs: options.jobs, shard: options.shard)
+        let scenarios = try options.loadScenarios()
         let started = ContinuousClock.now
-        let results = try batch.run { done in
-            guard !options.json else { return }
-            let width = 30
-            let filled = width * done / batch.runs.count
-            output.progress(
-                "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-                    + "] \(done)/\(batch.runs.count) runs")
+        let runs: [Simulation]
+        let results: [SimulationResult]
+        if let duration = options.duration {
+            let swarm = SimulationSwarm(
+                scenarios: scenarios, firstSeed: options.seedRange?.lowerBound ?? 1, jobs: options.jobs)
+            results = try swarm.run(for: duration.duration) { done in
+                guard !options.json else { return }
+                let elapsed = Int((ContinuousClock.now - started).seconds)
+                output.progress("\(elapsed)s of \(duration), \(done) runs")
+            }
+            runs = results.indices.map(swarm.simulation(at:))
+        } else {
+            let batch = try SimulationBatch(
+                scenarios: scenarios, seeds: options.seedRange, jobs: options.jobs, shard: options.shard)
+            results = try batch.run { done in
+                guard !options.json else { return }
+                let width = 30
+                let filled = width * done / batch.runs.count
+                output.progress(
+                    "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+                        + "] \(done)/\(batch.runs.count) runs")
+            }
+            runs = batch.runs
         }
         if !options.json { output.clearProgress() }
         let summary = SimulationSummary(results: results, seconds: (ContinuousClock.now - started).seconds)
@@ -86,25 +133,11 @@ extension Subcommand {
             try output.printJSON(summary)
         } else {
             print(summary.table, terminator: "", to: &output)
+            if options.duration != nil { print(summary.swarmTable, terminator: "", to: &output) }
+            print("\n" + summary.coverageTable, terminator: "", to: &output)
         }
-        try reportFailures(batch.runs, results, &output)
-    }
-
-    /// Writes a reproducer for each failed run and says where; exits 1 if any run failed.
-    private static func reportFailures(_ runs: [Simulation], _ results: [SimulationResult], _ output: inout Output)
-        throws
-    {
-        let failed = zip(runs, results).filter { !$0.1.passed }
-        guard !failed.isEmpty else { return }
-        for (simulation, result) in failed {
-            let reproducer = Reproducer(failed: simulation, result: result)
-            try reproducer.write(to: reproducer.fileName)
-            let file = reproducer.fileName
-            print(
-                "Error: \(simulation.scenario.name) seed \(simulation.seed): \(result.failureDescription)\n"
-                    + "Reproducer written to \(file); run it again with `concord replay \(file)`, "
-                    + "or shrink it with `concord replay \(file) --shrink`.", to: &output.standardError)
-        }
-        throw ExitCode.failure
+        let failed = try reportSimulationFailures(runs, results, &output)
+        let unreached = options.checksMustReach && reportUnreachedEvents(scenarios, results, &output)
+        if failed || unreached { throw ExitCode.failure }
     }
 }
