@@ -78,15 +78,20 @@ extension SimulationRun {
         }
     }
 
-    /// Whether every write `device`'s app made since `backup` is held by another device, so that
-    /// restoring the backup loses none for good (the device gets them back from its peers).
+    /// Whether every write `device` holds now and did not hold at `backup` — its app's own since then,
+    /// and any it merged since — is held by another device, so that restoring the backup loses none for
+    /// good (the device gets them back from its peers).
+    ///
+    /// (Looking only at the app's own writes let a device restore over the one copy of a peer's write
+    /// that the peer itself had just lost to a restore; the oracle then expected it.)
     private func everyWriteReachedAnother(_ device: SimulatedDevice, since backup: SimulatedDevice.Backup) -> Bool {
-        let origins = ledger.origins
-        let since = (backup.operations..<origins.count).filter { origins[$0].device == device.index }
-        guard !since.isEmpty else { return true }
+        var gained = Set<Int>()
+        for ids in device.knowledge.rows.values { gained.formUnion(ids) }
+        for ids in backup.knowledge.rows.values { gained.subtract(ids) }
+        guard !gained.isEmpty else { return true }
         var held = Set<Int>()
         for other in devices where other !== device { for ids in other.knowledge.rows.values { held.formUnion(ids) } }
-        return since.allSatisfy(held.contains)
+        return gained.isSubset(of: held)
     }
 
     /// Restores `device`'s latest backup: its database goes back in time, and its replica must see
