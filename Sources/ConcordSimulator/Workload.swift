@@ -27,7 +27,8 @@ public struct Workload: Codable, Equatable, Sendable {
         public var name: String
         /// `column` (the default) or `row`.
         public var policy: String?
-        /// Column name → merge name (`lww`, `max`, `min`, `counter`, `union`).
+        /// Column name → merge name (`lww`, `max`, `min`, `counter`, `union`, or a user-defined merge of
+        /// ``Workload/mergeFunctions``, such as `longest`).
         public var merges: [String: String]?
 
         /// A synced table; without `policy` or `merges` it syncs by column, every column last-writer-wins.
@@ -56,22 +57,26 @@ public struct Workload: Codable, Equatable, Sendable {
     public var operations: [String]?
     /// Later releases of the app, in order: `versions[0]` is version 2. With `app`, they follow the built-in app.
     public var versions: [Version]?
+    /// `drawn`: each name written `{name:X}` stands for an identifier drawn per seed (``WorkloadNames``);
+    /// `plain` (the default, but for the `wide` app): each stands for itself.
+    public var names: String?
 
     /// A workload: either a built-in `app`, or a `schema`, `tables` and `operations` of its own; either may
     /// be followed by later `versions`.
     public init(
         app: String? = nil, schema: String? = nil, tables: [Table]? = nil, operations: [String]? = nil,
-        versions: [Version]? = nil
+        versions: [Version]? = nil, names: String? = nil
     ) {
         self.app = app
         self.schema = schema
         self.tables = tables
         self.operations = operations
         self.versions = versions
+        self.names = names
     }
 
     /// The built-in apps by name.
-    public static let builtIn: [String: Workload] = ["reminders": .reminders, "counter": .counter]
+    public static let builtIn: [String: Workload] = ["reminders": .reminders, "counter": .counter, "wide": .wide]
 
     /// This workload with a built-in app's definition filled in (its ``versions`` kept); throws for an
     /// unknown app, a missing part, or a table, merge, template or migration that cannot work.
@@ -82,6 +87,8 @@ public struct Workload: Codable, Equatable, Sendable {
                     "unknown app '\(app)'; the built-in apps are \(Self.builtIn.keys.sorted().joined(separator: ", "))")
             }
             base.versions = versions
+            base.names = names ?? base.names
+            try base.validateNames()
             try base.validateVersions()
             return base
         }
@@ -90,6 +97,7 @@ public struct Workload: Codable, Equatable, Sendable {
         }
         try Self.validate(tables)
         for template in operations { _ = try Template(template) }
+        try validateNames()
         try validateVersions()
         return self
     }
@@ -101,10 +109,10 @@ public struct Workload: Codable, Equatable, Sendable {
                 throw ScenarioError("\(context)table '\(table.name)' has policy '\(policy)'; use \"column\" or \"row\"")
             }
             for (column, merge) in (table.merges ?? [:]).sorted(by: { $0.key < $1.key })
-            where !ColumnMerge.builtIns.contains(ColumnMerge(name: merge)) {
+            where !ColumnMerge.builtIns.contains(ColumnMerge(name: merge)) && functionsByName[merge] == nil {
                 throw ScenarioError(
                     "\(context)table '\(table.name)' merges \(column) with '\(merge)'; a scenario can use "
-                        + ColumnMerge.builtIns.map(\.name).joined(separator: ", "))
+                        + (ColumnMerge.builtIns.map(\.name) + mergeFunctions.map(\.name)).joined(separator: ", "))
             }
         }
     }

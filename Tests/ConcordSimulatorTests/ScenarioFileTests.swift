@@ -25,7 +25,7 @@ struct ScenarioFileTests {
         let names = Set(Self.scenarios.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
         let families: Set = [
             "forked-edits", "out-of-order-children", "cascading-deletes", "move-delete-race",
-            "counter-app", "reminders-cloud", "crash-restart", "clock-skew", "rolling-upgrade",
+            "counter-app", "reminders-cloud", "crash-restart", "clock-skew", "rolling-upgrade", "wide",
         ]
         #expect(families.isSubset(of: names), "missing: \(families.subtracting(names).sorted())")
     }
