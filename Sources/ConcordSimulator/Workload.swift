@@ -168,17 +168,22 @@ extension Workload {
             "DELETE FROM tags WHERE id = 't{1..3}'",
         ])
 
-    /// Counters merged as counters (concurrent increments add up) beside the same counts merged
-    /// last-writer-wins, a best score merged by max, and themes under the row policy (a theme's
-    /// colours always come from one write).
+    /// Counters merged as counters (concurrent increments and decrements add up) beside the same counts
+    /// merged last-writer-wins, a best score merged by max, a fastest tap time merged by min, badges
+    /// earned merged as a union (a JSON array each device appends to), and themes under the row policy
+    /// (a theme's colours always come from one write).
     public static let counter = Workload(
         schema: """
             CREATE TABLE counters (id TEXT PRIMARY KEY NOT NULL, label TEXT NOT NULL,
-                taps INTEGER NOT NULL DEFAULT 0, taps_lww INTEGER NOT NULL DEFAULT 0, best INTEGER NOT NULL DEFAULT 0);
+                taps INTEGER NOT NULL DEFAULT 0, taps_lww INTEGER NOT NULL DEFAULT 0, best INTEGER NOT NULL DEFAULT 0,
+                fastest INTEGER, badges TEXT NOT NULL DEFAULT '[]');
             CREATE TABLE themes (id TEXT PRIMARY KEY NOT NULL, background TEXT, foreground TEXT);
             """,
         tables: [
-            Table(name: "counters", merges: ["taps": "counter", "best": "max"]), Table(name: "themes", policy: "row"),
+            Table(
+                name: "counters",
+                merges: ["taps": "counter", "best": "max", "fastest": "min", "badges": "union"]),
+            Table(name: "themes", policy: "row"),
         ],
         operations: [
             "INSERT INTO counters (id, label) VALUES ('c{1..3}', '{word}')",
@@ -190,5 +195,7 @@ extension Workload {
             "DELETE FROM counters WHERE id = 'c{1..3}'",
             "INSERT OR REPLACE INTO themes (id, background, foreground) VALUES ('t{1..2}', '{word}', '{word}')",
             "UPDATE themes SET foreground = '{word}' WHERE id = 't{1..2}'",
+            "UPDATE counters SET fastest = min(coalesce(fastest, 1000), {100..900}) WHERE id = 'c{1..3}'",
+            "UPDATE counters SET badges = json_insert(badges, '$[#]', '{word}') WHERE id = 'c{1..3}'",
         ])
 }

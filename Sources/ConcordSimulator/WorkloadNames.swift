@@ -55,13 +55,26 @@ struct WorkloadNames {
         }
     }
 
-    /// `count` identifiers drawn from `source`, distinct as SQLite and as Swift compare names, none empty
-    /// (Concord refuses to sync a table or column without a name, which changesets could not name).
-    static func draw(count: Int, using source: inout ChoiceSource) -> [String] {
-        guard count > 0 else { return [] }
+    /// Identifiers for `workload`'s ``Workload/logicalNames``, drawn from `source`: distinct as SQLite
+    /// and as Swift compare names, none empty (Concord refuses to sync a table or column without a name,
+    /// which changesets could not name), and no table's starting with a quote character.
+    ///
+    /// SQLite 3.40.1 (Debian 12's) corrupts its heap when a parent row is deleted with foreign keys
+    /// enforced and a child table's name starts with `"`, `'`, `` ` `` or `[`: building the key's
+    /// action it dequotes the bare table name, and runs past its end looking for the closing quote.
+    /// Such an app crashes with or without Concord, so those table names get an `x` in front.
+    static func draw(for workload: Workload, using source: inout ChoiceSource) -> [String] {
+        let logical = workload.logicalNames
+        guard !logical.isEmpty else { return [] }
+        let tables = Set((workload.tables ?? []).map(\.name) + (workload.versions ?? []).flatMap { $0.tables ?? [] }.map(\.name))
         var names: [String] = []
-        for var name in Gen<String>.sqliteIdentifiers(count: count...count).generate(using: &source) {
+        for (index, var name) in Gen<String>.sqliteIdentifiers(count: logical.count...logical.count)
+            .generate(using: &source).enumerated()
+        {
             if name.isEmpty { name = "_" }
+            if tables.contains(logical[index]), let first = name.unicodeScalars.first, "\"'`[".unicodeScalars.contains(first) {
+                name = "x" + name
+            }
             while names.contains(where: { $0 == name || SQLiteName.same($0, name) }) { name += "_" }
             names.append(name)
         }
