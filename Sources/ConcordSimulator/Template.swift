@@ -5,15 +5,15 @@ import ConcordTesting
 /// the scenario loads rather than when a step draws it.
 ///
 /// Placeholders draw from the step's choices: `{A..B}` an integer in the range,
-/// `{word}` one of a few words, `{key}` a key of an untyped column (`1` to `3`
-/// or `'1'` to `'3'`: six different keys), `{value}` any value SQLite can hold
-/// (ConcordTesting's `Gen.anySQLiteValue`, with large values of a few KiB),
-/// and `{union}` a JSON array for a `union` column (`Gen.unionArray`); the
-/// last two are written as literals that store exactly the value drawn
-/// (`SQLiteValue.sqlLiteral`). `{name:X}` is the quoted identifier the name
-/// `X` stands for (see ``WorkloadNames``; a workload substitutes its names
-/// before it renders). Text between double quotes is an identifier and holds
-/// no placeholder, so a drawn name can hold any character.
+/// `{word}` one of a few words, `{key}` a key for an untyped key column (see
+/// ``keys``), `{value}` any value SQLite can hold (ConcordTesting's
+/// `Gen.anySQLiteValue`, with large values of a few KiB), and `{union}` a JSON
+/// array for a `union` column (`Gen.unionArray`); the last two are written as
+/// literals that store exactly the value drawn (`SQLiteValue.sqlLiteral`).
+/// `{name:X}` is the quoted identifier the name `X` stands for (see
+/// ``WorkloadNames``; a workload substitutes its names before it renders).
+/// Text between double quotes is an identifier and holds no placeholder, so a
+/// drawn name can hold any character.
 ///
 /// ```swift
 /// let template = try Template("UPDATE lists SET name = '{word}' WHERE id = 'l{1..3}'")
@@ -109,6 +109,10 @@ struct Template {
         }.joined()
     }
 
-    /// The keys `{key}` draws from: integers and texts that SQLite keeps apart in an untyped column.
-    static let keys: [SQLiteValue] = [1, 2, 3, "1", "2", "3"]
+    /// The keys `{key}` draws from: values an untyped key column keeps apart, though some have the same
+    /// bytes or the same characters; and the integer `1`, a key Concord refuses (DESIGN.md: a key is TEXT
+    /// or BLOB), though a foreign key may still hold it.
+    static let keys: [SQLiteValue] = [
+        "1", "2", "3", .blob([0x31]), .blob([0x32]), "\u{E9}", .text(SQLiteText(bytes: [0x65, 0xCC, 0x81])), 1,
+    ]
 }

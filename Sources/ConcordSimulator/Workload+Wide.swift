@@ -9,9 +9,11 @@ extension Workload {
     /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
     /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place.
     ///
-    /// Every key column is untyped and holds integers and text (`1` and `'1'` are different rows); every
-    /// other column but the counter and the tags is untyped and gets `{value}`. Owner 1 and place 1 are
-    /// hot rows: a fifth of the writes go to them, so devices whose clocks are apart edit them at once.
+    /// Every key column is untyped and holds `{key}`: text and blobs with the same bytes (`'1'`, `x'31'`)
+    /// or the same characters (`é` precomposed and decomposed) as different rows, and now and then the
+    /// integer `1`, which Concord refuses as a key. Every other column but the counter and the tags is
+    /// untyped and gets `{value}`. Owner `'1'` and place `'1'` are hot rows: a fifth of the writes go to
+    /// them, so devices whose clocks are apart edit them at once.
     public static let wide = Workload(
         schema: """
             CREATE TABLE {name:owners} ({name:id} PRIMARY KEY NOT NULL, {name:label}, {name:score}, {name:low},
@@ -46,9 +48,9 @@ extension Workload {
         "UPDATE {name:owners} SET {name:tags} = {union} WHERE {name:id} = {key}",
         "UPDATE {name:owners} SET {name:longest} = {value} WHERE {name:id} = {key}",
         "UPDATE {name:owners} SET {name:label} = {value}, {name:score} = {value}, {name:taps} = {name:taps} + 1 "
-            + "WHERE {name:id} = 1",
+            + "WHERE {name:id} = '1'",
         "UPDATE {name:owners} SET {name:low} = {value}, {name:longest} = {value}, {name:taps} = {name:taps} - 1 "
-            + "WHERE {name:id} = 1",
+            + "WHERE {name:id} = '1'",
         "DELETE FROM {name:owners} WHERE {name:id} = {key}",
     ]
 
@@ -57,8 +59,8 @@ extension Workload {
         "INSERT INTO {name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value})",
         "INSERT OR REPLACE INTO {name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value})",
         "UPDATE {name:places} SET {name:data} = {value} WHERE {name:id} = {key}",
-        "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = 1",
-        "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = 1",
+        "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = '1'",
+        "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = '1'",
         "DELETE FROM {name:places} WHERE {name:id} = {key}",
     ]
 
@@ -70,6 +72,10 @@ extension Workload {
         "UPDATE {name:links} SET {name:owner} = {key}, {name:place} = {key} WHERE {name:id} = {key}",
         "UPDATE {name:links} SET {name:note} = {value} WHERE {name:id} = {key}",
         "DELETE FROM {name:links} WHERE {name:id} = {key}",
+        "INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, {name:body}) "
+            + "VALUES ({key}, {key}, {key}, {value})",
+        "INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, {name:body}) "
+            + "VALUES ({key}, {key}, {key}, {value})",
         "INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, {name:body}) "
             + "VALUES ({key}, {key}, {key}, {value})",
         "UPDATE {name:notes} SET {name:body} = {value} WHERE {name:id} = {key}",
