@@ -111,7 +111,7 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
         let rates = drawRates(scenario.faults, versioned: resolved.lastVersion > 1, using: &source)
         // Drawn only for a workload that asks, so the choices of every other plan keep their meaning.
         let names =
-resolved.names == "drawn" ? WorkloadNames.draw(for: resolved, using: &source) : nil
+            resolved.names == "drawn" ? WorkloadNames.draw(for: resolved, using: &source) : nil
         let workload = resolved.naming(names)
         let skews = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.skew...rates.skew)) }
         let drifts = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.drift...rates.drift)) }

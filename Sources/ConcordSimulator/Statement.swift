@@ -38,7 +38,9 @@ struct Statement {
     static func table(writtenBy sql: String) -> String? {
         let words = SQLTokens.words(of: sql)
         guard
-            let keyword = words.firstIndex(where: { !$0.quoted && ["INTO", "UPDATE", "FROM"].contains($0.text.uppercased()) }),
+            let keyword = words.firstIndex(where: {
+                !$0.quoted && ["INTO", "UPDATE", "FROM"].contains($0.text.uppercased())
+            }),
             keyword + 1 < words.count
         else { return nil }
         return words[keyword + 1].text

@@ -66,13 +66,16 @@ struct WorkloadNames {
     static func draw(for workload: Workload, using source: inout ChoiceSource) -> [String] {
         let logical = workload.logicalNames
         guard !logical.isEmpty else { return [] }
-        let tables = Set((workload.tables ?? []).map(\.name) + (workload.versions ?? []).flatMap { $0.tables ?? [] }.map(\.name))
+        let tables = Set(
+            (workload.tables ?? []).map(\.name) + (workload.versions ?? []).flatMap { $0.tables ?? [] }.map(\.name))
         var names: [String] = []
         for (index, var name) in Gen<String>.sqliteIdentifiers(count: logical.count...logical.count)
             .generate(using: &source).enumerated()
         {
             if name.isEmpty { name = "_" }
-            if tables.contains(logical[index]), let first = name.unicodeScalars.first, "\"'`[".unicodeScalars.contains(first) {
+            if tables.contains(logical[index]), let first = name.unicodeScalars.first,
+                "\"'`[".unicodeScalars.contains(first)
+            {
                 name = "x" + name
             }
             while names.contains(where: { $0 == name || SQLiteName.same($0, name) }) { name += "_" }

@@ -54,7 +54,9 @@ struct ForeignKeysOffTests {
         var off = Scenario(name: "x", steps: 60)
         off.faults.foreignKeysOff = [50, 50]
         for seed in 1...5 as ClosedRange<UInt64> {
-            #expect(Simulation(scenario: off, seed: seed).plan().plan == Simulation(scenario: Scenario(name: "x", steps: 60), seed: seed).plan().plan)
+            #expect(
+                Simulation(scenario: off, seed: seed).plan().plan
+                    == Simulation(scenario: Scenario(name: "x", steps: 60), seed: seed).plan().plan)
         }
     }
 

@@ -161,7 +161,8 @@ public struct ReferenceModel: Sendable {
         case .custom(let name) where functions[name] != nil:
             // Every value written, joined (in stamp order, though a join's order does not matter).
             let values = writes.sorted { $0.stamp < $1.stamp }.map { $0.values[index]! }
-            return ColumnRegister(value: values.dropFirst().reduce(values[0], functions[name]!.join), stamp: latest.stamp)
+            return ColumnRegister(
+                value: values.dropFirst().reduce(values[0], functions[name]!.join), stamp: latest.stamp)
         case .lww, .custom:
             return ColumnRegister(value: latest.values[index]!, stamp: latest.stamp)
         }
