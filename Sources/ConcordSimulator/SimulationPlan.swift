@@ -66,7 +66,7 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
     /// side. `nil`: every device may reach every other.
     public var sides: [Int]?
     /// For a workload with `"names": "drawn"`, the identifier each of its names stands for, in the order of
-    /// its names' first use (see ``WorkloadNames``); `nil` otherwise, when each stands for itself.
+    /// its names' first use (see `WorkloadNames`); `nil` otherwise, when each stands for itself.
     public var names: [String]?
     /// The steps, in the order they run.
     public var steps: [SimulationStep]

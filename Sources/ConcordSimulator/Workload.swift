@@ -6,8 +6,10 @@ import ConcordTesting
 ///
 /// Operations are SQL templates whose placeholders are filled from the
 /// simulation's choices: `{1..3}` an integer in the range, `{word}` one of a
-/// few words. Small ranges keep the key space small, so devices collide
-/// often. An operation the schema refuses (a reminder for a list this device
+/// few words, `{key}`, `{value}` and `{union}` keys and values from the whole
+/// value space, `{name:X}` a table or column name, drawn per seed with
+/// ``names`` (see `Template`). Small ranges keep the key space small, so
+/// devices collide often. An operation the schema refuses (a reminder for a list this device
 /// just deleted) is the app's error and changes nothing.
 ///
 /// Apps evolve while their users' devices run different releases, so a
@@ -57,7 +59,7 @@ public struct Workload: Codable, Equatable, Sendable {
     public var operations: [String]?
     /// Later releases of the app, in order: `versions[0]` is version 2. With `app`, they follow the built-in app.
     public var versions: [Version]?
-    /// `drawn`: each name written `{name:X}` stands for an identifier drawn per seed (``WorkloadNames``);
+    /// `drawn`: each name written `{name:X}` stands for an identifier drawn per seed (`WorkloadNames`);
     /// `plain` (the default, but for the `wide` app): each stands for itself.
     public var names: String?
 
