@@ -36,22 +36,41 @@ struct AppLedger {
     private(set) var origins: [Origin] = []
 
     /// Records one operation per row `statement` touched, in the order the device stamped them; returns them.
+    /// `standIns` names, by table, the columns of `SET NULL` / `SET DEFAULT` keys (see ``realValues(_:of:_:known:)``).
     @discardableResult
     mutating func record(
-        _ statement: Statement, touched: [OwnWrite], tables: [String: TableSchema], node: NodeID,
-        origin: Origin, knowledge: inout Knowledge
+        _ statement: Statement, touched: [OwnWrite], tables: [String: TableSchema], standIns: [String: Set<Int>] = [:],
+        node: NodeID, origin: Origin, knowledge: inout Knowledge
     ) -> [Ledger.Operation] {
         var recorded: [Ledger.Operation] = []
         for write in touched {
             guard let table = tables[write.row.table] else { continue }
             let kind = statement.kind(of: write.row)
+            var values = statement.values(of: write.row, kind: kind, table: table)
+            if kind == .update, table.policy == .row, let columns = standIns[write.row.table] {
+                let unchanged = columns.filter { statement.before[write.row]?[$0] == values[$0] }
+                realValues(&values, of: write.row, unchanged, known: knowledge.of(write.row))
+            }
             let id = ledger.record(
-                node: node, stamp: write.stamp, row: write.row, kind: kind,
-                values: statement.values(of: write.row, kind: kind, table: table), seen: knowledge.of(write.row))
+                node: node, stamp: write.stamp, row: write.row, kind: kind, values: values,
+                seen: knowledge.of(write.row))
             origins.append(origin)
             knowledge.learn([id], of: write.row)
             recorded.append(ledger.operations[id])
         }
         return recorded
+    }
+
+    /// An update of a row-policy row carries its whole row, but a `SET NULL` / `SET DEFAULT` column the
+    /// statement left alone may show a stand-in (NULL, the default) for a parent that is not visible,
+    /// while the row's register keeps the real reference: that is what the update carries on. So, for
+    /// `columns` the statement did not change, the value of the latest write of `row` its device holds.
+    private func realValues(
+        _ values: inout [Int: SQLiteValue], of row: RowRef, _ columns: Set<Int>, known ids: Set<Int>
+    ) {
+        guard !columns.isEmpty else { return }
+        let known = ids.map { ledger.operations[$0] }.filter { $0.kind != .delete }
+        guard let latest = known.max(by: { $0.stamp < $1.stamp }) else { return }
+        for column in columns { if let real = latest.values[column] { values[column] = real } }
     }
 }

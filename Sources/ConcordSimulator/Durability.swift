@@ -1,7 +1,7 @@
 @_spi(Testing) import Concord
 
 /// How a device's app opens its database: the journal mode and the `synchronous` level, drawn per
-/// device from the seed.
+/// device from the seed, and whether it enforces foreign keys.
 ///
 /// Every combination drawn keeps every acknowledged commit across a power loss
 /// on a ``SimulatedDisk``, torn and reordered writes included: WAL under `FULL`
@@ -34,6 +34,9 @@ struct Durability: Equatable, CustomStringConvertible {
 
     let journalMode: JournalMode
     let synchronous: Synchronous
+    /// Whether the app turns `PRAGMA foreign_keys` on, as a careful app does; many leave SQLite's default,
+    /// off, and may then write a child whose parent is gone. Drawn apart (``foreignKeys(rate:seed:device:)``).
+    var foreignKeys = true
 
     /// A durability drawn from `generator`: WAL or DELETE with even odds, and for WAL, FULL or EXTRA.
     static func draw(using generator: inout SeededGenerator) -> Durability {
@@ -42,13 +45,32 @@ struct Durability: Equatable, CustomStringConvertible {
         return Durability(journalMode: wal ? .wal : .delete, synchronous: full ? .full : .extra)
     }
 
-    /// Sets the app's connection up: foreign keys enforced, as a careful app has them, then the
-    /// journal mode (stored in the file) and the `synchronous` level (per connection).
+    /// Whether device `device`'s app enforces foreign keys, at `rate` percent of apps leaving them off.
+    ///
+    /// Drawn from a generator of its own (from the seed and the device), apart from the plan's
+    /// choices and the disks' draws, so neither shifts; a rate of 0 draws nothing.
+    static func foreignKeys(rate: Int, seed: UInt64, device: Int) -> Bool {
+        guard rate > 0 else { return true }
+        var generator = SeededGenerator(seed: seed &* 0xBF58_476D_1CE4_E5B9 &+ 0xF0E1_0000 &+ UInt64(device))
+        return Int.random(in: 0..<100, using: &generator) >= rate
+    }
+
+    /// The percent of apps leaving foreign keys off for a seed, drawn from `range` by a generator of its own.
+    static func foreignKeysOffRate(_ range: [Int], seed: UInt64) -> Int {
+        guard range != [0, 0] else { return 0 }
+        var generator = SeededGenerator(seed: seed &* 0x94D0_49BB_1331_11EB &+ 0xF0E1)
+        return Int.random(in: range[0]...range[1], using: &generator)
+    }
+
+    /// Sets the app's connection up: foreign keys as the app has them, then the journal mode (stored in
+    /// the file) and the `synchronous` level (per connection).
     func prepare(_ replica: Replica) throws {
-        try replica.database.execute("PRAGMA foreign_keys = ON")
+        try replica.database.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
         try replica.database.execute("PRAGMA journal_mode = \(journalMode.rawValue)")
         try replica.database.execute("PRAGMA synchronous = \(synchronous.rawValue)")
     }
 
-    var description: String { "\(journalMode.rawValue) + \(synchronous.rawValue)" }
+    var description: String {
+        "\(journalMode.rawValue) + \(synchronous.rawValue)" + (foreignKeys ? "" : ", foreign keys off")
+    }
 }

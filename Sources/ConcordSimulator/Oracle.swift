@@ -36,7 +36,7 @@ struct Oracle {
         self.schema = schema
         model = ReferenceModel(
             tables: schema.tables, foreignKeys: schema.foreignKeys, ledger: ledger.ledger, notNull: schema.notNull,
-            defaults: schema.defaults)
+            defaults: schema.defaults, functions: Workload.functionsByName)
         self.ledger = ledger
     }
 

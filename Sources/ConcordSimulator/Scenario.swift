@@ -99,6 +99,9 @@ public struct Scenario: Codable, Equatable, Sendable {
         /// Percent of crashes that restore the device's latest backup instead (its disk goes back in
         /// time); only when every write it made since reached another device, so none is lost for good.
         public var restore = [0, 20]
+        /// Percent chance, per device, that its app leaves foreign keys unenforced (SQLite's default), so it
+        /// may write a child without its parent. `[0, 0]` by default, and then nothing is drawn.
+        public var foreignKeysOff = [0, 0]
 
         /// The default ranges, as a scenario file that gives no `faults` gets them.
         public init() {}
@@ -171,7 +174,7 @@ public struct Scenario: Codable, Equatable, Sendable {
         guard devices >= 2 else { throw ScenarioError("\"devices\" is \(devices); a simulation needs at least 2") }
         guard steps >= 1 else { throw ScenarioError("\"steps\" is \(steps); it must be at least 1") }
         _ = try seedRange
-        let app = try workload.resolved()
+        let app = try workload.resolved().naming(nil)
         if app.lastVersion > 1 { _ = try VersionSchemas(of: app) }
         let ranges: [(String, [Int])] = [
             ("loss", faults.loss), ("duplicate", faults.duplicate), ("pushLoss", faults.pushLoss),
@@ -181,7 +184,7 @@ public struct Scenario: Codable, Equatable, Sendable {
             ("delay", faults.delay), ("sameInstant", faults.sameInstant), ("lag", faults.lag),
             ("relay", faults.relay), ("hostile", faults.hostile), ("powerLoss", faults.powerLoss),
             ("tornWrite", faults.tornWrite), ("reorder", faults.reorder), ("midOperation", faults.midOperation),
-            ("restore", faults.restore),
+            ("restore", faults.restore), ("foreignKeysOff", faults.foreignKeysOff),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -254,6 +257,7 @@ extension Scenario.Faults {
         try read(.reorder, &reorder)
         try read(.midOperation, &midOperation)
         try read(.restore, &restore)
+        try read(.foreignKeysOff, &foreignKeysOff)
     }
 }
 

@@ -67,7 +67,8 @@ final class SimulatedDevice {
         disk = SimulatedDisk(name: "device-\(index)")
         clock = ManualClock(unixMilliseconds: Self.reading(at: time, skew: skew, drift: drift, jump: 0))
         let nodes = NodeIDSequence(first: node)
-        var configuration = Replica.Configuration(clock: clock, makeNodeID: { nodes.next() })
+        var configuration = Replica.Configuration(
+            clock: clock, merges: Workload.mergeFunctions, makeNodeID: { nodes.next() })
         configuration.interceptor = bugs.interceptor()
         // The disk's file identity (its name and the file's number): a seed gives the same bytes.
         configuration.disk = disk
@@ -110,6 +111,20 @@ final class SimulatedDevice {
         version = original.version
         try durability.prepare(replica)
         ledgerVersion = try replica.version
+    }
+
+    /// The app's statement `sql`, just run, with the tables as the app saw them `before` it and now.
+    ///
+    /// When the app leaves foreign keys off, SQLite did not cascade its deletes, and Concord will: those
+    /// rows are derived from the schema's keys (``Statement/cascades(before:after:foreignKeys:)``).
+    func statement(_ sql: String, before: TableSnapshot) throws -> Statement {
+        let after = try TableSnapshot(of: replica)
+        var statement = Statement(sql: sql, before: before, after: after)
+        if !durability.foreignKeys {
+            statement.cascaded = Statement.cascades(
+                before: before, after: after, foreignKeys: try OracleSchema(of: replica).foreignKeys)
+        }
+        return statement
     }
 
     /// Moves this device's clock to simulated time `time`.

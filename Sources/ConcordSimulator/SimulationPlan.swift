@@ -65,6 +65,9 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
     /// then, reaches everyone, so it is the only way between the two groups. A fork takes its original's
     /// side. `nil`: every device may reach every other.
     public var sides: [Int]?
+    /// For a workload with `"names": "drawn"`, the identifier each of its names stands for, in the order of
+    /// its names' first use (see `WorkloadNames`); `nil` otherwise, when each stands for itself.
+    public var names: [String]?
     /// The steps, in the order they run.
     public var steps: [SimulationStep]
     /// How many choices had been drawn before the first step and after each step (to cut or delete steps).
@@ -104,13 +107,18 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
 
     /// Draws a plan for `scenario` from `source`.
     public static func draw(for scenario: Scenario, using source: inout ChoiceSource) -> SimulationPlan {
-        let workload = (try? scenario.workload.resolved()) ?? .reminders
-        let rates = drawRates(scenario.faults, versioned: workload.lastVersion > 1, using: &source)
+        let resolved = (try? scenario.workload.resolved()) ?? .reminders
+        let rates = drawRates(scenario.faults, versioned: resolved.lastVersion > 1, using: &source)
+        // Drawn only for a workload that asks, so the choices of every other plan keep their meaning.
+        let names =
+            resolved.names == "drawn" ? WorkloadNames.draw(for: resolved, using: &source) : nil
+        let workload = resolved.naming(names)
         let skews = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.skew...rates.skew)) }
         let drifts = (0..<scenario.devices).map { _ in Int64(source.int(in: -rates.drift...rates.drift)) }
         var releases = ReleaseSchedule.draw(for: scenario, workload: workload, rates: rates, using: &source)
         var plan = SimulationPlan(
-            rates: rates, skews: skews, drifts: drifts, sides: releases.sides, steps: [], choicesAfterStep: [])
+            rates: rates, skews: skews, drifts: drifts, sides: releases.sides, names: names, steps: [],
+            choicesAfterStep: [])
         plan.choicesBeforeSteps = source.choices.count
         var devices = scenario.devices
         func percent(_ rate: Int) -> Bool { source.bool(probability: Double(rate) / 100) }

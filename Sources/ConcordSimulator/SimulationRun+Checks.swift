@@ -26,8 +26,15 @@ extension SimulationRun {
                 return
             }
             let tables = Dictionary(uniqueKeysWithValues: device.replica.tables.map { ($0.name, $0.schema) })
+            // Read only when a row-policy row was written: what its SET NULL / SET DEFAULT columns hold.
+            let standIns =
+                touched.contains { tables[$0.row.table]?.policy == .row }
+                ? Dictionary(
+                    grouping: try OracleSchema(of: device.replica).foreignKeys.filter { !$0.action.hidesChild },
+                    by: \.child
+                ).mapValues { Set($0.map(\.column)) } : [:]
             let operations = ledger.record(
-                written.statement, touched: touched, tables: tables, node: device.node,
+                written.statement, touched: touched, tables: tables, standIns: standIns, node: device.node,
                 origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
             // Rows deleted in tables other than the one the statement names were deleted by a cascade.
             result.cascades += operations.filter { $0.row.table != written.statement.table && $0.kind == .delete }.count

@@ -46,7 +46,10 @@ extension SimulationRun {
     /// The durability device `index` opens its database with, drawn from the seed and the index alone.
     func durability(ofDevice index: Int) -> Durability {
         var generator = SeededGenerator(seed: simulation.seed &* 0xA076_1D64_78BD_642F &+ UInt64(index))
-        return Durability.draw(using: &generator)
+        var durability = Durability.draw(using: &generator)
+        let rate = Durability.foreignKeysOffRate(simulation.scenario.faults.foreignKeysOff, seed: simulation.seed)
+        durability.foreignKeys = Durability.foreignKeys(rate: rate, seed: simulation.seed, device: index)
+        return durability
     }
 
     /// A crash step: arms a power failure inside the device's next operations, or crashes it now.
@@ -192,8 +195,7 @@ extension SimulationRun {
     private func settleInterruptedWrite(on device: SimulatedDevice) throws {
         if let pending = pendingWrite, pending.device == device.index {
             pendingWrite = nil
-            let after = try TableSnapshot(of: device.replica)
-            statement = (device.index, Statement(sql: pending.sql, before: pending.before, after: after))
+            statement = (device.index, try device.statement(pending.sql, before: pending.before))
         }
         let operations = ledger.ledger.operations.count
         try collectWrites()

@@ -53,7 +53,7 @@ final class SimulationRun {
         self.simulation = simulation
         self.plan = plan
         self.directory = directory
-        workload = try simulation.scenario.workload.resolved()
+        workload = try simulation.scenario.workload.resolved().naming(plan.names)
         versionSchemas = workload.lastVersion > 1 ? try VersionSchemas(of: workload) : nil
         sides = simulation.scenario.topology == .mesh ? plan.sides ?? [] : []
         result = SimulationResult(seed: simulation.seed, scenario: simulation.scenario.name, steps: plan.steps.count)
@@ -65,6 +65,7 @@ final class SimulationRun {
                     index: index, node: simulation.node(forDevice: index), durability: durability(ofDevice: index),
                     skew: plan.skews[index], drift: plan.drifts[index], time: time, workload: workload,
                     bugs: simulation.injectedBugs))
+            if !devices[index].durability.foreignKeys { log("device \(index)'s app leaves foreign keys off") }
         }
     }
 
@@ -196,7 +197,7 @@ final class SimulationRun {
         }
         result.writes += 1
         log("device \(device.index) wrote: \(sql)")
-        statement = (device.index, Statement(sql: sql, before: before, after: try TableSnapshot(of: device.replica)))
+        statement = (device.index, try device.statement(sql, before: before))
         pendingWrite = nil
     }
 
@@ -211,6 +212,7 @@ final class SimulationRun {
             return
         }
         devices.append(copy)
+        if !copy.durability.foreignKeys { log("device \(copy.index)'s app leaves foreign keys off") }
         if !sides.isEmpty { sides.append(sides[device.index]) }
         result.forks += 1
         log("device \(device.index) forked into device \(copy.index)")

@@ -16,6 +16,9 @@ struct Statement {
     let sql: String
     let before: TableSnapshot
     let after: TableSnapshot
+    /// Rows Concord deletes as this statement's cascade because the app's connection left foreign keys
+    /// off, so SQLite did not (see ``cascades(before:after:foreignKeys:)``); empty when it enforces them.
+    var cascaded: Set<RowRef> = []
 
     /// INSERT (with any conflict clause, or REPLACE), UPDATE or DELETE, from the statement's first word.
     var kind: Ledger.Kind? {
@@ -30,18 +33,40 @@ struct Statement {
     /// The table the statement names.
     var table: String? { Self.table(writtenBy: sql) }
 
-    /// The table an INSERT, UPDATE or DELETE statement names.
+    /// The table an INSERT, UPDATE or DELETE statement names: the word after its first `INTO`, `UPDATE`
+    /// or `FROM` outside quotes, unquoted (a drawn name may hold spaces, quotes and keywords).
     static func table(writtenBy sql: String) -> String? {
-        let words = sql.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let keyword = words.firstIndex(where: { ["INTO", "UPDATE", "FROM"].contains($0.uppercased()) }),
+        let words = SQLTokens.words(of: sql)
+        guard
+            let keyword = words.firstIndex(where: {
+                !$0.quoted && ["INTO", "UPDATE", "FROM"].contains($0.text.uppercased())
+            }),
             keyword + 1 < words.count
         else { return nil }
-        return words[keyword + 1].trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]("))
+        return words[keyword + 1].text
+    }
+
+    /// The rows a statement deleting parents leaves in place when foreign keys are off, and that Concord
+    /// deletes for it: the children it showed through an `ON DELETE CASCADE` key to a row the statement
+    /// deleted, and theirs (DESIGN.md: a local delete deletes the children the device can see, whether or
+    /// not its app enforces foreign keys). Derived from the tables as the app saw them and the schema's keys.
+    static func cascades(before: TableSnapshot, after: TableSnapshot, foreignKeys: [ForeignKey]) -> Set<RowRef> {
+        var gone = before.rows.keys.filter { after[$0] == nil }.sorted { ($0.table, $0.key) < ($1.table, $1.key) }
+        var cascaded: Set<RowRef> = []
+        while let parent = gone.popLast() {
+            for key in foreignKeys where key.parent == parent.table && key.action == .cascade {
+                for (row, values) in after.rows where row.table == key.child && values[key.column] == parent.key {
+                    if cascaded.insert(row).inserted { gone.append(row) }
+                }
+            }
+        }
+        return cascaded
     }
 
     /// What the statement did to `row`: its own kind for a row of its table (a row a DELETE left in
     /// place was set by a self-referencing key), otherwise the foreign-key action that changed it.
     func kind(of row: RowRef) -> Ledger.Kind {
+        if cascaded.contains(row) { return .delete }
         let (was, now) = (before[row] != nil, after[row] != nil)
         if row.table == table, let kind, !(kind == .delete && now) { return kind }
         // Gone from its table: `ON DELETE CASCADE`; still there: `SET NULL` / `SET DEFAULT`.

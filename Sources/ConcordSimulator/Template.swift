@@ -1,7 +1,19 @@
+import Concord
 import ConcordTesting
 
 /// An SQL template split into text and placeholders, parsed once so a bad placeholder is caught when
 /// the scenario loads rather than when a step draws it.
+///
+/// Placeholders draw from the step's choices: `{A..B}` an integer in the range,
+/// `{word}` one of a few words, `{key}` a key for an untyped key column (see
+/// ``keys``), `{value}` any value SQLite can hold (ConcordTesting's
+/// `Gen.anySQLiteValue`, with large values of a few KiB), and `{union}` a JSON
+/// array for a `union` column (`Gen.unionArray`); the last two are written as
+/// literals that store exactly the value drawn (`SQLiteValue.sqlLiteral`).
+/// `{name:X}` is the quoted identifier the name `X` stands for (see
+/// ``WorkloadNames``; a workload substitutes its names before it renders).
+/// Text between double quotes is an identifier and holds no placeholder, so a
+/// drawn name can hold any character.
 ///
 /// ```swift
 /// let template = try Template("UPDATE lists SET name = '{word}' WHERE id = 'l{1..3}'")
@@ -12,32 +24,75 @@ struct Template {
         case text(String)
         case range(ClosedRange<Int>)
         case word
+        case key
+        case value
+        case union
+        case name(String)
     }
     let parts: [Part]
 
+    /// The lengths of the large text and blobs `{value}` draws now and then.
+    static let largeLengths = 1_024...6_144
+
     init(_ template: String) throws {
         var parts: [Part] = []
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            parts.append(.text(String(rest[..<open])))
-            guard let close = rest[open...].firstIndex(of: "}") else {
+        var text = String.UnicodeScalarView()
+        // Scalars, not characters: a quote followed by a combining mark is one `Character`.
+        let scalars = Array(template.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\"" {
+                // A quoted identifier (`""` inside it is a quote), copied as it is.
+                var end = index + 1
+                while end < scalars.count {
+                    if scalars[end] == "\"" {
+                        guard end + 1 < scalars.count, scalars[end + 1] == "\"" else { break }
+                        end += 1
+                    }
+                    end += 1
+                }
+                let stop = min(end + 1, scalars.count)
+                text.append(contentsOf: scalars[index..<stop])
+                index = stop
+                continue
+            }
+            guard scalar == "{" else {
+                text.append(scalar)
+                index += 1
+                continue
+            }
+            guard let close = scalars[index...].firstIndex(of: "}") else {
                 throw ScenarioError("operation '\(template)' opens a placeholder with '{' and never closes it")
             }
-            let name = rest[rest.index(after: open)..<close]
-            if name == "word" {
-                parts.append(.word)
-            } else if let dots = name.range(of: ".."), let low = Int(name[..<dots.lowerBound]),
-                let high = Int(name[dots.upperBound...]), low <= high
-            {
-                parts.append(.range(low...high))
-            } else {
-                throw ScenarioError(
-                    "operation '\(template)' has placeholder '{\(name)}'; use {word} or {A..B} with A <= B")
-            }
-            rest = rest[rest.index(after: close)...]
+            parts.append(.text(String(text)))
+            text = String.UnicodeScalarView()
+            var name = String.UnicodeScalarView()
+            name.append(contentsOf: scalars[(index + 1)..<close])
+            parts.append(try Self.placeholder(String(name), in: template))
+            index = close + 1
         }
-        parts.append(.text(String(rest)))
+        parts.append(.text(String(text)))
         self.parts = parts
+    }
+
+    private static func placeholder(_ name: String, in template: String) throws -> Part {
+        switch name {
+        case "word": return .word
+        case "key": return .key
+        case "value": return .value
+        case "union": return .union
+        default: break
+        }
+        if name.hasPrefix("name:"), name.count > 5 { return .name(String(name.dropFirst(5))) }
+        if let dots = name.range(of: ".."), let low = Int(name[..<dots.lowerBound]),
+            let high = Int(name[dots.upperBound...]), low <= high
+        {
+            return .range(low...high)
+        }
+        throw ScenarioError(
+            "operation '\(template)' has placeholder '{\(name)}'; use {word}, {key}, {value}, {union}, "
+                + "{name:X} or {A..B} with A <= B")
     }
 
     func render(_ source: inout ChoiceSource) -> String {
@@ -46,7 +101,18 @@ struct Template {
             case .text(let text): text
             case .range(let range): String(source.int(in: range))
             case .word: Workload.words[source.int(in: 0...Workload.words.count - 1)]
+            case .key: Self.keys[source.int(in: 0...Self.keys.count - 1)].sqlLiteral
+            case .value: Gen.anySQLiteValue(largeLengths: Self.largeLengths).generate(using: &source).sqlLiteral
+            case .union: Gen.unionArray.generate(using: &source).sqlLiteral
+            case .name(let name): quoteIdentifier(name)
             }
         }.joined()
     }
+
+    /// The keys `{key}` draws from: values an untyped key column keeps apart, though some have the same
+    /// bytes or the same characters; and the integer `1`, a key Concord refuses (DESIGN.md: a key is TEXT
+    /// or BLOB), though a foreign key may still hold it.
+    static let keys: [SQLiteValue] = [
+        "1", "2", "3", .blob([0x31]), .blob([0x32]), "\u{E9}", .text(SQLiteText(bytes: [0x65, 0xCC, 0x81])), 1,
+    ]
 }

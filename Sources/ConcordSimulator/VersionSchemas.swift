@@ -29,7 +29,8 @@ struct VersionSchemas {
         let clock = ManualClock(unixMilliseconds: Simulation.start)
         let replica = try Replica.inMemory(
             configuration: Replica.Configuration(
-                clock: clock, makeNodeID: { NodeID(bytes: Array(repeating: 1, count: 16))! }))
+                clock: clock, merges: Workload.mergeFunctions,
+                makeNodeID: { NodeID(bytes: Array(repeating: 1, count: 16))! }))
         do { try workload.install(on: replica) } catch {
             throw ScenarioError("version 1's schema cannot be set up: \(error)")
         }

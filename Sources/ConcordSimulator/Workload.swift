@@ -6,8 +6,10 @@ import ConcordTesting
 ///
 /// Operations are SQL templates whose placeholders are filled from the
 /// simulation's choices: `{1..3}` an integer in the range, `{word}` one of a
-/// few words. Small ranges keep the key space small, so devices collide
-/// often. An operation the schema refuses (a reminder for a list this device
+/// few words, `{key}`, `{value}` and `{union}` keys and values from the whole
+/// value space, `{name:X}` a table or column name, drawn per seed with
+/// ``names`` (see `Template`). Small ranges keep the key space small, so
+/// devices collide often. An operation the schema refuses (a reminder for a list this device
 /// just deleted) is the app's error and changes nothing.
 ///
 /// Apps evolve while their users' devices run different releases, so a
@@ -27,7 +29,8 @@ public struct Workload: Codable, Equatable, Sendable {
         public var name: String
         /// `column` (the default) or `row`.
         public var policy: String?
-        /// Column name → merge name (`lww`, `max`, `min`, `counter`, `union`).
+        /// Column name → merge name (`lww`, `max`, `min`, `counter`, `union`, or a user-defined merge of
+        /// ``Workload/mergeFunctions``, such as `longest`).
         public var merges: [String: String]?
 
         /// A synced table; without `policy` or `merges` it syncs by column, every column last-writer-wins.
@@ -56,22 +59,26 @@ public struct Workload: Codable, Equatable, Sendable {
     public var operations: [String]?
     /// Later releases of the app, in order: `versions[0]` is version 2. With `app`, they follow the built-in app.
     public var versions: [Version]?
+    /// `drawn`: each name written `{name:X}` stands for an identifier drawn per seed (`WorkloadNames`);
+    /// `plain` (the default, but for the `wide` app): each stands for itself.
+    public var names: String?
 
     /// A workload: either a built-in `app`, or a `schema`, `tables` and `operations` of its own; either may
     /// be followed by later `versions`.
     public init(
         app: String? = nil, schema: String? = nil, tables: [Table]? = nil, operations: [String]? = nil,
-        versions: [Version]? = nil
+        versions: [Version]? = nil, names: String? = nil
     ) {
         self.app = app
         self.schema = schema
         self.tables = tables
         self.operations = operations
         self.versions = versions
+        self.names = names
     }
 
     /// The built-in apps by name.
-    public static let builtIn: [String: Workload] = ["reminders": .reminders, "counter": .counter]
+    public static let builtIn: [String: Workload] = ["reminders": .reminders, "counter": .counter, "wide": .wide]
 
     /// This workload with a built-in app's definition filled in (its ``versions`` kept); throws for an
     /// unknown app, a missing part, or a table, merge, template or migration that cannot work.
@@ -82,6 +89,8 @@ public struct Workload: Codable, Equatable, Sendable {
                     "unknown app '\(app)'; the built-in apps are \(Self.builtIn.keys.sorted().joined(separator: ", "))")
             }
             base.versions = versions
+            base.names = names ?? base.names
+            try base.validateNames()
             try base.validateVersions()
             return base
         }
@@ -90,6 +99,7 @@ public struct Workload: Codable, Equatable, Sendable {
         }
         try Self.validate(tables)
         for template in operations { _ = try Template(template) }
+        try validateNames()
         try validateVersions()
         return self
     }
@@ -101,10 +111,10 @@ public struct Workload: Codable, Equatable, Sendable {
                 throw ScenarioError("\(context)table '\(table.name)' has policy '\(policy)'; use \"column\" or \"row\"")
             }
             for (column, merge) in (table.merges ?? [:]).sorted(by: { $0.key < $1.key })
-            where !ColumnMerge.builtIns.contains(ColumnMerge(name: merge)) {
+            where !ColumnMerge.builtIns.contains(ColumnMerge(name: merge)) && functionsByName[merge] == nil {
                 throw ScenarioError(
                     "\(context)table '\(table.name)' merges \(column) with '\(merge)'; a scenario can use "
-                        + ColumnMerge.builtIns.map(\.name).joined(separator: ", "))
+                        + (ColumnMerge.builtIns.map(\.name) + mergeFunctions.map(\.name)).joined(separator: ", "))
             }
         }
     }
@@ -124,63 +134,4 @@ public struct Workload: Codable, Equatable, Sendable {
 
     /// Words `{word}` draws from.
     static let words = ["milk", "call", "paint", "read", "plan"]
-}
-
-extension Workload {
-    /// Lists; reminders that cascade with their list; subtasks; tags and a reminder-tag join table; a cover blob per list.
-    public static let reminders = Workload(
-        schema: """
-            CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, cover BLOB);
-            CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL,
-                list_id TEXT NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
-                title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, priority INTEGER NOT NULL DEFAULT 0);
-            CREATE TABLE subtasks (id TEXT PRIMARY KEY NOT NULL,
-                reminder_id TEXT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE, title TEXT NOT NULL);
-            CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
-            CREATE TABLE reminder_tags (id TEXT PRIMARY KEY NOT NULL,
-                reminder_id TEXT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE,
-                tag_id TEXT NOT NULL REFERENCES tags(id) ON DELETE CASCADE);
-            """,
-        tables: ["lists", "reminders", "subtasks", "tags", "reminder_tags"].map { Table(name: $0) },
-        operations: [
-            "INSERT INTO lists (id, name, cover) VALUES ('l{1..3}', '{word}', x'0{0..3}')",
-            "UPDATE lists SET name = '{word}' WHERE id = 'l{1..3}'",
-            "UPDATE lists SET cover = x'1{0..9}' WHERE id = 'l{1..3}'",
-            "DELETE FROM lists WHERE id = 'l{1..3}'",
-            "INSERT INTO reminders (id, list_id, title) VALUES ('r{1..6}', 'l{1..3}', '{word}')",
-            "INSERT INTO reminders (id, list_id, title) VALUES ('r{1..6}', 'l{1..3}', '{word}')",
-            "UPDATE reminders SET done = 1 - done WHERE id = 'r{1..6}'",
-            "UPDATE reminders SET title = '{word}', priority = {0..3} WHERE id = 'r{1..6}'",
-            "UPDATE reminders SET list_id = 'l{1..3}' WHERE id = 'r{1..6}'",
-            "DELETE FROM reminders WHERE id = 'r{1..6}'",
-            "INSERT INTO subtasks (id, reminder_id, title) VALUES ('s{1..4}', 'r{1..6}', '{word}')",
-            "DELETE FROM subtasks WHERE id = 's{1..4}'",
-            "INSERT INTO tags (id, name) VALUES ('t{1..3}', '{word}')",
-            "INSERT INTO reminder_tags (id, reminder_id, tag_id) VALUES ('rt{1..6}', 'r{1..6}', 't{1..3}')",
-            "DELETE FROM tags WHERE id = 't{1..3}'",
-        ])
-
-    /// Counters merged as counters (concurrent increments add up) beside the same counts merged
-    /// last-writer-wins, a best score merged by max, and themes under the row policy (a theme's
-    /// colours always come from one write).
-    public static let counter = Workload(
-        schema: """
-            CREATE TABLE counters (id TEXT PRIMARY KEY NOT NULL, label TEXT NOT NULL,
-                taps INTEGER NOT NULL DEFAULT 0, taps_lww INTEGER NOT NULL DEFAULT 0, best INTEGER NOT NULL DEFAULT 0);
-            CREATE TABLE themes (id TEXT PRIMARY KEY NOT NULL, background TEXT, foreground TEXT);
-            """,
-        tables: [
-            Table(name: "counters", merges: ["taps": "counter", "best": "max"]), Table(name: "themes", policy: "row"),
-        ],
-        operations: [
-            "INSERT INTO counters (id, label) VALUES ('c{1..3}', '{word}')",
-            "UPDATE counters SET taps = taps + {1..3}, taps_lww = taps_lww + {1..3} WHERE id = 'c{1..3}'",
-            "UPDATE counters SET taps = taps + {1..3}, taps_lww = taps_lww + {1..3} WHERE id = 'c{1..3}'",
-            "UPDATE counters SET taps = taps - 1, taps_lww = taps_lww - 1 WHERE id = 'c{1..3}'",
-            "UPDATE counters SET best = max(best, {0..20}) WHERE id = 'c{1..3}'",
-            "UPDATE counters SET label = '{word}' WHERE id = 'c{1..3}'",
-            "DELETE FROM counters WHERE id = 'c{1..3}'",
-            "INSERT OR REPLACE INTO themes (id, background, foreground) VALUES ('t{1..2}', '{word}', '{word}')",
-            "UPDATE themes SET foreground = '{word}' WHERE id = 't{1..2}'",
-        ])
 }

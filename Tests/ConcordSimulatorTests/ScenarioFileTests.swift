@@ -25,7 +25,7 @@ struct ScenarioFileTests {
         let names = Set(Self.scenarios.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
         let families: Set = [
             "forked-edits", "out-of-order-children", "cascading-deletes", "move-delete-race",
-            "counter-app", "reminders-cloud", "crash-restart", "clock-skew", "rolling-upgrade",
+            "counter-app", "reminders-cloud", "crash-restart", "clock-skew", "rolling-upgrade", "wide",
         ]
         #expect(families.isSubset(of: names), "missing: \(families.subtracting(names).sorted())")
     }
@@ -74,11 +74,11 @@ struct ScenarioFileTests {
         ),
         (
             #"{"name": "x", "workload": {"app": "todo"}}"#,
-            "unknown app 'todo'; the built-in apps are counter, reminders"
+            "unknown app 'todo'; the built-in apps are counter, reminders, wide"
         ),
         (
             #"{"name": "x", "workload": {"schema": "CREATE TABLE t (id TEXT PRIMARY KEY)", "tables": [{"name": "t"}], "operations": ["DELETE FROM t WHERE id = '{1..}'"]}}"#,
-            "operation 'DELETE FROM t WHERE id = '{1..}'' has placeholder '{1..}'; use {word} or {A..B} with A <= B"
+            "operation 'DELETE FROM t WHERE id = '{1..}'' has placeholder '{1..}'; use {word}, {key}, {value}, {union}, {name:X} or {A..B} with A <= B"
         ),
         (
             #"{"name": "x", "workload": {"app": "counter", "versions": [{"migration": " "}]}}"#,
@@ -86,11 +86,11 @@ struct ScenarioFileTests {
         ),
         (
             #"{"name": "x", "workload": {"app": "counter", "versions": [{"migration": "SELECT 1", "operations": ["{x}"]}]}}"#,
-            "version 2: operation '{x}' has placeholder '{x}'; use {word} or {A..B} with A <= B"
+            "version 2: operation '{x}' has placeholder '{x}'; use {word}, {key}, {value}, {union}, {name:X} or {A..B} with A <= B"
         ),
         (
             #"{"name": "x", "workload": {"app": "counter", "versions": [{"migration": "SELECT 1", "tables": [{"name": "themes", "merges": {"background": "avg"}}]}]}}"#,
-            "version 2: table 'themes' merges background with 'avg'; a scenario can use lww, max, min, counter, union"
+            "version 2: table 'themes' merges background with 'avg'; a scenario can use lww, max, min, counter, union, longest"
         ),
         (
             #"{"name": "x", "mix": {"write": 50, "sync": 45, "upgrade": 6}, "workload": {"app": "counter", "versions": [{"migration": "SELECT 1"}]}}"#,

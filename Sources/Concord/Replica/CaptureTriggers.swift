@@ -210,13 +210,28 @@ struct CaptureTriggers {
     }
 
     /// A delete keeps the row's values in the hidden table, since the user table no longer has them.
+    ///
+    /// A `SET NULL` / `SET DEFAULT` column showing its stand-in (its parent is not in its table) has the
+    /// real reference in the row's hidden copy: that one is kept, not the stand-in the table showed.
     private var deleteTrigger: String {
         let columns = table.hiddenColumns.map { ", \($0)" }.joined()
-        let values = table.quotedColumns.map { ", OLD.\($0)" }.joined()
+        var values = table.quotedColumns.map { "OLD.\($0)" }
+        for standIn in facts.standIns where values.indices.contains(standIn.column) {
+            let (shown, kept) = (values[standIn.column], "h.\(table.hiddenColumns[standIn.column])")
+            values[standIn.column] =
+                "CASE WHEN h.pk IS NOT NULL AND \(shown) IS \(standIn.value) AND \(kept) IS NOT NULL "
+                + "AND NOT EXISTS (SELECT 1 FROM \(quoteIdentifier(standIn.parent)) AS p "
+                + "WHERE p.\(quoteIdentifier(standIn.parentKey)) = \(kept)) THEN \(kept) ELSE \(shown) END"
+        }
+        let source =
+            facts.standIns.isEmpty
+            ? "VALUES (OLD.\(table.quotedKey)\(values.map { ", \($0)" }.joined()))"
+            : "SELECT OLD.\(table.quotedKey)\(values.map { ", \($0)" }.joined()) FROM (SELECT 1) "
+                + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = OLD.\(table.quotedKey)"
         return trigger(
             "delete", "AFTER DELETE", "1",
             [
-                "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) VALUES (OLD.\(table.quotedKey)\(values))",
+                "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)",
                 logSQL(.delete, key: "OLD.\(table.quotedKey)"),
             ])
     }

@@ -76,8 +76,10 @@ final class RegisterStore {
         let update =
             table.quotedColumns.isEmpty
             ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        // The alias: in a table named `excluded`, `excluded.c` would name the table's own row, not the new one.
         let upsertShownSQL =
-            "INSERT INTO \(table.quotedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
+            "INSERT INTO \(table.quotedName) AS _concord_row "
+            + "(\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
         let writeHiddenSQL =
             "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "

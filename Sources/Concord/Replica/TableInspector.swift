@@ -157,15 +157,28 @@ struct TableInspector {
         /// Per synced column: what it shows while no write has set it — its DEFAULT as the column stores
         /// it, or NULL (a column added by a migration shows this in rows written before it).
         var defaults: [SQLiteValue]
+        /// The columns of `SET NULL` / `SET DEFAULT` keys, which may show a stand-in while the row's hidden
+        /// copy keeps the real reference (a delete must keep that, see `CaptureTriggers`).
+        var standIns: [StandIn] = []
+
+        /// A column that shows `value` (SQL: `NULL`, or the column's DEFAULT expression) while the row its
+        /// reference names is not in `parent`, whose key column is `parentKey`.
+        struct StandIn: Hashable, Sendable {
+            let column: Int
+            let parent: String
+            let parentKey: String
+            let value: String
+        }
 
         init(
             comparesTypes: [Bool], guardsKey: Bool, affinities: [ColumnAffinity]? = nil,
-            defaults: [SQLiteValue]? = nil
+            defaults: [SQLiteValue]? = nil, standIns: [StandIn] = []
         ) {
             self.comparesTypes = comparesTypes
             self.guardsKey = guardsKey
             self.affinities = affinities ?? comparesTypes.map { _ in .blob }
             self.defaults = defaults ?? comparesTypes.map { _ in .null }
+            self.standIns = standIns
         }
     }
 
@@ -195,7 +208,28 @@ struct TableInspector {
         }
         return CaptureFacts(
             comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
-            affinities: affinities, defaults: defaults)
+            affinities: affinities, defaults: defaults, standIns: try standIns(of: table, declared: declared))
+    }
+
+    /// The columns of `table`'s `SET NULL` and `SET DEFAULT` keys, with what they show in place of a parent.
+    private func standIns(of table: SyncedTable, declared: [(type: String, defaultSQL: String?)?]) throws
+        -> [CaptureFacts.StandIn]
+    {
+        var standIns: [CaptureFacts.StandIn] = []
+        for link in try database.query(
+            "SELECT \"from\", \"table\", \"to\", upper(on_delete) FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            [.text(table.name)])
+        {
+            guard let action = link[3].textValue, action == "SET NULL" || action == "SET DEFAULT",
+                let from = link[0].textValue, let parent = link[1].textValue,
+                let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }),
+                let key = try link[2].textValue
+                    ?? database.scalar("SELECT name FROM pragma_table_info(?) WHERE pk = 1", [.text(parent)])?.textValue
+            else { continue }
+            let value = action == "SET NULL" ? "NULL" : declared[column]?.defaultSQL.map { "(\($0))" } ?? "NULL"
+            standIns.append(.init(column: column, parent: parent, parentKey: key, value: value))
+        }
+        return standIns
     }
 
     /// The value a DEFAULT clause gives, as a column of `affinity` stores it (NULL without one, or when

@@ -25,10 +25,13 @@ public struct ReferenceModel: Sendable {
     public let tables: [String: TableSchema]
     /// The foreign keys that decide which rows show (the same declarations the engine is given).
     public let foreignKeys: [ForeignKey]
-    /// For each table, the positions of its columns declared NOT NULL; see ``init(tables:foreignKeys:ledger:notNull:defaults:)``.
+    /// For each table, the positions of its columns declared NOT NULL; see ``init(tables:foreignKeys:ledger:notNull:defaults:functions:)``.
     public let notNull: [String: Set<Int>]
     /// For each table, column position → the value a row shows there while no write has set it (its DEFAULT).
     public let defaults: [String: [Int: SQLiteValue]]
+    /// The user-defined merges, by name, that `.custom` columns join their values with; a custom merge not
+    /// here is last-writer-wins, as the engine treats one it has no function for.
+    public let functions: [String: MergeFunction]
     /// What every replica must hold, by row.
     public private(set) var registers: [RowRef: RowRegisters] = [:]
     private var visible: Set<RowRef> = []
@@ -43,7 +46,8 @@ public struct ReferenceModel: Sendable {
     /// name those columns in `notNull` (table → column positions, as in ``TableSchema/columns``). A
     /// column no write has set — one a migration added after the row was written — shows its DEFAULT,
     /// given in `defaults` (table → column position → value), or NULL when `defaults` has none. Leave
-    /// `notNull` empty when no constraint can break.
+    /// `notNull` empty when no constraint can break. A `.custom` column joins every value written with the
+    /// ``MergeFunction`` of its name in `functions`.
     ///
     /// ```swift
     /// // reminders(list_id, title NOT NULL, ..., priority NOT NULL DEFAULT 0 added later): a reminder
@@ -53,9 +57,10 @@ public struct ReferenceModel: Sendable {
     /// ```
     public init(
         tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger, notNull: [String: Set<Int>] = [:],
-        defaults: [String: [Int: SQLiteValue]] = [:]
+        defaults: [String: [Int: SQLiteValue]] = [:], functions: [String: MergeFunction] = [:]
     ) {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
+        self.functions = functions
         self.foreignKeys = foreignKeys
         self.notNull = notNull
         self.defaults = defaults
@@ -65,7 +70,7 @@ public struct ReferenceModel: Sendable {
         for operation in ledger.operations { byRow[operation.row, default: []].append(operation) }
         for (row, operations) in byRow {
             guard let table = self.tables[row.table] else { continue }
-            registers[row] = Self.registers(operations, table, lengths)
+            registers[row] = Self.registers(operations, table, lengths, functions)
         }
         decideVisibility()
     }
@@ -104,7 +109,7 @@ public struct ReferenceModel: Sendable {
 
     private static func registers(
         _ operations: [Ledger.Operation], _ table: TableSchema,
-        _ lengths: [(before: UInt64, after: UInt64)]
+        _ lengths: [(before: UInt64, after: UInt64)], _ functions: [String: MergeFunction]
     ) -> RowRegisters {
         // The length is set by inserts, deletes and a first write; among the writes that reached the
         // largest, the latest one's stamp is the liveness stamp.
@@ -125,7 +130,8 @@ public struct ReferenceModel: Sendable {
         for index in table.columns.indices {
             let touching = writes.filter { $0.values[index] != nil }
             guard !touching.isEmpty else { continue }
-            result.columns[index] = column(index, touching, merge: table.merges[index], life: life, lengths)
+            result.columns[index] = column(
+                index, touching, merge: table.merges[index], life: life, lengths, functions: functions)
         }
         return result
     }
@@ -133,7 +139,7 @@ public struct ReferenceModel: Sendable {
     /// One column's register from the writes that wrote it.
     private static func column(
         _ index: Int, _ writes: [Ledger.Operation], merge: ColumnMerge, life: UInt64,
-        _ lengths: [(before: UInt64, after: UInt64)]
+        _ lengths: [(before: UInt64, after: UInt64)], functions: [String: MergeFunction]
     ) -> ColumnRegister {
         let latest = writes.max { $0.stamp < $1.stamp }!
         switch merge {
@@ -152,6 +158,11 @@ public struct ReferenceModel: Sendable {
             let entries = contributions(index, writes, lengths)
             let total = entries.filter { $0.causalLength == life }.reduce(Int64(0)) { $0 &+ $1.amount }
             return ColumnRegister(value: .integer(total), stamp: latest.stamp, contributions: entries)
+        case .custom(let name) where functions[name] != nil:
+            // Every value written, joined (in stamp order, though a join's order does not matter).
+            let values = writes.sorted { $0.stamp < $1.stamp }.map { $0.values[index]! }
+            return ColumnRegister(
+                value: values.dropFirst().reduce(values[0], functions[name]!.join), stamp: latest.stamp)
         case .lww, .custom:
             return ColumnRegister(value: latest.values[index]!, stamp: latest.stamp)
         }

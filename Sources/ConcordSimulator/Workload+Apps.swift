@@ -1,0 +1,65 @@
+extension Workload {
+    /// Lists; reminders that cascade with their list; subtasks; tags and a reminder-tag join table; a cover blob per list.
+    public static let reminders = Workload(
+        schema: """
+            CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, cover BLOB);
+            CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL,
+                list_id TEXT NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+                title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, priority INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE subtasks (id TEXT PRIMARY KEY NOT NULL,
+                reminder_id TEXT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE, title TEXT NOT NULL);
+            CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
+            CREATE TABLE reminder_tags (id TEXT PRIMARY KEY NOT NULL,
+                reminder_id TEXT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE,
+                tag_id TEXT NOT NULL REFERENCES tags(id) ON DELETE CASCADE);
+            """,
+        tables: ["lists", "reminders", "subtasks", "tags", "reminder_tags"].map { Table(name: $0) },
+        operations: [
+            "INSERT INTO lists (id, name, cover) VALUES ('l{1..3}', '{word}', x'0{0..3}')",
+            "UPDATE lists SET name = '{word}' WHERE id = 'l{1..3}'",
+            "UPDATE lists SET cover = x'1{0..9}' WHERE id = 'l{1..3}'",
+            "DELETE FROM lists WHERE id = 'l{1..3}'",
+            "INSERT INTO reminders (id, list_id, title) VALUES ('r{1..6}', 'l{1..3}', '{word}')",
+            "INSERT INTO reminders (id, list_id, title) VALUES ('r{1..6}', 'l{1..3}', '{word}')",
+            "UPDATE reminders SET done = 1 - done WHERE id = 'r{1..6}'",
+            "UPDATE reminders SET title = '{word}', priority = {0..3} WHERE id = 'r{1..6}'",
+            "UPDATE reminders SET list_id = 'l{1..3}' WHERE id = 'r{1..6}'",
+            "DELETE FROM reminders WHERE id = 'r{1..6}'",
+            "INSERT INTO subtasks (id, reminder_id, title) VALUES ('s{1..4}', 'r{1..6}', '{word}')",
+            "DELETE FROM subtasks WHERE id = 's{1..4}'",
+            "INSERT INTO tags (id, name) VALUES ('t{1..3}', '{word}')",
+            "INSERT INTO reminder_tags (id, reminder_id, tag_id) VALUES ('rt{1..6}', 'r{1..6}', 't{1..3}')",
+            "DELETE FROM tags WHERE id = 't{1..3}'",
+        ])
+
+    /// Counters merged as counters (concurrent increments and decrements add up) beside the same counts
+    /// merged last-writer-wins, a best score merged by max, a fastest tap time merged by min, badges
+    /// earned merged as a union (a JSON array each device appends to), and themes under the row policy
+    /// (a theme's colours always come from one write).
+    public static let counter = Workload(
+        schema: """
+            CREATE TABLE counters (id TEXT PRIMARY KEY NOT NULL, label TEXT NOT NULL,
+                taps INTEGER NOT NULL DEFAULT 0, taps_lww INTEGER NOT NULL DEFAULT 0, best INTEGER NOT NULL DEFAULT 0,
+                fastest INTEGER, badges TEXT NOT NULL DEFAULT '[]');
+            CREATE TABLE themes (id TEXT PRIMARY KEY NOT NULL, background TEXT, foreground TEXT);
+            """,
+        tables: [
+            Table(
+                name: "counters",
+                merges: ["taps": "counter", "best": "max", "fastest": "min", "badges": "union"]),
+            Table(name: "themes", policy: "row"),
+        ],
+        operations: [
+            "INSERT INTO counters (id, label) VALUES ('c{1..3}', '{word}')",
+            "UPDATE counters SET taps = taps + {1..3}, taps_lww = taps_lww + {1..3} WHERE id = 'c{1..3}'",
+            "UPDATE counters SET taps = taps + {1..3}, taps_lww = taps_lww + {1..3} WHERE id = 'c{1..3}'",
+            "UPDATE counters SET taps = taps - 1, taps_lww = taps_lww - 1 WHERE id = 'c{1..3}'",
+            "UPDATE counters SET best = max(best, {0..20}) WHERE id = 'c{1..3}'",
+            "UPDATE counters SET label = '{word}' WHERE id = 'c{1..3}'",
+            "DELETE FROM counters WHERE id = 'c{1..3}'",
+            "INSERT OR REPLACE INTO themes (id, background, foreground) VALUES ('t{1..2}', '{word}', '{word}')",
+            "UPDATE themes SET foreground = '{word}' WHERE id = 't{1..2}'",
+            "UPDATE counters SET fastest = min(coalesce(fastest, 1000), {100..900}) WHERE id = 'c{1..3}'",
+            "UPDATE counters SET badges = json_insert(badges, '$[#]', '{word}') WHERE id = 'c{1..3}'",
+        ])
+}

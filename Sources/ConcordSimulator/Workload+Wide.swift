@@ -1,0 +1,85 @@
+extension Workload {
+    /// An app that stresses values, names and rules rather than looking like any one app: every value
+    /// SQLite can hold, table and column names drawn per seed, every merge, both policies, and every
+    /// kind of foreign key.
+    ///
+    /// - `owners` (by column): a label last-writer-wins, a `max` score, a `min` low, a `counter` of taps
+    ///   with increments and decrements, a `union` of tags, and a `longest` value (a user-defined join);
+    /// - `places` (by row): deleted and inserted again, replaced whole (`INSERT OR REPLACE`);
+    /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
+    /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place.
+    ///
+    /// Every key column is untyped and holds `{key}`: text and blobs with the same bytes (`'1'`, `x'31'`)
+    /// or the same characters (`é` precomposed and decomposed) as different rows, and now and then the
+    /// integer `1`, which Concord refuses as a key. Every other column but the counter and the tags is
+    /// untyped and gets `{value}`. Owner `'1'` and place `'1'` are hot rows: a fifth of the writes go to
+    /// them, so devices whose clocks are apart edit them at once.
+    public static let wide = Workload(
+        schema: """
+            CREATE TABLE {name:owners} ({name:id} PRIMARY KEY NOT NULL, {name:label}, {name:score}, {name:low},
+                {name:taps} INTEGER NOT NULL DEFAULT 0, {name:tags} TEXT, {name:longest});
+            CREATE TABLE {name:places} ({name:id} PRIMARY KEY NOT NULL, {name:label}, {name:data});
+            CREATE TABLE {name:links} ({name:id} PRIMARY KEY NOT NULL,
+                {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE RESTRICT,
+                {name:place} REFERENCES {name:places}({name:id}) ON DELETE RESTRICT, {name:note});
+            CREATE TABLE {name:notes} ({name:id} PRIMARY KEY NOT NULL,
+                {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE CASCADE,
+                {name:place} REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
+            """,
+        tables: [
+            Table(
+                name: "owners",
+                merges: ["score": "max", "low": "min", "taps": "counter", "tags": "union", "longest": "longest"]),
+            Table(name: "places", policy: "row"), Table(name: "links"), Table(name: "notes", policy: "row"),
+        ],
+        operations: wideOwners + widePlaces + wideChildren,
+        names: "drawn")
+
+    private static let wideOwners = [
+        "INSERT INTO {name:owners} ({name:id}, {name:label}, {name:score}, {name:low}, {name:tags}, {name:longest}) "
+            + "VALUES ({key}, {value}, {value}, {value}, {union}, {value})",
+        "INSERT INTO {name:owners} ({name:id}, {name:label}, {name:score}, {name:low}, {name:tags}, {name:longest}) "
+            + "VALUES ({key}, {value}, {value}, {value}, {union}, {value})",
+        "UPDATE {name:owners} SET {name:label} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:score} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:low} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:taps} = {name:taps} + {1..3} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:taps} = {name:taps} - {1..3} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:tags} = {union} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:longest} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:label} = {value}, {name:score} = {value}, {name:taps} = {name:taps} + 1 "
+            + "WHERE {name:id} = '1'",
+        "UPDATE {name:owners} SET {name:low} = {value}, {name:longest} = {value}, {name:taps} = {name:taps} - 1 "
+            + "WHERE {name:id} = '1'",
+        "DELETE FROM {name:owners} WHERE {name:id} = {key}",
+    ]
+
+    private static let widePlaces = [
+        "INSERT INTO {name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value})",
+        "INSERT INTO {name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value})",
+        "INSERT OR REPLACE INTO {name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value})",
+        "UPDATE {name:places} SET {name:data} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = '1'",
+        "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = '1'",
+        "DELETE FROM {name:places} WHERE {name:id} = {key}",
+    ]
+
+    private static let wideChildren = [
+        "INSERT INTO {name:links} ({name:id}, {name:owner}, {name:place}, {name:note}) "
+            + "VALUES ({key}, {key}, {key}, {value})",
+        "INSERT INTO {name:links} ({name:id}, {name:owner}, {name:place}, {name:note}) "
+            + "VALUES ({key}, {key}, {key}, {value})",
+        "UPDATE {name:links} SET {name:owner} = {key}, {name:place} = {key} WHERE {name:id} = {key}",
+        "UPDATE {name:links} SET {name:note} = {value} WHERE {name:id} = {key}",
+        "DELETE FROM {name:links} WHERE {name:id} = {key}",
+        "INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, {name:body}) "
+            + "VALUES ({key}, {key}, {key}, {value})",
+        "INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, {name:body}) "
+            + "VALUES ({key}, {key}, {key}, {value})",
+        "INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, {name:body}) "
+            + "VALUES ({key}, {key}, {key}, {value})",
+        "UPDATE {name:notes} SET {name:body} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:notes} SET {name:place} = {key} WHERE {name:id} = {key}",
+        "DELETE FROM {name:notes} WHERE {name:id} = {key}",
+    ]
+}

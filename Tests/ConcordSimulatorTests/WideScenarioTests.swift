@@ -1,0 +1,65 @@
+import Concord
+import ConcordTestSupport
+import ConcordTesting
+import Foundation
+import Testing
+
+@testable import ConcordSimulator
+
+/// The wide app: hostile values and names, every merge, both policies and every kind of key, passing.
+@Suite(.tags(.simulation, .slow), .timeLimit(.hangGuard))
+struct WideScenarioTests {
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Simulations/wide.json").path
+
+    @Test func theWideScenarioPassesAFewSeeds() throws {
+        let scenario = try Scenario.load(path: Self.path)
+        var merges: Set<String> = []
+        for seed in 4...7 as ClosedRange<UInt64> {
+            let result = try Simulation(scenario: scenario, seed: seed).run()
+            #expect(result.passed, "seed \(seed): \(result.failure?.description ?? "did not converge")")
+            #expect(result.writes > 20, "seed \(seed) wrote \(result.writes) times")
+            merges.formUnion(result.conflicts.keys)
+        }
+        #expect(merges.count >= 3, "conflicts only under \(merges.sorted())")
+    }
+
+    @Test func theWideAppDeclaresEveryMergeAndBothPolicies() throws {
+        let app = try Workload.wide.resolved()
+        let merges = Set((app.tables ?? []).flatMap { ($0.merges ?? [:]).values })
+        #expect(merges == ["max", "min", "counter", "union", "longest"])
+        #expect(Set((app.tables ?? []).map { $0.policy ?? "column" }) == ["column", "row"])
+    }
+
+    @Test func longestIsAJoinOverTheWholeValueSpace() {
+        let report = MergeLaws.check(Gen.anySQLiteValue(largeLengths: nil)) { Workload.longest.join($0, $1) }
+        #expect(report.holds, "\(report)")
+    }
+
+    @Test func theOracleJoinsACustomMergeAsTheEngineDoes() throws {
+        let clock = ManualClock(unixMilliseconds: 1_767_225_600_000)
+        let replicas = try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(
+                configuration: .init(clock: clock, merges: Workload.mergeFunctions, makeNodeID: { node(id) }))
+            try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, v)")
+            try replica.enableSync(on: "t", merges: ["v": .custom("longest")])
+            return replica
+        }
+        try replicas[0].database.execute("INSERT INTO t VALUES ('k', 'abc')")
+        try Replica.sync(replicas)
+        clock.advance(by: 5)
+        try replicas[1].database.execute("UPDATE t SET v = 'z' WHERE id = 'k'")
+        try Replica.sync(replicas)
+        #expect(try replicas[0].database.scalar("SELECT v FROM t") == "abc", "the longer value stays")
+        var ledger = Ledger()
+        let row = RowRef(table: "t", key: "k")
+        let first = try #require(replicas[0].registers(of: "t", key: "k")?.liveness.stamp)
+        ledger.record(node: node(1), stamp: first, row: row, kind: .insert, values: [0: "abc"], seen: [])
+        let second = try #require(replicas[1].registers(of: "t", key: "k")?.columns[0]?.stamp)
+        ledger.record(node: node(2), stamp: second, row: row, kind: .update, values: [0: "z"], seen: [0])
+        let model = ReferenceModel(
+            tables: replicas[0].tables.map(\.schema), foreignKeys: [], ledger: ledger,
+            functions: Workload.functionsByName)
+        #expect(model.registers[row] == (try replicas[0].registers(of: "t", key: "k")))
+    }
+}

@@ -1,0 +1,98 @@
+import Concord
+import ConcordTestSupport
+import ConcordTesting
+import Foundation
+import Testing
+
+@testable import ConcordSimulator
+
+/// Table and column names drawn per seed: distinct, quoted wherever the simulator writes SQL, and read
+/// back from the statements it generated.
+///
+/// A name the simulator splices in unquoted, or reads back by splitting at
+/// spaces, would make the app's statements fail or the ledger record a write
+/// against the wrong table; these catch that before a long run does.
+@Suite(.tags(.simulation))
+struct WorkloadNamesTests {
+    static let wide = try! Workload.wide.resolved()
+
+    static func names(seed: UInt64) -> [String] {
+        var source = ChoiceSource(seed: seed)
+        return WorkloadNames.draw(for: wide, using: &source)
+    }
+
+    @Test func drawnNamesAreDistinctToSQLiteAndToSwift() {
+        for seed in 1...300 as ClosedRange<UInt64> {
+            let names = Self.names(seed: seed)
+            #expect(names.count == Self.wide.logicalNames.count)
+            for (index, name) in names.enumerated() {
+                #expect(!name.isEmpty, "seed \(seed)")
+                for other in names[..<index] {
+                    #expect(other != name && !SQLiteName.same(other, name), "seed \(seed): \(other) and \(name)")
+                }
+            }
+        }
+    }
+
+    @Test func noDrawnTableNameStartsWithAQuote() {
+        let tables = (Self.wide.tables ?? []).map(\.name)
+        for seed in 1...300 as ClosedRange<UInt64> {
+            let named = Self.wide.naming(Self.names(seed: seed))
+            for table in named.tables ?? [] {
+                #expect(!["\"", "'", "`", "["].contains(table.name.unicodeScalars.first.map(String.init) ?? ""))
+            }
+            #expect(named.tables?.count == tables.count)
+        }
+    }
+
+    @Test func everyRenderedStatementRunsAndNamesItsTable() throws {
+        for seed in 1...40 as ClosedRange<UInt64> {
+            let app = Self.wide.naming(Self.names(seed: seed))
+            let replica = try Replica.inMemory(configuration: .init(merges: Workload.mergeFunctions))
+            try app.install(on: replica)
+            let tables = Set(replica.tables.map(\.name))
+            #expect(tables == Set((app.tables ?? []).map(\.name)), "seed \(seed)")
+            var source = ChoiceSource(seed: seed)
+            for _ in 0..<60 {
+                let sql = app.operation(&source)
+                let table = try #require(Statement.table(writtenBy: sql), "seed \(seed): no table in \(sql)")
+                #expect(tables.contains(table), "seed \(seed): \(table) read from \(sql)")
+                do { try replica.database.execute(sql) } catch {
+                    // Constraints may refuse a write (a key taken, a parent missing); the SQL must parse.
+                    #expect("\(error)".contains("SQLite error 19"), "seed \(seed): \(sql): \(error)")
+                }
+            }
+        }
+    }
+
+    @Test func statementsReadQuotedTableNames() {
+        let cases: [(String, String)] = [
+            (#"DELETE FROM "a ""b"" FROM" WHERE "id" = 'into'"#, #"a "b" FROM"#),
+            (#"INSERT OR REPLACE INTO "x y" ("into") VALUES (1)"#, "x y"),
+            ("UPDATE \"\u{301}e\" SET \"v\" = 1", "\u{301}e"),
+            ("UPDATE lists SET name = 'milk' WHERE id = 'l1'", "lists"),
+            ("INSERT INTO `select` (a) VALUES ('update')", "select"),
+        ]
+        for (sql, table) in cases { #expect(Statement.table(writtenBy: sql) == table, "\(sql)") }
+    }
+
+    @Test func templatesLeaveQuotedIdentifiersAlone() throws {
+        var source = ChoiceSource(seed: 1)
+        let template = try Template(#"UPDATE "{word}""" SET "\u{301}{1..2}" = {0..0} WHERE id = '{name:x}'"#)
+        #expect(template.render(&source) == #"UPDATE "{word}""" SET "\u{301}{1..2}" = 0 WHERE id = '"x"'"#)
+    }
+
+    @Test func namesSubstituteQuoted() {
+        let names = WorkloadNames(logical: ["items", "id"], drawn: ["order", "a\"b"])
+        #expect(names.substitute(in: "SELECT {name:id} FROM {name:items}") == #"SELECT "a""b" FROM "order""#)
+        #expect(WorkloadNames().substitute(in: "{name:t}") == #""t""#)
+    }
+
+    @Test func theSameSeedDrawsTheSameNamesAndOtherSeedsOthers() throws {
+        let scenario = Scenario(name: "wide", workload: Workload(app: "wide"))
+        let first = Simulation(scenario: scenario, seed: 9).plan().plan
+        #expect(first.names == Simulation(scenario: scenario, seed: 9).plan().plan.names)
+        #expect(first.names != Simulation(scenario: scenario, seed: 10).plan().plan.names)
+        #expect(Simulation(scenario: Scenario(name: "plain"), seed: 9).plan().plan.names == nil)
+    }
+}
