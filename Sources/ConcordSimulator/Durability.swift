@@ -18,7 +18,7 @@
 /// ```swift
 /// var generator = SeededGenerator(seed: 7)
 /// let durability = Durability.draw(using: &generator)
-/// try durability.prepare(replica)   // PRAGMA journal_mode, synchronous, foreign_keys
+/// try durability.prepare(replica, app: app)   // PRAGMA journal_mode, synchronous, foreign_keys
 /// ```
 struct Durability: Equatable, CustomStringConvertible {
     /// The database's journal: a write-ahead log or a rollback journal deleted to commit.
@@ -62,12 +62,15 @@ struct Durability: Equatable, CustomStringConvertible {
         return Int.random(in: range[0]...range[1], using: &generator)
     }
 
-    /// Sets the app's connection up: foreign keys as the app has them, then the journal mode (stored in
-    /// the file) and the `synchronous` level (per connection).
-    func prepare(_ replica: Replica) throws {
-        try replica.database.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
+    /// Sets the connections up: the journal mode (stored in the file) through the replica's, the
+    /// `synchronous` level on both (it is per connection, and both commit), and foreign keys on the
+    /// app's as the app has them. The replica's keeps SQLite's default (off), as a replica opened by
+    /// path does in an app that writes through a connection of its own (GRDB, another process).
+    func prepare(_ replica: Replica, app: Database) throws {
         try replica.database.execute("PRAGMA journal_mode = \(journalMode.rawValue)")
         try replica.database.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        try app.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        try app.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
     }
 
     var description: String {

@@ -54,6 +54,9 @@ final class SimulatedDevice {
     var lastClock: HLCTimestamp?
     var parked: Set<String> = []
     private(set) var replica: Replica
+    /// The app's own connection, which its writes go through (see ``openApp(_:_:)``); the replica syncs
+    /// through its own, as an app that adds Concord to a database it already writes does.
+    private(set) var app: Database
 
     init(
         index: Int, node: NodeID, durability: Durability, skew: Int64, drift: Int64, time: Int64,
@@ -74,8 +77,9 @@ final class SimulatedDevice {
         configuration.disk = disk
         self.configuration = configuration
         replica = try Replica(path: path, configuration: configuration)
+        app = try Self.openApp(path, configuration)
         // Durable settings first: under DELETE + FULL a power loss could roll the install's last step back.
-        try durability.prepare(replica)
+        try durability.prepare(replica, app: app)
         try workload.install(on: replica)
         ledgerVersion = try replica.version
     }
@@ -106,10 +110,11 @@ final class SimulatedDevice {
         guard let bytes = original.disk.copy(of: original.path) else { throw SimulatorError.noDatabaseFile }
         disk.createFile(atPath: path, contents: bytes)
         replica = try Replica(path: path, configuration: configuration)
+        app = try Self.openApp(path, configuration)
         self.node = replica.nodeID
         knowledge = original.knowledge
         version = original.version
-        try durability.prepare(replica)
+        try durability.prepare(replica, app: app)
         ledgerVersion = try replica.version
     }
 
@@ -125,6 +130,14 @@ final class SimulatedDevice {
                 before: before, after: after, foreignKeys: try OracleSchema(of: replica).foreignKeys)
         }
         return statement
+    }
+
+    /// The app's own connection to the database file on the device's disk, through which it writes:
+    /// SQL's `'now'` (and so what the capture triggers record) reads the device's clock.
+    static func openApp(_ path: String, _ configuration: Replica.Configuration) throws -> Database {
+        let clock = configuration.clock
+        let vfs = ReplicaVFS(disk: configuration.disk!, unixMilliseconds: { @Sendable in clock.unixMilliseconds() })
+        return try Database(path: path, mode: .readWrite, vfs: vfs)
     }
 
     /// Moves this device's clock to simulated time `time`.
@@ -145,7 +158,8 @@ final class SimulatedDevice {
     /// what the disk kept, forgetting what the app held in memory.
     func relaunch() throws {
         replica = try Replica(path: path, configuration: configuration)
-        try durability.prepare(replica)
+        app = try Self.openApp(path, configuration)
+        try durability.prepare(replica, app: app)
         cloud = CloudClient()
         if replica.nodeID != node {
             node = replica.nodeID

@@ -187,7 +187,7 @@ final class SimulationRun {
         let before = try TableSnapshot(of: device.replica)
         pendingWrite = (device.index, sql, before)
         do {
-            try device.replica.database.execute(sql)
+            try device.app.execute(sql)
         } catch {
             if device.disk.isPoweredOff { throw error }
             pendingWrite = nil

@@ -28,9 +28,16 @@ struct CoverageTests {
         #expect(again.traceHash == first.traceHash)
     }
 
-    /// A counter app on two devices that rarely sync increments the same cell concurrently.
+    /// Two devices that rarely sync, tapping one counter, increment the same cell concurrently.
     @Test func concurrentCounterIncrementsAreSeenInTheLedger() throws {
-        var scenario = Scenario(name: "counters", devices: 2, steps: 60, workload: Workload(app: "counter"))
+        let taps = Workload(
+            schema: "CREATE TABLE counters (id TEXT PRIMARY KEY NOT NULL, taps INTEGER NOT NULL DEFAULT 0);",
+            tables: [.init(name: "counters", merges: ["taps": "counter"])],
+            operations: [
+                "INSERT OR IGNORE INTO counters (id) VALUES ('c1')",
+                "UPDATE counters SET taps = taps + {1..2} WHERE id = 'c1'",
+            ])
+        var scenario = Scenario(name: "counters", devices: 2, steps: 60, workload: taps)
         scenario.mix.sync = 10
         let results = try (1...3 as ClosedRange<UInt64>).map { try Simulation(scenario: scenario, seed: $0).run() }
         #expect(results.allSatisfy { $0.passed })
