@@ -51,19 +51,15 @@ public struct Simulation: Sendable {
         try run(plan().plan)
     }
 
-    /// Runs `plan` in a fresh temporary folder, removed afterwards.
+    /// Runs `plan`, keeping no files: every database lives on its device's simulated disk, and the
+    /// result still carries the hash of their final bytes.
     public func run(_ plan: SimulationPlan) throws -> SimulationResult {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("concord-sim-\(seed)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try run(plan, in: directory)
+        try SimulationRun(simulation: self, plan: plan, directory: nil).execute()
     }
 
-    /// Runs `plan` with its databases in `directory`.
+    /// Runs `plan` and writes each device's final database file to `directory`, to read afterwards.
     public func run(_ plan: SimulationPlan, in directory: URL) throws -> SimulationResult {
-        let run = try SimulationRun(simulation: self, plan: plan, directory: directory)
-        return try run.execute()
+        try SimulationRun(simulation: self, plan: plan, directory: directory).execute()
     }
 
     /// How far a clock jump sets a device ahead: twice the default drift limit.

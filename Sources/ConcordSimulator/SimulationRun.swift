@@ -17,7 +17,8 @@ final class SimulationRun {
     let workload: Workload
     /// The schema of each release, for an app with more than one (`nil` otherwise).
     let versionSchemas: VersionSchemas?
-    let directory: URL
+    /// Where the devices' final database files are written, when someone will read them.
+    let directory: URL?
     var devices: [SimulatedDevice] = []
     var network = SimulatedNetwork()
     var server = RecordServer()
@@ -49,7 +50,7 @@ final class SimulationRun {
     private var trace = FNV1a()
     private var lines: [String] = []
 
-    init(simulation: Simulation, plan: SimulationPlan, directory: URL) throws {
+    init(simulation: Simulation, plan: SimulationPlan, directory: URL?) throws {
         self.simulation = simulation
         self.plan = plan
         self.directory = directory
@@ -279,15 +280,17 @@ final class SimulationRun {
         return result
     }
 
-    /// Checkpoints each device's database and writes its file, as its disk holds it, to `device-N.sqlite`
-    /// in the run's directory, to read after the run; returns a hash (FNV-1a, in hex) of their bytes.
+    /// Checkpoints each device's database and hashes its file as its disk holds it (FNV-1a, in hex);
+    /// with a ``directory``, also writes each to `device-N.sqlite` there, to read after the run.
     private func exportDatabaseFiles() -> String {
         var files = FNV1a()
         for device in devices {
             try? device.replica.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             let bytes = device.disk.copy(of: device.path) ?? []
             files.add(bytes)
-            try? Data(bytes).write(to: directory.appendingPathComponent("device-\(device.index).sqlite"))
+            if let directory {
+                try? Data(bytes).write(to: directory.appendingPathComponent("device-\(device.index).sqlite"))
+            }
         }
         return files.hex
     }

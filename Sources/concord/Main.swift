@@ -19,6 +19,8 @@ struct Main {
         ])
 
     static func main() {
+        // The tool owns its process: SQLite's allocations need not take a global lock to be counted.
+        Database.disableMemoryStatistics()
         var output = Output.standard()
         exit(tool.run(arguments: Array(CommandLine.arguments.dropFirst()), output: &output))
     }
