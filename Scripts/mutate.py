@@ -193,7 +193,12 @@ def try_mutant(mutant, options):
     try:
         with open(file, "w", encoding="utf-8") as handle:
             handle.write("\n".join(lines))
-        status, output = run_command(["swift", "build", "-c", "release", "--product", "concord"], TREE, 1800)
+        # Release, but file by file: a mutant changes one function body, so only its file compiles again
+        # (about 12 s on two cores, against a minute or two for a whole-module build), and the simulator
+        # runs as fast.
+        status, output = run_command(
+            ["swift", "build", "-c", "release", "--product", "concord", "-Xswiftc", "-no-whole-module-optimization"],
+            TREE, 1800)
         if status != 0:
             return "not built", ""
         concord = os.path.join(TREE, ".build", "release", "concord")
