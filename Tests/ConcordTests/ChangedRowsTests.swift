@@ -7,18 +7,11 @@ import Testing
 /// `changedRows(since:)` lists every row whose state changed after a version, whoever changed it.
 @Suite("Rows changed since a version", .tags(.replica), .timeLimit(.hangGuard))
 struct ChangedRowsTests {
-    let clock = ManualClock(unixMilliseconds: epoch2026)
+    /// Replicas syncing lists and items, as the merge-report tests make them, and their clock.
+    let replicas = MergeReportTests()
+    var clock: ManualClock { replicas.clock }
 
-    private func pair() throws -> (Replica, Replica) {
-        let replicas = try [1, 2].map { node in
-            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
-            try replica.database.execute(MergeReportTests.schema)
-            try replica.enableSync(on: "lists")
-            try replica.enableSync(on: "items")
-            return replica
-        }
-        return (replicas[0], replicas[1])
-    }
+    private func pair() throws -> (Replica, Replica) { try replicas.pair() }
 
     private func pass(_ from: Replica, _ to: Replica) throws {
         clock.advance(by: 1)

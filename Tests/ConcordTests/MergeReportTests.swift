@@ -14,7 +14,8 @@ struct MergeReportTests {
         CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, list TEXT REFERENCES lists(id) ON DELETE CASCADE, what TEXT);
         """
 
-    private func pair() throws -> (Replica, Replica) {
+    /// Two in-memory replicas syncing `lists` and `items` (``schema``), on this suite's clock.
+    func pair() throws -> (Replica, Replica) {
         let replicas = try [1, 2].map { node in
             let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
             try replica.database.execute(Self.schema)
