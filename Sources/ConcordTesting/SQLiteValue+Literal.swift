@@ -5,7 +5,7 @@ extension SQLiteValue {
     ///
     /// Generated SQL (a simulated app's statements, say) must write the value a
     /// generator drew, not one near it. Text that is UTF-8 without NUL is a quoted
-    /// string; other text is `CAST(x'…' AS TEXT)`, which keeps every byte. A
+    /// string; other text is `CAST(X'…' AS TEXT)`, which keeps every byte. A
     /// whole real below 2^53 is a decimal literal (`3.0`, `-0.0`), infinities
     /// overflow a literal (`9e999`); any other real is its odd integer
     /// significand times or over powers of two no larger than 2^62, since
@@ -17,20 +17,13 @@ extension SQLiteValue {
     ///
     /// ```swift
     /// SQLiteValue.real(1.5).sqlLiteral                          // "(3.0/2)"
-    /// SQLiteValue.text(SQLiteText(bytes: [0x61, 0])).sqlLiteral // "CAST(x'6100' AS TEXT)"
+    /// SQLiteValue.text(SQLiteText(bytes: [0x61, 0])).sqlLiteral // "CAST(X'6100' AS TEXT)"
     /// ```
     public var sqlLiteral: String {
-        switch self {
-        case .null: return "NULL"
-        case .integer(let value): return String(value)
-        case .real(let value): return Self.realLiteral(value)
-        case .text(let text):
-            guard let string = text.string, !text.bytes.contains(0) else {
-                return "CAST(x'" + Hex.encode(text.bytes) + "' AS TEXT)"
-            }
-            return "'" + string.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let bytes): return "x'" + Hex.encode(bytes) + "'"
-        }
+        // NULL, integers, text and blobs: the description is already SQL that stores exactly the value
+        // (text that is not UTF-8 or holds NUL as CAST(X'…' AS TEXT)); a real's is not.
+        if case .real(let value) = self { return Self.realLiteral(value) }
+        return description
     }
 
     /// A real as SQL that SQLite evaluates to exactly its bits (see ``sqlLiteral``).
