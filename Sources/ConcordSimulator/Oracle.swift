@@ -105,7 +105,7 @@ struct Oracle {
         let shows = operation.values.allSatisfy { index, value in
             switch table.policy == .row ? .lww : table.merges[index] {
             case .counter: true
-            case .union: final.columns[index]?.value == UnionValue.canonical(value)
+            case .union: final.columns[index]?.value == ReferenceUnion.merge([value])
             default: final.columns[index]?.value == value
             }
         }
@@ -126,7 +126,7 @@ struct Oracle {
             case .lww, .custom: survives = (table.policy == .row ? latest ?? kept.stamp : kept.stamp) >= operation.stamp
             case .max: survives = kept.stamp >= operation.stamp || !(kept.value < value)
             case .min: survives = kept.stamp >= operation.stamp || !(value < kept.value)
-            case .union: survives = UnionValue.merge(kept.value, value) == kept.value
+            case .union: survives = ReferenceUnion.merge([kept.value, value]) == kept.value
             case .counter:
                 survives = kept.contributions.contains {
                     $0.stamp.node == operation.node && ($0.causalLength, $0.stamp) >= (life, operation.stamp)

@@ -8,7 +8,7 @@ import ConcordTesting
 /// `{word}` one of a few words, `{key}` a key for an untyped key column (see
 /// ``keys``), `{value}` any value SQLite can hold (ConcordTesting's
 /// `Gen.anySQLiteValue`, with large values of a few KiB), and `{union}` a JSON
-/// array for a `union` column (`Gen.unionArray`); the last two are written as
+/// array for a `union` column (`Gen.unionArray`, and one time in twelve `Gen.notAUnionArray`); the last two are written as
 /// literals that store exactly the value drawn (`SQLiteValue.sqlLiteral`).
 /// `{name:X}` is the quoted identifier the name `X` stands for (see
 /// ``WorkloadNames``; a workload substitutes its names before it renders).
@@ -103,11 +103,14 @@ struct Template {
             case .word: Workload.words[source.int(in: 0...Workload.words.count - 1)]
             case .key: Self.keys[source.int(in: 0...Self.keys.count - 1)].sqlLiteral
             case .value: Gen.anySQLiteValue(largeLengths: Self.largeLengths).generate(using: &source).sqlLiteral
-            case .union: Gen.unionArray.generate(using: &source).sqlLiteral
+            case .union: Self.unions.generate(using: &source).sqlLiteral
             case .name(let name): quoteIdentifier(name)
             }
         }.joined()
     }
+
+    /// What `{union}` draws: mostly sets, sometimes a value that is not one (which a union reads as empty).
+    static let unions = Gen<SQLiteValue>.frequency([(weight: 1, gen: .notAUnionArray), (weight: 11, gen: .unionArray)])
 
     /// The keys `{key}` draws from: values an untyped key column keeps apart, though some have the same
     /// bytes or the same characters; and the integer `1`, a key Concord refuses (DESIGN.md: a key is TEXT

@@ -185,15 +185,34 @@ extension Gen where Value == SQLiteValue {
         ])
         return Gen { source in
             let elements = element.array(length: 0...6).generate(using: &source)
+            // JSON's four whitespace bytes, around any token, sometimes.
+            let spaces: [[UInt8]] = [[], [0x20], [0x09], [0x0A], [0x0D, 0x0A], [0x20, 0x20]]
             let spaced = source.bool(probability: 0.2)
-            let separator: [UInt8] = spaced ? Array(" , ".utf8) : [UInt8(ascii: ",")]
-            var bytes: [UInt8] = spaced ? Array("[ ".utf8) : [UInt8(ascii: "[")]
+            func space() -> [UInt8] { spaced ? spaces[source.int(in: 0...spaces.count - 1)] : [] }
+            var bytes: [UInt8] = space() + [UInt8(ascii: "[")]
             for (index, element) in elements.enumerated() {
-                if index > 0 { bytes += separator }
-                bytes += element
+                if index > 0 { bytes += space() + [UInt8(ascii: ",")] }
+                bytes += space() + element
             }
-            bytes += spaced ? Array(" ]".utf8) : [UInt8(ascii: "]")]
+            bytes += space() + [UInt8(ascii: "]")] + space()
             return .text(SQLiteText(bytes: bytes))
         }
+    }
+
+    /// Values an app may write to a `union` column that are not arrays of strings and integers, which
+    /// a union counts as the empty set: other JSON (reals, objects, nested arrays, `true`), JSON that
+    /// SQLite refuses (a trailing comma, an open string, a raw control byte), and values of other types.
+    ///
+    /// ```swift
+    /// let tags = Gen.frequency([(weight: 1, gen: .notAUnionArray), (weight: 9, gen: .unionArray)])
+    /// ```
+    public static var notAUnionArray: Gen<SQLiteValue> {
+        .element(of: [
+            .text("[1.5]"), .text("[1e3]"), .text("[true]"), .text("[null]"), .text(#"[["a"]]"#),
+            .text(#"{"a":1}"#), .text(#""a""#), .text("7"), .text("[1,]"), .text("[,1]"), .text(#"["a"#),
+            .text("[1] x"), .text("[+1]"), .text("[--1]"), .text(#"["\x"]"#), .text(#"["\u12"]"#),
+            .text(SQLiteText(bytes: Array(#"["a"#.utf8) + [0x01] + Array(#""]"#.utf8))), .text(""),
+            .integer(3), .real(1.5), .blob(Array("[1]".utf8)),
+        ])
     }
 }

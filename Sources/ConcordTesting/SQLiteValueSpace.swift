@@ -96,7 +96,10 @@ enum SQLiteValueSpace {
     }()
 
     /// Elements SQLite's JSON functions accept as strings and integers that a
-    /// Swift `String` or `Int64` cannot hold as they are.
+    /// Swift `String` or `Int64` cannot hold as they are, and spellings a
+    /// reader may get wrong: a high surrogate before an escape that is not a
+    /// low one, uppercase hex, `\/`, `\b`, `\f`, integers of one and two digits
+    /// below zero.
     static let jsonOddities: [[UInt8]] = [
         Array("-0".utf8),
         [0x22, 0x61, 0xFF, 0x22],
@@ -104,6 +107,10 @@ enum SQLiteValueSpace {
         Array(#""\udc00x""#.utf8),
         Array("9223372036854775808".utf8),
         Array("-9223372036854775809".utf8),
+        Array(#""\ud800\u0041""#.utf8),
+        Array(#""\uD83D\uDE00\/\b\f""#.utf8),
+        Array("-10".utf8),
+        Array("-9".utf8),
     ]
 
     /// `character` as it may appear raw inside a JSON string: `"`, `\` and controls escaped.

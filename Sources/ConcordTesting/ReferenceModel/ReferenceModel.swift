@@ -11,9 +11,9 @@ import ConcordCore
 /// under the row policy the latest write supplies the whole row; and a row
 /// shows by the least fixpoint of "alive (or brought back by a later
 /// `RESTRICT` child) and every hiding parent shows", and, when told which
-/// columns are NOT NULL, the values it would show put no NULL in one. It uses
-/// `UnionValue`'s canonical form to write a set, SQLite's value order to
-/// compare, and nothing else of the engine.
+/// columns are NOT NULL, the values it would show put no NULL in one. It reads
+/// and writes sets with its own ``ReferenceUnion``, compares with SQLite's
+/// value order, and uses nothing else of the engine.
 ///
 /// ```swift
 /// let model = ReferenceModel(tables: [lists, items], foreignKeys: [itemsToLists], ledger: ledger)
@@ -152,7 +152,7 @@ public struct ReferenceModel: Sendable {
             }!
             return ColumnRegister(value: best.values[index]!, stamp: best.stamp)
         case .union:
-            let value = writes.reduce(SQLiteValue.null) { UnionValue.merge($0, $1.values[index]!) }
+            let value = ReferenceUnion.merge(writes.map { $0.values[index]! })
             return ColumnRegister(value: value, stamp: latest.stamp)
         case .counter:
             let entries = contributions(index, writes, lengths)
