@@ -141,6 +141,15 @@ struct HostilePeer {
         elements[Int(source.choose(upTo: UInt64(elements.count - 1)))]
     }
 
+    /// A third content for a forged register: neither `value` nor ``other(than:)`` of what the peer held.
+    static func rival(of forged: SQLiteValue) -> SQLiteValue {
+        switch forged {
+        case .integer(let number): .integer(number &+ 1)
+        case .text: .text("rival")
+        default: .real(0.5)
+        }
+    }
+
     /// A value unlike `value`, of the same type where it has one.
     static func other(than value: SQLiteValue) -> SQLiteValue {
         switch value {

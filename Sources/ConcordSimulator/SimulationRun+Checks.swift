@@ -74,7 +74,7 @@ extension SimulationRun {
             fail(
                 .convergence,
                 "device \(odd) differs from device 0 after the liveness phase:\n"
-                    + firstDifference(dumps[0], dumps[odd]))
+                    + firstDifference(dumps[0], dumps[odd], labels: ("device 0", "device \(odd)")))
             return
         }
         result.converged = true
@@ -89,14 +89,16 @@ extension SimulationRun {
         if let loss = accounted.loss { fail(.loss, loss) }
     }
 
-    /// The first line where two dumps differ, with its neighbours.
-    private func firstDifference(_ a: String, _ b: String) -> String {
+    /// The first line where two dumps differ, each side labelled.
+    func firstDifference(_ a: String, _ b: String, labels: (String, String) = ("device 0", "other")) -> String {
         let (left, right) = (
             a.split(separator: "\n", omittingEmptySubsequences: false),
             b.split(separator: "\n", omittingEmptySubsequences: false)
         )
         let index = (0..<min(left.count, right.count)).first { left[$0] != right[$0] } ?? min(left.count, right.count)
         func line(_ lines: [Substring]) -> String { index < lines.count ? String(lines[index]) : "(end)" }
-        return "  device 0: \(line(left))\n  other:    \(line(right))"
+        let width = max(labels.0.count, labels.1.count) + 1
+        func label(_ text: String) -> String { (text + ":").padding(toLength: width, withPad: " ", startingAt: 0) }
+        return "  \(label(labels.0)) \(line(left))\n  \(label(labels.1)) \(line(right))"
     }
 }

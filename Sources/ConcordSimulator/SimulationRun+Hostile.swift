@@ -17,7 +17,9 @@ import Foundation
 ///   it, the copy must stay consistent, and the receiver is spared: content
 ///   no app wrote would make the oracle (fed by the app ledger) wrong, not
 ///   the engine. So forged content is checked for never crashing anyone and
-///   for being refused cleanly, not for how it merges.
+///   for being refused cleanly, and, for a reused stamp, for settling the tie
+///   alike everywhere: two more copies get rival contents under that stamp,
+///   read each other's changes, and must end identical.
 extension SimulationRun {
     /// `device` receives `attack`, forged from what `peer` holds, drawn from `seed`.
     func receiveHostile(_ device: SimulatedDevice, from peer: SimulatedDevice, attack: HostileAttack, seed: UInt64)
@@ -41,6 +43,8 @@ extension SimulationRun {
             try applyHostile(changeset, forgery, to: device, knowledge: knowledge, mustRefuse: false)
         } else if try !acceptedOnCopy(changeset, forgery, of: device) {
             try applyHostile(changeset, forgery, to: device, knowledge: Knowledge(), mustRefuse: true)
+        } else if attack == .reusedStamp {
+            try checkTiesSettleAlike(changeset, forgery, of: device)
         }
     }
 
@@ -77,19 +81,7 @@ extension SimulationRun {
     private func acceptedOnCopy(_ changeset: Changeset, _ forgery: HostilePeer.Forgery, of device: SimulatedDevice)
         throws -> Bool
     {
-        // The copy lives on a disk of its own, made from the device's files as they are now (its
-        // write-ahead log too), so nothing of the device's own disk changes.
-        let scratch = SimulatedDisk(name: "hostile-scratch")
-        for suffix in ["", "-wal"] {
-            if let bytes = device.disk.copy(of: device.path + suffix) {
-                scratch.createFile(atPath: device.path + suffix, contents: bytes)
-            }
-        }
-        // A copy must take a node id of its own; one no device has (nor the record server's).
-        var configuration = device.configuration
-        configuration.disk = scratch
-        configuration.makeNodeID = { NodeID(bytes: Array(repeating: 0xEE, count: NodeID.byteCount))! }
-        let copy = try Replica(path: device.path, configuration: configuration)
+        let copy = try scratchCopy(of: device, node: 0xEE)
         do {
             let report = try copy.apply(changeset)
             let check = try copy.check()
@@ -105,6 +97,60 @@ extension SimulationRun {
         } catch {
             return false
         }
+    }
+
+    /// Two copies of `device` each get another content under the one stamp `changeset` reuses, then
+    /// read each other's changes: the tie must settle the same way on both, whichever arrived first.
+    ///
+    /// Why: the oracle cannot judge forged content (no app wrote it), so a tie-break that prefers
+    /// whichever value arrived last would pass everywhere else; two rival contents in opposite orders
+    /// make it diverge.
+    private func checkTiesSettleAlike(
+        _ changeset: Changeset, _ forgery: HostilePeer.Forgery, of device: SimulatedDevice
+    )
+        throws
+    {
+        guard var row = changeset.rows.first,
+            let index = row.registers.columns.indices.last(where: { row.registers.columns[$0] != nil })
+        else { return }
+        row.registers.columns[index]!.value = HostilePeer.rival(of: row.registers.columns[index]!.value)
+        var rival = changeset
+        rival.rows = [row]
+        let (first, second) = (try scratchCopy(of: device, node: 0xEE), try scratchCopy(of: device, node: 0xED))
+        do {
+            _ = try first.apply(changeset)
+            _ = try second.apply(rival)
+            // Both export before either reads, so each meets the other's content as the newcomer.
+            let (fromFirst, fromSecond) = (try first.changes(since: 0), try second.changes(since: 0))
+            _ = try first.apply(fromSecond)
+            _ = try second.apply(fromFirst)
+        } catch {
+            return log("rival forgeries of one stamp on copies of device \(device.index): not compared (\(error))")
+        }
+        let (a, b) = (try first.canonicalDump(), try second.canonicalDump())
+        if a != b {
+            fail(
+                .convergence,
+                "two copies of device \(device.index) given rival contents under one reused stamp "
+                    + "(\(forgery.what)) hold different states after reading each other:\n"
+                    + firstDifference(a, b, labels: ("forged copy", "rival copy")))
+        }
+    }
+
+    /// A replica on a disk of its own, made from `device`'s files as they are now (its write-ahead log
+    /// too), so nothing of the device's own disk changes; it takes the node id whose bytes are all `node`,
+    /// which no device has (nor the record server).
+    private func scratchCopy(of device: SimulatedDevice, node: UInt8) throws -> Replica {
+        let scratch = SimulatedDisk(name: "hostile-scratch")
+        for suffix in ["", "-wal"] {
+            if let bytes = device.disk.copy(of: device.path + suffix) {
+                scratch.createFile(atPath: device.path + suffix, contents: bytes)
+            }
+        }
+        var configuration = device.configuration
+        configuration.disk = scratch
+        configuration.makeNodeID = { NodeID(bytes: Array(repeating: node, count: NodeID.byteCount))! }
+        return try Replica(path: device.path, configuration: configuration)
     }
 
     /// Counts and logs a refusal.
