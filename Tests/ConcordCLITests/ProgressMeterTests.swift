@@ -65,6 +65,18 @@ struct ProgressMeterTests {
         #expect(meter.update(5) == nil, "but only once")
     }
 
+    @Test func aRestartCountsTheRateAndTimeFromItself() {
+        let clock = HandClock()
+        var meter = makeMeter(clock, "import", total: nil, unit: .bytes)
+        clock.advance(10)
+        #expect(meter.update(5_000_000) == "import: 5.0 MB, 500.0 kB/s, 0:10 elapsed")
+        meter.restart(total: 2_000_000)
+        clock.advance(1)
+        #expect(
+            meter.update(1_000_000) == "import: 50% 1.0 MB/2.0 MB, 1.0 MB/s, 0:01 left",
+            "drawn at once, from the restart")
+    }
+
     @Test func timesNumbersAndSizesAreFormattedWithoutTheLocale() {
         #expect(ProgressMeter.clockTime(0) == "0:00")
         #expect(ProgressMeter.clockTime(59.2) == "1:00")

@@ -85,7 +85,7 @@ func importChangeset(
         progress.phase("read into memory, validated and applied in one step (\(ProgressMeter.bytes(Double(size))))")
         return try replica.applyChangeset(atPath: path)
     }
-    progress.total = 2 * size
+    progress.restart(total: 2 * size)
     let counted = CountingByteSource(file)
     let header = try ChangesetDecoder(source: counted).header
     var pass = 0

@@ -34,10 +34,12 @@ final class ProgressLine: @unchecked Sendable {
         isShown = output.showsProgress
     }
 
-    /// How much there is to do, when it becomes known (or changes) after the start.
-    var total: Int? {
-        get { lock.withLock { meter.total } }
-        set { lock.withLock { meter.total = newValue } }
+    /// Starts the count, rate and clock over with a new total, for the next stretch of work.
+    func restart(total: Int?) {
+        lock.withLock {
+            meter.restart(total: total)
+            done = 0
+        }
     }
 
     /// Reports `done`; draws when the last line is a tenth of a second old, or the work is done.

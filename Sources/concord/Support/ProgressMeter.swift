@@ -40,7 +40,7 @@ struct ProgressMeter {
     let interval: Duration
     /// Time since some fixed moment; only differences are used.
     private let clock: () -> Duration
-    private let start: Duration
+    private var start: Duration
     private var lastDrawn: Duration?
     private var lastDrawnDone: Int?
 
@@ -55,6 +55,14 @@ struct ProgressMeter {
         self.interval = interval
         self.clock = clock
         start = clock()
+    }
+
+    /// Starts over from now with a new total, for a second stretch of work whose rate is its own.
+    mutating func restart(total: Int?) {
+        self.total = total
+        start = clock()
+        lastDrawn = nil
+        lastDrawnDone = nil
     }
 
     /// Time since the meter started.
