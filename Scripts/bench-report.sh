@@ -6,7 +6,7 @@
 # `concord bench` once, writes its Markdown between the GENERATED markers of
 # Papers/results.md (and the raw JSON to Papers/results.json), and prints a
 # table to paste into the README. Then (issue 16) it runs every scenario
-# family of Simulations/ once for the simulator's coverage (Papers/coverage.json)
+# family of Simulations/ over CI's seeds for the simulator's coverage (Papers/coverage.json)
 # and draws Papers/figure-*.svg with Scripts/plot-figures.py, using matplotlib
 # from PyPI installed into a virtual environment under the scratch path, at the
 # versions Scripts/plot-requirements.txt pins. Nothing outside Papers/ and the
@@ -45,13 +45,16 @@ draw_figures() {
     fi
 }
 
-# Runs every scenario family of Simulations/ over its own seeds (the counts depend on the seeds alone, not on
-# the machine or --jobs), then summarises their coverage and draws every figure.
+# Runs every scenario family of Simulations/ over seeds 1..64, the sweep .ci/run makes (the counts depend on the
+# seeds alone, not on the machine or --jobs), in the scratch directory so a failure's reproducer lands there, then
+# summarises their coverage and draws every figure.
 simulate_and_draw() {
     jobs=$(getconf _NPROCESSORS_ONLN)
-    echo "Running: concord simulate Simulations/*.json --jobs $jobs --json" >&2
-    (cd "$root" && "$concord" simulate Simulations/*.json --jobs "$jobs" --json --quiet > "$work/simulation.json")
-    draw_figures "$work/simulation.json" "concord simulate Simulations/*.json --json (release build, commit $commit)"
+    echo "Running: concord simulate Simulations/*.json --seeds 1..64 --jobs $jobs --json" >&2
+    (cd "$work" && "$concord" simulate "$root"/Simulations/*.json --seeds 1..64 --jobs "$jobs" --json --quiet \
+        > "$work/simulation.json")
+    draw_figures "$work/simulation.json" \
+        "concord simulate Simulations/*.json --seeds 1..64 --json (release build, commit $commit)"
 }
 
 if [ "${1:-}" = "--redraw" ]; then
