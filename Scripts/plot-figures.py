@@ -189,7 +189,7 @@ def draw_coverage(coverage, path):
     axes.imshow(columns, cmap="Blues", vmin=0, vmax=1, aspect="auto")
     for y, row in enumerate(columns):
         for x, share in enumerate(row):
-            text = "-" if share == 0 else f"{share * 100:.0f}"
+            text = "-" if share == 0 else "<1" if share < 0.005 else f"{share * 100:.0f}"
             axes.text(x, y, text, ha="center", va="center", fontsize=6.5,
                       color="white" if share > 0.6 else "black")
     axes.axvline(len(names) - 0.5, color="white", linewidth=3)
