@@ -113,9 +113,9 @@ def draw_ratios(results, peers, path):
     axes.set_xticks(range(len(phases)))
     axes.set_xticklabels([label for _, _, label in phases])
     axes.set_ylabel("time or size over plain SQLite (log scale)")
+    at = f"{rows:,} rows" if report["rows"] == rows else f"{report['rows']:,} rows (peers: {rows:,})"
     axes.set_title(
-        f"Cost over plain SQLite at {rows:,} rows, medians ({report['runs']} runs for Concord, 3 for each peer)",
-        fontsize=10)
+        f"Cost over plain SQLite at {at}, medians ({report['runs']} runs for Concord, 3 for each peer)", fontsize=10)
     axes.legend(fontsize=7.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2)
     axes.annotate(
         "* Concord's capture plus fold: the peers do their metadata work as the app writes.",
