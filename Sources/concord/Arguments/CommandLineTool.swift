@@ -127,6 +127,7 @@ struct CommandLineTool: Sendable {
         } catch let exit as ExitCode {
             return exit.rawValue
         } catch {
+            output.clearProgress()  // an error ends the line a long command was drawing
             print("Error: \(error)", to: &output.standardError)
             return ExitCode.failure.rawValue
         }

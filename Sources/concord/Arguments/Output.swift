@@ -27,6 +27,10 @@ import Foundation
 struct Output: TextOutputStream {
     var standardOutput: TextStream
     var standardError: TextStream
+    /// Set by a command's `--quiet`: no progress line, even on a terminal.
+    var quiet = false
+    /// The terminal's width in columns, when known; a longer progress line is cut to fit, so it never wraps.
+    var progressWidth: Int?
 
     /// Output to the given sinks, neither of them treated as a terminal (as in tests).
     init(standardOutput: any ByteSink, standardError: any ByteSink) {
@@ -37,9 +41,11 @@ struct Output: TextOutputStream {
     /// The process's own standard output (buffered) and standard error.
     static func standard() -> Output {
         let out = FileByteSink.standardOutput()
-        return Output(
+        var output = Output(
             standardOutput: TextStream(sink: out, isTerminal: isTerminal(1)),
             standardError: TextStream(sink: StandardErrorSink(), isTerminal: isTerminal(2), flushingFirst: out))
+        output.progressWidth = terminalColumns(2)
+        return output
     }
 
     private init(standardOutput: TextStream, standardError: TextStream) {
@@ -52,17 +58,24 @@ struct Output: TextOutputStream {
         standardOutput.write(string)
     }
 
+    /// Whether a progress line is drawn: standard error is a terminal and the command was not given `--quiet`.
+    var showsProgress: Bool { standardError.isTerminal && !quiet }
+
     /// Shows `line` as the progress line on standard error, replacing the one before, when that is a terminal.
     ///
     /// Progress redraws itself in place, which only a terminal shows right;
-    /// a pipe or a file gets nothing, so logs and machine output stay clean.
+    /// a pipe or a file gets nothing, so logs and machine output stay clean,
+    /// and `--quiet` turns it off. Standard output never carries it, so
+    /// `--json` output is never mixed with it.
     ///
     /// ```swift
     /// output.progress("fuzz: 300/10000 inputs")
     /// output.clearProgress()
     /// ```
     mutating func progress(_ line: String) {
-        guard standardError.isTerminal else { return }
+        guard showsProgress else { return }
+        var line = line
+        if let width = progressWidth, line.count >= width { line = String(line.prefix(max(width - 1, 0))) }
         standardError.write("\u{1B}[2K\r" + line)
     }
 

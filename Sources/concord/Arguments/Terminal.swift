@@ -17,3 +17,14 @@
 func isTerminal(_ fileDescriptor: Int32) -> Bool {
     isatty(fileDescriptor) == 1
 }
+
+/// The width in columns of the terminal `fileDescriptor` shows, or `nil` when it is not one (or will not say).
+///
+/// ```swift
+/// let width = terminalColumns(2) ?? 80
+/// ```
+func terminalColumns(_ fileDescriptor: Int32) -> Int? {
+    var size = winsize()
+    guard ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+}

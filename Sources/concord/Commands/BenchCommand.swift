@@ -40,6 +40,8 @@ struct BenchOptions: ParsableOptions {
     var markdown = false
     @Option(valueName: "file", help: "Also write the JSON to this file, whatever is printed.")
     var jsonFile: String?
+    @Flag(short: "q", help: "No progress line (it is drawn on standard error only when that is a terminal).")
+    var quiet = false
 
     func validate() throws(UsageError) {
         guard runs > 0, largeRuns > 0 else { throw UsageError("--runs and --large-runs must be at least 1") }
@@ -69,12 +71,16 @@ extension Subcommand {
             """,
         options: BenchOptions.self
     ) { options, output in
+        output.quiet = options.quiet
         var runner = BenchmarkRunner(
             sizes: options.sizes, runs: options.runs, largeRuns: options.largeRuns,
             seed: options.seed)
         runner.importProbeExecutable = options.noImportProbe ? nil : currentExecutablePath()
-        let scaling = try runner.run { step in output.progress("\(step)…") }
-        output.clearProgress()
+        var work = BenchProgress(sizes: options.sizes, runs: { runner.runs(atSize: $0) })
+        let progress = output.progressLine("bench", total: work.total, unit: .share)
+        progress.startTicking()
+        let scaling = try runner.run { step in progress.phase(step, done: work.done(atStep: step)) }
+        progress.clear()
         // One size encodes its report, as before; several encode every report in one object.
         let json = scaling.reports.count == 1 ? try Output.json(scaling.reports[0]) : try Output.json(scaling)
         if let file = options.jsonFile {
@@ -86,4 +92,55 @@ extension Subcommand {
             print(options.markdown ? scaling.markdown : scaling.table, terminator: "", to: &output)
         }
     }
+}
+
+extension BenchmarkRunner {
+    /// How many runs a size gets: ``runs``, or ``largeRuns`` from ``BenchmarkScaling/largeSize`` rows.
+    func runs(atSize rows: Int) -> Int { rows >= BenchmarkScaling.largeSize ? min(runs, largeRuns) : runs }
+}
+
+/// How far a `concord bench` run is, from the steps its runner announces.
+///
+/// A run's cost grows with its rows, so each run of each size weighs its row
+/// count, and a size's generation one run more; the share done is the weight
+/// of the runs started before the current one. The runner announces
+/// `"100000 rows: generating"` and `"100000 rows, run 2/3: apply"`; a step
+/// it announces otherwise leaves the share where it was.
+///
+/// ```swift
+/// var work = BenchProgress(sizes: [10_000, 100_000], runs: { _ in 3 })
+/// work.done(atStep: "100000 rows, run 2/3: apply")   // 40,000 of 440,000
+/// ```
+struct BenchProgress {
+    /// Row counts in the order they run.
+    let sizes: [Int]
+    /// The runs at each size.
+    let runs: (Int) -> Int
+    private var lastDone = 0
+
+    init(sizes: [Int], runs: @escaping (Int) -> Int) {
+        self.sizes = sizes
+        self.runs = runs
+    }
+
+    /// Every run of every size, weighted by its rows, plus a generation per size.
+    var total: Int { sizes.reduce(0) { $0 + $1 * (runs($1) + 1) } }
+
+    /// The weight finished when `step` starts.
+    mutating func done(atStep step: Substring) -> Int {
+        let head = step.prefix { $0 != ":" }
+        let words = head.split(separator: " ")
+        guard let rows = words.first.flatMap({ Int($0) }), let index = sizes.firstIndex(of: rows) else {
+            return lastDone
+        }
+        var done = sizes[..<index].reduce(0) { $0 + $1 * (runs($1) + 1) }
+        // "N rows, run r/c": generation and r - 1 runs of this size are done.
+        if let run = words.last?.split(separator: "/").first.flatMap({ Int($0) }), words.count == 4 {
+            done += rows * run
+        }
+        lastDone = done
+        return done
+    }
+
+    mutating func done(atStep step: String) -> Int { done(atStep: step[...]) }
 }

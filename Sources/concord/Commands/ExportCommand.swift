@@ -15,6 +15,8 @@ struct ExportOptions: ParsableOptions {
     var format = Format.binary
     @Option(short: "o", valueName: "file", help: "Write to this file instead of standard output.")
     var output: String?
+    @Flag(short: "q", help: "No progress line (it is drawn on standard error only when that is a terminal).")
+    var quiet = false
 
     func validate() throws(UsageError) {
         guard since >= 0 else { throw UsageError("--since takes a version of at least 0 (0 exports everything)") }
@@ -31,16 +33,41 @@ extension Subcommand {
             """,
         options: ExportOptions.self
     ) { options, output in
+        output.quiet = options.quiet
         let replica = try Replica(path: options.db, create: false)
         let node = replica.nodeID
         // A file given with -o is replaced only once the whole changeset is written.
         let sink: any ByteSink =
             try options.output.map { try FileByteSink(path: $0, atomically: true) }
             ?? output.standardOutput.sink
+        // The number of rows is known only once the export's transaction has read them all, so the line
+        // counts rows and their rate, with the time elapsed rather than a time left.
+        let progress = output.progressLine("export", unit: .items("rows"))
+        progress.startTicking()
         switch options.format {
-        case .json: try sink.write(try replica.changes(since: options.since).jsonData())
-        case .binary: try replica.exportChanges(since: options.since, to: sink)
+        case .json:
+            progress.phase("reading the changes into memory")
+            let changes = try replica.changes(since: options.since)
+            progress.phase("writing JSON", done: changes.rows.count)
+            try sink.write(changes.jsonData())
+        case .binary:
+            // What `Replica.exportChanges(since:to:)` does, with each row counted on its way to the sink.
+            let encoder = ChangesetEncoder(sink: sink)
+            progress.phase("folding local writes")
+            try replica.exportChanges(
+                since: options.since,
+                header: { header in
+                    try encoder.begin(header: header)
+                    progress.phase("writing rows")
+                },
+                row: { row in
+                    try encoder.write(row)
+                    guard progress.isShown else { return }
+                    progress.update(encoder.rowCount, detail: ProgressMeter.bytes(Double(encoder.byteCount)))
+                })
+            try encoder.finish()
         }
+        progress.clear()
         try sink.flush()
         if options.output != nil { try sink.close() }
         if replica.nodeID != node {

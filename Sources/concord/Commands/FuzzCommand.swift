@@ -54,6 +54,8 @@ struct FuzzOptions: ParsableOptions {
     var replay: String?
     @Flag(help: "Print machine-readable JSON.")
     var json = false
+    @Flag(short: "q", help: "No progress line (it is drawn on standard error only when that is a terminal).")
+    var quiet = false
     @Option(
         valueName: "dir",
         help: "Internal: run the inputs in this process as the supervisor's worker, with its files in DIR.")
@@ -97,6 +99,7 @@ extension Subcommand {
             """,
         options: FuzzOptions.self
     ) { options, output in
+        output.quiet = options.quiet
         if let file = options.replay {
             try FuzzReplay(path: file).run(json: options.json, output: &output)
         } else if let directory = options.worker {
@@ -127,12 +130,9 @@ extension Subcommand {
             jobs: options.jobs ?? ProcessInfo.processInfo.activeProcessorCount, keepGoing: options.keepGoing,
             timeout: options.timeout.value)
         let started = ContinuousClock.now
-        let outcome = try supervisor.run { done in
-            guard !options.json else { return }
-            let rate = Double(done) / max((ContinuousClock.now - started).seconds, 0.001)
-            output.progress("fuzz: \(done)/\(options.inputs) inputs, \(Int(rate))/s")
-        }
-        if !options.json { output.clearProgress() }
+        let progress = output.progressLine("fuzz", total: options.inputs, unit: .items("inputs"))
+        let outcome = try supervisor.run { done in progress.update(done) }
+        progress.clear()
         var reproducers = FuzzReproducers(seed: options.seed, scratch: run + "/regenerate")
         let report = try FuzzRunReport(
             outcome, first: options.first, requested: options.inputs,

@@ -30,6 +30,8 @@ struct SimulateOptions: ParsableOptions {
     var shard: SimulationShard?
     @Flag(help: "Print machine-readable JSON.")
     var json = false
+    @Flag(short: "q", help: "No progress line (it is drawn on standard error only when that is a terminal).")
+    var quiet = false
 
     func validate() throws(UsageError) {
         if duration != nil, shard != nil {
@@ -101,33 +103,32 @@ extension Subcommand {
             """,
         options: SimulateOptions.self
     ) { options, output in
+        output.quiet = options.quiet
         let scenarios = try options.loadScenarios()
         let started = ContinuousClock.now
         let runs: [Simulation]
         let results: [SimulationResult]
+        let progress: ProgressLine
         if let duration = options.duration {
             let swarm = SimulationSwarm(
                 scenarios: scenarios, firstSeed: options.seedRange?.lowerBound ?? 1, jobs: options.jobs)
+            // Time-boxed: the share done is the time spent; the runs and their rate are the count.
+            progress = output.progressLine("simulate", unit: .items("runs"))
+            let budget = duration.duration.seconds
             results = try swarm.run(for: duration.duration) { done in
-                guard !options.json else { return }
-                let elapsed = Int((ContinuousClock.now - started).seconds)
-                output.progress("\(elapsed)s of \(duration), \(done) runs")
+                let left = max(budget - (ContinuousClock.now - started).seconds, 0)
+                progress.update(done, detail: "\(ProgressMeter.clockTime(left)) left of \(duration)")
             }
             runs = results.indices.map(swarm.simulation(at:))
         } else {
             let batch = try SimulationBatch(
                 scenarios: scenarios, seeds: options.seedRange, jobs: options.jobs, shard: options.shard)
-            results = try batch.run { done in
-                guard !options.json else { return }
-                let width = 30
-                let filled = width * done / batch.runs.count
-                output.progress(
-                    "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-                        + "] \(done)/\(batch.runs.count) runs")
-            }
+            progress = output.progressLine("simulate", total: batch.runs.count, unit: .items("runs"))
+            progress.update(0)
+            results = try batch.run { done in progress.update(done) }
             runs = batch.runs
         }
-        if !options.json { output.clearProgress() }
+        progress.clear()
         let summary = SimulationSummary(results: results, seconds: (ContinuousClock.now - started).seconds)
         if options.json {
             try output.printJSON(summary)

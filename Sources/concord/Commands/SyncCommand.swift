@@ -6,6 +6,8 @@ struct SyncOptions: ParsableOptions {
     var db: [String]
     @Flag(help: "Print machine-readable JSON: the counts and, per replica, the keys whose shown row changed.")
     var json = false
+    @Flag(short: "q", help: "No progress line (it is drawn on standard error only when that is a terminal).")
+    var quiet = false
 }
 
 /// What `concord sync --json` prints.
@@ -38,10 +40,17 @@ extension Subcommand {
             """,
         options: SyncOptions.self
     ) { options, output in
+        output.quiet = options.quiet
         let paths = options.db
         let replicas = try paths.map { try Replica(path: $0, create: false) }
+        // `Replica.sync` is one call that reports nothing until it returns: the line shows the time it has taken.
+        let progress = output.progressLine("sync", unit: .share)
+        progress.phase("exchanging changes among \(replicas.count) replicas until none learns more")
+        progress.startTicking()
+        defer { progress.clear() }
         do {
             let report = try Replica.sync(replicas)
+            progress.clear()
             if options.json {
                 try output.printJSON(SyncSummary(report, paths: paths))
             } else {
@@ -51,6 +60,7 @@ extension Subcommand {
             }
             try output.failOnSchemaRefusals(of: Array(zip(paths, replicas)))
         } catch let incomplete as SyncIncomplete {
+            progress.clear()
             // Every direction that could go did; say which could not, by file, and fail.
             let report = incomplete.report
             if options.json {
