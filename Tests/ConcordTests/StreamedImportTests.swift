@@ -1,8 +1,7 @@
+@_spi(Simulation) import Concord
 import ConcordTestSupport
 import Foundation
 import Testing
-
-@testable import Concord
 
 @Suite("Importing changeset files", .tags(.replica), .timeLimit(.hangGuard))
 struct StreamedImportTests {
@@ -29,7 +28,22 @@ struct StreamedImportTests {
             try b.applyChangeset(atPath: directory.path("damaged.bin"), decodingInMemoryUpTo: limit)
         }
         #expect(try fileBytes(directory.path("b.db")) == before)
-        #expect(try b.applyChangeset(atPath: directory.path("changes.bin"), decodingInMemoryUpTo: limit).applied == 300)
+        var heard: [ChangesetProgress] = []
+        let report = try b.applyChangeset(atPath: directory.path("changes.bin"), decodingInMemoryUpTo: limit) {
+            heard.append($0)
+        }
+        #expect(report.applied == 300)
         #expect(try a.canonicalDump() == b.canonicalDump())
+
+        // Progress: each step's bytes only grow, each ends once, having read every byte and every row.
+        let size = bytes.count
+        let steps: [ChangesetProgress.Step] = limit == 0 ? [.validating, .merging] : [.reading]
+        #expect(heard.map(\.step).reduce(into: []) { $0.last == $1 ? () : $0.append($1) } == steps)
+        for step in steps {
+            let states = heard.filter { $0.step == step }
+            #expect(zip(states, states.dropFirst()).allSatisfy { $0.bytesRead <= $1.bytesRead })
+            #expect(states.filter(\.finished).count == 1 && states.last?.finished == true)
+            #expect(states.last?.bytesRead == size && states.last?.rows == 300 && states.last?.fileSize == size)
+        }
     }
 }

@@ -1,4 +1,4 @@
-import Concord
+@_spi(Simulation) import Concord
 import ConcordTesting
 import Foundation
 
@@ -269,14 +269,9 @@ public final class ChangesetFuzzer {
             try FuzzFiles.write(bytes, to: inputPath)
             return try replica.applyChangeset(atPath: inputPath)
         case .stream:
-            // What `applyChangeset(atPath:)` does with a binary file larger than it decodes in memory.
+            // The path `applyChangeset(atPath:)` takes with a binary file larger than it decodes in memory.
             try FuzzFiles.write(bytes, to: inputPath)
-            let path = inputPath
-            let header = try ChangesetDecoder(source: try FileByteSource(path: path)).header
-            return try replica.apply(
-                source: header.source, since: header.since, upTo: header.upTo,
-                tables: header.tables
-            ) { try ChangesetDecoder(source: try FileByteSource(path: path)) }
+            return try replica.applyChangeset(atPath: inputPath, decodingInMemoryUpTo: 0)
         }
     }
 

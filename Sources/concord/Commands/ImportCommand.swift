@@ -1,4 +1,4 @@
-import Concord
+@_spi(Simulation) import Concord
 import Foundation
 
 /// The arguments of `concord import`.
@@ -60,89 +60,38 @@ extension Subcommand {
     }
 }
 
-/// `replica.applyChangeset(atPath:)`, with progress.
+/// `replica.applyChangeset(atPath:progress:)`, drawn on `progress`.
 ///
-/// A JSON changeset, or a binary one the library reads into memory (up to
-/// ``Replica/decodedInMemoryLimit``), is applied in one call that reports
-/// nothing until it ends: the line shows that step and its time. A larger
-/// one streams twice, to validate and to merge, and the line follows the
-/// bytes read over both passes, with rate and time left: this takes the
-/// library's streaming path through its public API (the same decoder, the
-/// same `apply(source:since:upTo:tables:rows:)`, the same check that both
-/// passes read the same header), with the rows counted on their way.
-/// Tests pass `inMemoryUpTo: 0` to stream a small changeset.
+/// A changeset read into memory is applied in one step that reports its
+/// start and end only: the line shows that step and its time. A streamed one
+/// is read twice, to validate and to merge, so the line counts the bytes of
+/// both passes, with rate and time left, holding at 99% while the last batch
+/// merges. Tests pass `inMemoryUpTo: 0` to stream a small changeset.
 func importChangeset(
     atPath path: String, into replica: Replica, _ progress: ProgressLine,
     inMemoryUpTo limit: Int = Replica.decodedInMemoryLimit
 ) throws -> ApplyReport {
-    let file = try FileByteSource(path: path)
-    defer { file.close() }
-    let size = try file.size()
-    let prefix = try file.read(maxCount: 64)
-    try file.rewind()
-    let isJSON = prefix.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
-    if isJSON || size <= limit {
-        progress.phase("read into memory, validated and applied in one step (\(ProgressMeter.bytes(Double(size))))")
-        return try replica.applyChangeset(atPath: path)
-    }
-    progress.restart(total: 2 * size)
-    let counted = CountingByteSource(file)
-    let header = try ChangesetDecoder(source: counted).header
-    var pass = 0
-    return try replica.apply(source: header.source, since: header.since, upTo: header.upTo, tables: header.tables) {
-        try file.rewind()
-        counted.count = 0
-        pass += 1
-        let decoder = try ChangesetDecoder(source: counted)
-        guard decoder.header == header else { throw ReplicaError.changesetChanged }
-        return CountedRows(
-            decoder: decoder, progress: progress, counted: counted, offset: (pass - 1) * size, size: size,
-            step: pass == 1 ? "validating" : "merging")
-    }
-}
-
-/// A ``ByteSource`` that counts the bytes read through it.
-private final class CountingByteSource: ByteSource {
-    let base: any ByteSource
-    var count = 0
-
-    init(_ base: any ByteSource) {
-        self.base = base
-    }
-
-    func read(maxCount: Int) throws -> [UInt8] {
-        let bytes = try base.read(maxCount: maxCount)
-        count += bytes.count
-        return bytes
-    }
-
-    var remainingByteCount: Int? { base.remainingByteCount }
-}
-
-/// A decoder's rows, reporting the bytes read so far after each one.
-private struct CountedRows: ChangeIterator {
-    let decoder: ChangesetDecoder
-    let progress: ProgressLine
-    let counted: CountingByteSource
-    let offset: Int
-    let size: Int
-    let step: String
-
-    mutating func next() throws -> RowChange? {
-        let row = try decoder.next()
-        guard progress.isShown else { return row }
-        guard row != nil else {
-            progress.phase(step == "merging" ? "merged \(rows), showing the rows that changed" : "validated \(rows)")
-            return nil
+    var streaming = false
+    return try replica.applyChangeset(atPath: path, decodingInMemoryUpTo: limit) { state in
+        guard progress.isShown else { return }
+        let rows = "\(ProgressMeter.grouped(state.rows)) rows"
+        switch (state.step, state.finished) {
+        case (.reading, _):
+            progress.phase(
+                "read into memory, validated and applied in one step (\(ProgressMeter.bytes(Double(state.fileSize))))")
+        case (.validating, false):
+            if !streaming { progress.restart(total: 2 * state.fileSize) }
+            streaming = true
+            progress.update(state.bytesRead, detail: "validating, \(rows)")
+        case (.validating, true):
+            progress.phase("validated \(rows)")
+        case (.merging, false):
+            // The merge pass reads a batch of rows, then merges it: the last bytes are read before the last
+            // batch is merged and the shown rows are brought up to date, so it stops short of 100% until then.
+            progress.update(
+                state.fileSize + min(state.bytesRead, state.fileSize * 99 / 100), detail: "merging, \(rows)")
+        case (.merging, true):
+            progress.phase("merged \(rows), showing the rows that changed")
         }
-        // The merge pass reads a batch of rows, then merges it: the last bytes are read before the last
-        // batch is merged and the shown rows are brought up to date, so it stops short of 100% until then.
-        let done = offset + counted.count
-        progress.update(step == "merging" ? min(done, offset + size * 99 / 100) : done, detail: "\(step), \(rows)")
-        return row
     }
-
-    private var rows: String { "\(ProgressMeter.grouped(decoder.rowsRead)) rows" }
-
-    var checksum: UInt32? { decoder.checksum }
 }
