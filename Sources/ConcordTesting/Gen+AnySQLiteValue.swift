@@ -210,7 +210,8 @@ extension Gen where Value == SQLiteValue {
         .element(of: [
             .text("[1.5]"), .text("[1e3]"), .text("[true]"), .text("[null]"), .text(#"[["a"]]"#),
             .text(#"{"a":1}"#), .text(#""a""#), .text("7"), .text("[1,]"), .text("[,1]"), .text(#"["a"#),
-            .text("[1] x"), .text("[+1]"), .text("[--1]"), .text(#"["\x"]"#), .text(#"["\u12"]"#),
+            .text("[1"), .text("[-"), .text("[12"), .text("[1] x"), .text("[+1]"), .text("[--1]"), .text(#"["\x"]"#),
+            .text(#"["\u12"]"#),
             .text(SQLiteText(bytes: Array(#"["a"#.utf8) + [0x01] + Array(#""]"#.utf8))), .text(""),
             .integer(3), .real(1.5), .blob(Array("[1]".utf8)),
         ])
