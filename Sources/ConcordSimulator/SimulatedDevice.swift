@@ -38,6 +38,10 @@ final class SimulatedDevice {
     var backup: Backup?
     /// The release of the app this device runs (1 until its first upgrade).
     private(set) var version = 1
+    /// The release an upgrade that has not finished is taking the device to: one a power failure
+    /// interrupted, whose migrations may have landed, so the relaunched app must finish it
+    /// (``SimulationRun`` does, before anything else touches the database).
+    private(set) var upgrading: Int?
     /// Whether the device can reach anyone at all.
     var online = true
     /// Cloud: whether uploads get through (a one-way partition blocks them).
@@ -149,8 +153,13 @@ final class SimulatedDevice {
     }
 
     /// Upgrades the app to release `to` (when it runs an older one): its migrator runs every migration up to it.
+    ///
+    /// The device's ``version`` moves only once the whole upgrade is done; until then ``upgrading`` says
+    /// where it was going, since a power failure may stop it after some of its migrations landed.
     func upgrade(to target: Int, workload: Workload) throws {
+        upgrading = target
         try workload.upgrade(replica, from: version, to: target)
+        upgrading = nil
         version = max(version, min(target, workload.lastVersion))
     }
 

@@ -178,6 +178,10 @@ extension SimulationRun {
             }
             log("device \(device.index) writes under another new node id: its first was lost unused")
         }
+        // An upgrade the power failure interrupted may have left some of its migrations in the file: the app
+        // (already the new release) runs its migrator again at launch, before it syncs or writes, so the
+        // device is on the release its file has been through, not on the one before.
+        if let target = device.upgrading { try upgrade(device, to: target) }
         if topology == .cloud { try fetch(device) }
     }
 

@@ -65,11 +65,22 @@ extension Workload {
     /// Tables that sync already are declared again first, then the new ones: enabling a new table
     /// takes up every pending added column, each with the default merge, after which a merge
     /// declared on one would be a change of merge, which Concord refuses.
+    ///
+    /// As an app's migrator does, each migration records its release in the database
+    /// (`PRAGMA user_version`) in its own transaction, and a migration the database records already is
+    /// skipped: an upgrade a crash interrupted is finished by running it again (its tables are declared
+    /// again, which changes nothing for those already declared), where running a migration twice
+    /// would fail.
     func upgrade(_ replica: Replica, from: Int, to: Int) throws {
         guard to > from else { return }
         for version in (from + 1)...min(to, lastVersion) {
             let release = versions![version - 2]
-            try replica.database.transaction { try replica.database.execute(release.migration) }
+            try replica.database.transaction {
+                let migrated = try replica.database.scalar("PRAGMA user_version")?.integerValue ?? 0
+                guard migrated < version else { return }
+                try replica.database.execute(release.migration)
+                try replica.database.execute("PRAGMA user_version = \(version)")
+            }
             let earlier = tables(at: version - 1)
             let (old, new) = (release.tables ?? []).reduce(into: ([Table](), [Table]())) { split, table in
                 if earlier.contains(where: { SQLiteName.same($0.name, table.name) }) {

@@ -125,6 +125,26 @@ struct RollingUpgradeTests {
         #expect(result.fates["parked"] == 1, "n2 waits for its reminder: \(result.fates)")
     }
 
+    /// A power failure may stop an upgrade after a migration committed and before its tables were declared
+    /// again (`regressions/power-loss-mid-upgrade-left-release-behind.json`); the relaunched app runs its
+    /// migrator again, which skips the migration the database records and declares the tables, so the device
+    /// ends on the release its file has been through, counter merge and all, instead of failing on a column
+    /// it already added.
+    @Test func anUpgradeRunAgainSkipsTheMigrationsThatLanded() throws {
+        let workload = try Self.scenario().workload
+        let replica = try Replica.inMemory(configuration: .init(merges: Workload.mergeFunctions))
+        try workload.install(on: replica)
+        try workload.upgrade(replica, from: 1, to: 2)
+        // What the power failure left: version 3's migration, and nothing after it.
+        try replica.database.transaction {
+            try replica.database.execute(workload.versions![1].migration)
+            try replica.database.execute("PRAGMA user_version = 3")
+        }
+        try workload.upgrade(replica, from: 2, to: 3)
+        #expect(try OracleSchema(of: replica).tables == VersionSchemas(of: workload).newest.tables)
+        #expect(replica.schemaRefusals.isEmpty)
+    }
+
     /// Through the record server, a device on an older release fetches, merges and saves back records
     /// that hold what it cannot show; saved again without it, a newer device's writes would be lost to
     /// every device that fetches them. (The mesh runs the scenario file's seeds in `ScenarioFileTests`.)
