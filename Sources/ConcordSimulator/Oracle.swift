@@ -1,4 +1,4 @@
-import Concord
+@_spi(Simulation) import Concord
 import ConcordTesting
 
 /// The simulator's oracle: ConcordTesting's `ReferenceModel` over the ledger of the apps' writes, and
@@ -72,9 +72,7 @@ struct Oracle {
     /// Invariant 5: what became of each write in `replica` (counts by fate), and the first write that is
     /// none of visible, superseded, deleted or parked with a reason, described.
     func accountForWrites(on replica: Replica) throws -> (fates: [String: Int], loss: String?) {
-        let parked = Dictionary(
-            try replica.status().parked.map { ("\($0.table)/\($0.key)", $0.reason) },
-            uniquingKeysWith: { first, _ in first })
+        let parked = try replica.parkedReasons()
         var fates: [String: Int] = [:]
         for operation in ledger.ledger.operations {
             let written = "\(operation.row) (\(operation.kind)) written at step \(ledger.origins[operation.id].step)"
@@ -92,15 +90,14 @@ struct Oracle {
 
     /// What became of `operation`: `deleted` (its row's life ended), `parked` (with a reason), `visible`
     /// (every value it wrote shows), or `superseded`; `nil` for a row alive, not shown, and not parked.
-    func fate(of operation: Ledger.Operation, _ final: RowRegisters, _ table: TableSchema, parked: [String: String])
+    func fate(of operation: Ledger.Operation, _ final: RowRegisters, _ table: TableSchema, parked: [RowRef: String])
         -> String?
     {
         if !final.liveness.isAlive || final.liveness.causalLength > model.causalLength(after: operation.id) {
             return "deleted"
         }
         guard case .shown = model.placement(of: operation.row) else {
-            let key = "\(operation.row.table)/\(operation.row.key.textValue ?? operation.row.key.description)"
-            return parked[key].flatMap { $0.isEmpty ? nil : "parked" }
+            return parked[operation.row].flatMap { $0.isEmpty ? nil : "parked" }
         }
         let shows = operation.values.allSatisfy { index, value in
             switch table.policy == .row ? .lww : table.merges[index] {

@@ -56,7 +56,7 @@ final class SimulatedDevice {
     var knowledge = Knowledge()
     /// The clock reading last checked (it must never go back) and the rows parked at the last check.
     var lastClock: HLCTimestamp?
-    var parked: Set<String> = []
+    var parked: Set<RowRef> = []
     private(set) var replica: Replica
     /// The app's own connection, which its writes go through (see ``openApp(_:_:)``); the replica syncs
     /// through its own, as an app that adds Concord to a database it already writes does.

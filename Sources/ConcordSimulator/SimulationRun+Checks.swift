@@ -1,4 +1,4 @@
-import Concord
+@_spi(Simulation) import Concord
 import Foundation
 
 /// The invariants: safety after every step, then convergence, the oracle and
@@ -59,7 +59,7 @@ extension SimulationRun {
             fail(.safety, "device \(device.index): clock went back from \(previous) to \(clock)")
         }
         device.lastClock = clock
-        let parked = Set(try device.replica.parked().map { "\($0.table)/\($0.key)" })
+        let parked = Set(try device.replica.parkedReasons().keys)
         result.parked += parked.subtracting(device.parked).count
         result.unparked += device.parked.subtracting(parked).count
         device.parked = parked
@@ -86,7 +86,8 @@ extension SimulationRun {
         }
         let accounted = try oracle.accountForWrites(on: replica)
         for (fate, count) in accounted.fates { result.fates[fate, default: 0] += count }
-        if let loss = accounted.loss { fail(.loss, loss) }
+        if let loss = accounted.loss { return fail(.loss, loss) }
+        if let problem = try oracle.parkReasonProblem(on: replica) { fail(.oracle, problem) }
     }
 
     /// The first line where two dumps differ, each side labelled.

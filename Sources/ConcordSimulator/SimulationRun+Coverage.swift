@@ -75,7 +75,7 @@ extension SimulationRun {
         for table in report.changes.tables {
             var parked = parkedByApply[device.index, default: []]
             for change in ShownChange.allCases {
-                for row in table.keys(change).map({ "\(table.name)/\(ParkReason.describe($0))" }) {
+                for row in table.keys(change).map({ RowRef(table: table.name, key: $0) }) {
                     if change == .shownAgain && (parked.contains(row) || device.parked.contains(row)) {
                         result.coverage.record(.parkedThenShown)
                     }

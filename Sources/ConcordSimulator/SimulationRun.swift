@@ -46,7 +46,7 @@ final class SimulationRun {
     /// The foreign keys each release declares, read once for coverage (``observeApply(_:on:)``).
     var foreignKeysByVersion: [Int: [ForeignKey]] = [:]
     /// Per device, the rows applies reported parked and nothing has reported otherwise since, for coverage.
-    var parkedByApply: [Int: Set<String>] = [:]
+    var parkedByApply: [Int: Set<RowRef>] = [:]
     private var trace = FNV1a()
     private var lines: [String] = []
 
