@@ -140,9 +140,14 @@ extension SimulationRun {
                 pendingApply?.device == device.index
                     ? .crashMidApply : pendingWrite?.device == device.index ? .crashMidWrite : .crashMidFoldOrExport)
         }
-        try relaunch(device)
+        try relaunch(device, fetching: false)
         try settleInterruptedApply(on: device)
         try settleInterruptedWrite(on: device)
+        // Only then does the relaunched app fetch (cloud): the apply folds the log and may park the
+        // interrupted write's rows (a parent it names is missing), and the statement must be read from
+        // the tables as the write left them, not as the fetch left them; nor may the fetch pass for the
+        // interrupted apply's landing.
+        if topology == .cloud { try fetch(device) }
     }
 
     /// A power loss on `device`'s disk, tearing and reordering unsynced writes at the seed's rates.
@@ -163,8 +168,9 @@ extension SimulationRun {
         log("device \(device.index) lost power")
     }
 
-    /// The app's relaunch on what the disk kept.
-    private func relaunch(_ device: SimulatedDevice) throws {
+    /// The app's relaunch on what the disk kept; in the cloud, it then fetches unless `fetching` is false
+    /// (the caller fetches once it has read what survived of an interrupted operation).
+    private func relaunch(_ device: SimulatedDevice, fetching: Bool = true) throws {
         let (node, stamped) = (device.node, device.newestOwnStamp != nil)
         try device.relaunch()
         result.crashes += 1
@@ -182,7 +188,7 @@ extension SimulationRun {
         // (already the new release) runs its migrator again at launch, before it syncs or writes, so the
         // device is on the release its file has been through, not on the one before.
         if let target = device.upgrading { try upgrade(device, to: target) }
-        if topology == .cloud { try fetch(device) }
+        if fetching, topology == .cloud { try fetch(device) }
     }
 
     /// A changeset whose apply the power failure interrupted is known to the device when it landed.

@@ -9,7 +9,17 @@ final class StoredRows: RowGraph {
     private var rows: [RowRef: RegisterStore.StoredRow?] = [:]
     /// The registers merged rows had before their first merge here (`nil` inside: the row was new).
     private var before: [RowRef: RowRegisters?] = [:]
+    /// The keys of merged rows by the value a column of theirs holds: the tables learn it only when the
+    /// row is materialized (see ``keys(referencing:through:)``).
+    private var merged: [Reference: Set<SQLiteValue>] = [:]
     private var parkedRowsExist: Bool?
+
+    /// A value in a column of a table.
+    private struct Reference: Hashable {
+        let table: String
+        let column: Int
+        let value: SQLiteValue
+    }
 
     init(replica: Replica) { self.replica = replica }
 
@@ -24,6 +34,10 @@ final class StoredRows: RowGraph {
     /// Records registers just merged (not yet materialized) for `row`, stored under `version`.
     func remember(_ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) {
         if before.index(forKey: row) == nil { before[row] = .some(previous?.registers) }
+        for key in replica.parents(of: row.table) {
+            guard let value = registers.columns[key.column]?.value, !value.isNull else { continue }
+            merged[Reference(table: row.table, column: key.column, value: value), default: []].insert(row.key)
+        }
         rows[row] = RegisterStore.StoredRow(
             registers: registers, shown: previous?.shown ?? false,
             hasHiddenValues: previous?.hasHiddenValues ?? false, version: version)
@@ -57,8 +71,20 @@ final class StoredRows: RowGraph {
 
     func children(of table: String) -> [ForeignKey] { replica.children(of: table) }
 
+    /// The children's keys as the tables show them, corrected for the rows merged here: until a merged
+    /// row is materialized, its table still holds its old values (or nothing, for a new row).
+    ///
+    /// Why: a parent brought back by a child merged in this apply, while the child that brought it back
+    /// before moves away, was else decided hidden for the new child, which then stayed parked.
     func keys(referencing parent: RowRef, through key: ForeignKey) throws -> [SQLiteValue] {
-        try replica.childKeys(of: parent, through: key)
+        let shown = try replica.childKeys(of: parent, through: key)
+        guard !before.isEmpty else { return shown }
+        let candidates = merged[Reference(table: key.child, column: key.column, value: parent.key)] ?? []
+        return try Set(shown).union(candidates).filter { child in
+            let row = RowRef(table: key.child, key: child)
+            guard before[row] != nil else { return true }
+            return try registers(of: row)?.columns[key.column]?.value == parent.key
+        }.sorted()
     }
 
     func constraint(of row: RowRef) throws -> String? {
