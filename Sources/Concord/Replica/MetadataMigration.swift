@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 7: layout 6 plus the conflict log (`_concord_conflicts`), a `seen` column in every rows table
+///   (the stamps this replica's own writes saw, see ``ConflictRule``) and `_concord_peers.at`, the time
+///   each peer was last read.
 /// - 6: layout 5 plus the relay store (`_concord_relayed`, `_concord_relayed_rows`), which keeps
 ///   tables and columns the replica's schema lacks.
 /// - 5: per-table objects named by table id (`_concord_3_rows`), columns by
@@ -29,7 +32,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...5
+    static let upgradable: ClosedRange<Int64> = 1...6
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -43,7 +46,19 @@ struct MetadataMigration {
             guard found != Metadata.layoutVersion else { return }
             if found < 5 { try upgradeToLayout5() }
             // Layout 6 adds the relay store, empty: what a replica lacked was refused before.
-            try database.execute(RelayStore.createSQL)
+            if found < 6 { try database.execute(RelayStore.createSQL) }
+            // Layout 7 adds the conflict log (empty: nothing was recorded before), the seen stamps of this
+            // replica's writes (unknown for the writes made so far, so none) and each peer's last read time.
+            try database.execute(Metadata.conflictsSQL)
+            for table in try database.query("SELECT id FROM \(Metadata.tables) ORDER BY id") {
+                let rows = Metadata.rowsTable(table[0].integerValue ?? 0)
+                if try !columnNames(of: rows).contains("seen") {
+                    try database.execute("ALTER TABLE \(quoteIdentifier(rows)) ADD COLUMN seen BLOB")
+                }
+            }
+            if try !columnNames(of: Metadata.peers).contains("at") {
+                try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")
+            }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }

@@ -26,7 +26,7 @@ final class StoredRows: RowGraph {
         if before.index(forKey: row) == nil { before[row] = .some(previous?.registers) }
         rows[row] = RegisterStore.StoredRow(
             registers: registers, shown: previous?.shown ?? false,
-            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version)
+            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version, seen: previous?.seen ?? [])
     }
 
     /// The registers `row` had before it was first merged here; `nil` when it was not merged (`.some(nil)`: new).
@@ -37,7 +37,7 @@ final class StoredRows: RowGraph {
         rows[row] = RegisterStore.StoredRow(
             registers: stored.registers, shown: placement.isShown,
             hasHiddenValues: placement != .shown && stored.registers.columns.contains { $0 != nil },
-            version: stored.version)
+            version: stored.version, seen: stored.seen)
         if case .hidden(_?) = placement { parkedRowsExist = true }
     }
 

@@ -1,0 +1,151 @@
+/// Which values a merge makes lose that their winner's writer never saw: pure, like ``RowMerge``.
+///
+/// A value that loses to a write made after its writer saw it is an
+/// overwrite, not a conflict (a device's own successive edits, or an edit of a
+/// value synced in earlier). Only a replica's **own** writes come with a record
+/// of what they saw: when this replica writes a last-writer-wins register, it
+/// keeps the stamp of the register it replaced — or, when that was its own
+/// write too, what that one had seen — as the write's *seen* stamp. Registers
+/// only ever grow, so a replica that ever held a value `v` held `v` or
+/// something newer whenever it wrote later: a value stamped above the seen
+/// stamp of this replica's write was never held here before that write.
+///
+/// So, when a changeset reaches this replica, a remote value is listed as
+/// having lost when
+/// - it loses to this replica's own write whose seen stamp is below it
+///   (``Loss/Kind/overwritten``), or
+/// - the row ends deleted by this replica's own delete, the remote registers
+///   show the row alive, and the remote value is newer than anything this
+///   replica held for that column, so the delete never saw it
+///   (``Loss/Kind/deleted``).
+///
+/// Seen stamps are not synced, so only the replica whose write won can tell
+/// that the loser went unseen; the replica whose value lost lists nothing.
+/// Value-merged columns (`counter`, `max`, `min`, `union`, custom) lose
+/// nothing to a merge: their values are joined.
+///
+/// ```swift
+/// let seen = ConflictRule.seen(replacing: old, seen: oldSeen, by: me)
+/// let losses = ConflictRule.losses(local: stored, seen: seenStamps, remote: incoming, rules: rules, node: me)
+/// ```
+public enum ConflictRule {
+    /// A remote value that lost to a write of this replica that had not seen it.
+    public struct Loss: Hashable, Sendable {
+        /// How the value lost.
+        public enum Kind: Int, Sendable {
+            /// To a concurrent write of the same column (or, under the row policy, of the row).
+            case overwritten = 1
+            /// To a concurrent delete of the row.
+            case deleted = 2
+        }
+
+        /// The column's position in the table's column list.
+        public var column: Int
+        /// How it lost.
+        public var kind: Kind
+        /// The value that lost, with the stamp of the write that made it.
+        public var loser: ColumnRegister
+        /// The stamp of the winning write (an edit or the delete).
+        public var winner: Stamp
+        /// The winning value; `nil` when the row was deleted.
+        public var winningValue: SQLiteValue?
+
+        /// A loss of `loser` in `column` to the write stamped `winner`.
+        public init(column: Int, kind: Kind, loser: ColumnRegister, winner: Stamp, winningValue: SQLiteValue?) {
+            self.column = column
+            self.kind = kind
+            self.loser = loser
+            self.winner = winner
+            self.winningValue = winningValue
+        }
+    }
+
+    /// The seen stamp of a write by `node` over `previous`: `previous`'s stamp, or, when `previous` was
+    /// `node`'s own write, what that one had seen (`previousSeen`); `nil` when there was nothing.
+    public static func seen(replacing previous: Stamp?, seen previousSeen: Stamp?, by node: NodeID) -> Stamp? {
+        guard let previous else { return nil }
+        return previous.node == node ? previousSeen : previous
+    }
+
+    /// The seen stamps of `after`, the registers a local write by `node` left, given the registers
+    /// `before` it and their seen stamps: for each written last-writer-wins column (for a row-policy
+    /// row, for the row), what that write saw; unchanged for the others.
+    ///
+    /// `before` and `beforeSeen` line up with the table's columns, as the result does.
+    public static func seen(
+        after: RowRegisters, before: RowRegisters?, beforeSeen: [Stamp?], stamp: Stamp, rules: RowMerge.Rules
+    ) -> [Stamp?] {
+        var result =
+            beforeSeen.count == after.columns.count ? beforeSeen : Array(repeating: nil, count: after.columns.count)
+        switch rules.policy {
+        case .row:
+            guard after.columns.contains(where: { $0?.stamp == stamp }) else { return result }
+            let previous = before.flatMap(RowMerge.rowStamp)
+            let rowSeen = seen(replacing: previous, seen: result.first ?? nil, by: stamp.node)
+            return Array(repeating: rowSeen, count: after.columns.count)
+        case .column:
+            for index in after.columns.indices where after.columns[index]?.stamp == stamp {
+                guard case .lww = rules.merges[index] else { continue }
+                result[index] = seen(replacing: before?.columns[index]?.stamp, seen: result[index], by: stamp.node)
+            }
+            return result
+        }
+    }
+
+    /// The remote values that lost, in this merge, to writes of `node` (this replica) that had not seen
+    /// them, in column order.
+    ///
+    /// `local` and `seen` are this replica's registers and seen stamps before the merge, `remote` the
+    /// incoming registers and `merged` what ``RowMerge/merge(local:remote:rules:)`` made of them.
+    public static func losses(
+        local: RowRegisters, seen: [Stamp?], remote: RowRegisters, merged: RowRegisters, rules: RowMerge.Rules,
+        node: NodeID
+    ) -> [Loss] {
+        var result: [Loss] = []
+        let deletedHere =
+            !merged.liveness.isAlive && remote.liveness.isAlive && merged.liveness == local.liveness
+            && local.liveness.stamp?.node == node
+        switch rules.policy {
+        case .row:
+            guard let theirs = RowMerge.rowStamp(remote), theirs.node != node else { return [] }
+            let ours = RowMerge.rowStamp(local)
+            if deletedHere, ours.map({ theirs > $0 }) ?? true, let delete = merged.liveness.stamp {
+                for (index, register) in remote.columns.enumerated() {
+                    guard let register else { continue }
+                    result.append(
+                        Loss(column: index, kind: .deleted, loser: register, winner: delete, winningValue: nil))
+                }
+                return result
+            }
+            guard let ours, ours.node == node, ours > theirs, merged.columns == local.columns,
+                (seen.first ?? nil).map({ theirs > $0 }) ?? true
+            else { return [] }
+            for index in remote.columns.indices {
+                guard let register = remote.columns[index], register.value != local.columns[index]?.value else {
+                    continue
+                }
+                result.append(
+                    Loss(
+                        column: index, kind: .overwritten, loser: register, winner: ours,
+                        winningValue: local.columns[index]?.value))
+            }
+        case .column:
+            for index in remote.columns.indices {
+                guard case .lww = rules.merges[index], let theirs = remote.columns[index], theirs.stamp.node != node
+                else { continue }
+                let ours = local.columns[index]
+                if deletedHere, ours.map({ theirs.stamp > $0.stamp }) ?? true, let delete = merged.liveness.stamp {
+                    result.append(Loss(column: index, kind: .deleted, loser: theirs, winner: delete, winningValue: nil))
+                    continue
+                }
+                guard let ours, ours.stamp.node == node, ours.stamp > theirs.stamp, ours.value != theirs.value,
+                    (seen.indices.contains(index) ? seen[index] : nil).map({ theirs.stamp > $0 }) ?? true
+                else { continue }
+                result.append(
+                    Loss(column: index, kind: .overwritten, loser: theirs, winner: ours.stamp, winningValue: ours.value)
+                )
+            }
+        }
+        return result
+    }
+}
