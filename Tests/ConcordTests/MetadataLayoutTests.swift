@@ -33,6 +33,9 @@ struct MetadataLayoutTests {
             try replica.database.scalar("SELECT count(*) FROM _concord_conflicts") == .integer(0),
             "layout 7's conflict log is there, empty")
         #expect(
+            try replica.database.scalar("SELECT count(*) FROM _concord_readers") == .integer(0),
+            "layout 7's record of what peers have read is there, empty")
+        #expect(
             try replica.database.scalar(
                 "SELECT count(*) FROM _concord_tables AS t WHERE NOT EXISTS (SELECT 1 FROM pragma_table_info("
                     + "'_concord_' || t.id || '_rows') WHERE name = 'seen')") == .integer(0),

@@ -53,6 +53,7 @@ enum Metadata {
     static let parked = "_concord_parked"
     static let revived = "_concord_revived"
     static let conflicts = "_concord_conflicts"
+    static let readers = "_concord_readers"
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
@@ -60,8 +61,9 @@ enum Metadata {
     /// Layout 5 names every per-table object by the table's id and its
     /// columns by position, records the file's identity and the kind of each
     /// parked row; layout 6 adds the ``RelayStore``; layout 7 the conflict
-    /// log (`_concord_conflicts`), the `seen` column of every rows table and
-    /// the time each peer was last read (`_concord_peers.at`).
+    /// log (`_concord_conflicts`), the `seen` column of every rows table,
+    /// the time each peer was last read (`_concord_peers.at`) and how far
+    /// each peer has read this replica (`_concord_readers`).
     /// ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 7
 
@@ -86,6 +88,7 @@ enum Metadata {
         CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER) WITHOUT ROWID;
         \(parkedSQL)
         \(conflictsSQL)
+        \(readersSQL)
         \(revivedSQL)
         \(RelayStore.createSQL)
         CREATE TABLE \(log) (
@@ -101,6 +104,14 @@ enum Metadata {
     static let parkedSQL = """
         CREATE TABLE \(parked) (
             tbl INTEGER NOT NULL, pk NOT NULL, kind INTEGER NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
+        ) WITHOUT ROWID;
+        """
+
+    /// Per peer, how far it has read this replica's changes (this replica's versions) and when (Unix ms
+    /// of this replica's clock), as the transport reported it (``Replica/recordDelivery(to:upTo:)``).
+    static let readersSQL = """
+        CREATE TABLE IF NOT EXISTS \(readers) (
+            node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER NOT NULL
         ) WITHOUT ROWID;
         """
 

@@ -9,8 +9,8 @@
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
 /// - 7: layout 6 plus the conflict log (`_concord_conflicts`), a `seen` column in every rows table
-///   (the stamps this replica's own writes saw, see ``ConflictRule``) and `_concord_peers.at`, the time
-///   each peer was last read.
+///   (the stamps this replica's own writes saw, see ``ConflictRule``), `_concord_peers.at`, the time
+///   each peer was last read, and `_concord_readers`, how far each peer has read this replica.
 /// - 6: layout 5 plus the relay store (`_concord_relayed`, `_concord_relayed_rows`), which keeps
 ///   tables and columns the replica's schema lacks.
 /// - 5: per-table objects named by table id (`_concord_3_rows`), columns by
@@ -50,6 +50,7 @@ struct MetadataMigration {
             // Layout 7 adds the conflict log (empty: nothing was recorded before), the seen stamps of this
             // replica's writes (unknown for the writes made so far, so none) and each peer's last read time.
             try database.execute(Metadata.conflictsSQL)
+            try database.execute(Metadata.readersSQL)
             for table in try database.query("SELECT id FROM \(Metadata.tables) ORDER BY id") {
                 let rows = Metadata.rowsTable(table[0].integerValue ?? 0)
                 if try !columnNames(of: rows).contains("seen") {

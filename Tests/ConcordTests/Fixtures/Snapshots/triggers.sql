@@ -278,6 +278,11 @@ CREATE TABLE _concord_parked (
 -- _concord_peers
 CREATE TABLE _concord_peers (node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER) WITHOUT ROWID;
 
+-- _concord_readers
+CREATE TABLE _concord_readers (
+    node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER NOT NULL
+) WITHOUT ROWID;
+
 -- _concord_relayed
 CREATE TABLE _concord_relayed (name TEXT PRIMARY KEY COLLATE NOCASE, declaration BLOB NOT NULL) WITHOUT ROWID;
 
