@@ -225,7 +225,7 @@ final class ApplySession {
         plan: TablePlan
     ) throws {
         let losses = ConflictRule.losses(
-            local: stored.registers, seen: stored.seen, remote: remote, merged: merged, rules: plan.rules,
+            local: stored.registers, seen: stored.seen ?? [], remote: remote, merged: merged, rules: plan.rules,
             node: replica.nodeID)
         guard !losses.isEmpty else { return }
         conflictsRecorded += try conflictLog.record(table: plan.local.id, key: key, losses, at: physical)

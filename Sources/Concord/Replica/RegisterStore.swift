@@ -32,9 +32,9 @@ final class RegisterStore {
         /// The local version of the row's last change: its rowid in the register table
         /// (0 for a row assembled in memory rather than read).
         var version: Int64 = 0
-        /// Per column, what this replica's own write of it saw (see ``ConflictRule``); empty when
+        /// Per column, what this replica's own write of it saw (see ``ConflictRule``); `nil` when
         /// not read (an export) or when none is known.
-        var seen: [Stamp?] = []
+        var seen: [Stamp?]?
     }
 
     /// The statements this store runs, each prepared on first use.

@@ -183,11 +183,9 @@ final class FoldSession {
         let seenStamps =
             write.operation == .delete
             ? nil
-            : before.map {
-                ConflictRule.seen(
-                    after: after, before: $0.registers, beforeSeen: $0.seen, stamp: stamp,
-                    rules: RowMerge.Rules(policy: write.table.policy, merges: write.table.merges))
-            }
+            : ConflictRule.seen(
+                written: changed, before: before?.registers, beforeSeen: before?.seen, stamp: stamp,
+                policy: write.table.policy, merges: write.table.merges)
         try self.store(
             after, of: ref, before: before, changed: changed, operation: write.operation, seenStamps: seenStamps)
         if write.operation == .delete { try cascade(from: ref, at: write.seq, time: write.time) }

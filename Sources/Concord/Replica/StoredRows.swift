@@ -26,7 +26,7 @@ final class StoredRows: RowGraph {
         if before.index(forKey: row) == nil { before[row] = .some(previous?.registers) }
         rows[row] = RegisterStore.StoredRow(
             registers: registers, shown: previous?.shown ?? false,
-            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version, seen: previous?.seen ?? [])
+            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version, seen: previous?.seen)
     }
 
     /// The registers `row` had before it was first merged here; `nil` when it was not merged (`.some(nil)`: new).

@@ -67,26 +67,40 @@ public enum ConflictRule {
         return previous.node == node ? previousSeen : previous
     }
 
-    /// The seen stamps of `after`, the registers a local write by `node` left, given the registers
-    /// `before` it and their seen stamps: for each written last-writer-wins column (for a row-policy
-    /// row, for the row), what that write saw; unchanged for the others.
+    /// The seen stamps of the registers a local write stamped `stamp` left, given the registers `before`
+    /// it and their seen stamps (`nil`: none): for each last-writer-wins column it wrote (`written`; under
+    /// the row policy, any column written writes the row), what that write saw; unchanged for the others.
+    /// `nil` when no column has one, which is what most writes leave (a new row, an edit of a row only this
+    /// replica wrote).
     ///
-    /// `before` and `beforeSeen` line up with the table's columns, as the result does.
+    /// `written`, `before`, `beforeSeen` and `merges` line up with the table's columns, as the result does.
     public static func seen(
-        after: RowRegisters, before: RowRegisters?, beforeSeen: [Stamp?], stamp: Stamp, rules: RowMerge.Rules
-    ) -> [Stamp?] {
-        var result =
-            beforeSeen.count == after.columns.count ? beforeSeen : Array(repeating: nil, count: after.columns.count)
-        switch rules.policy {
+        written: [Bool], before: RowRegisters?, beforeSeen: [Stamp?]?, stamp: Stamp, policy: TablePolicy,
+        merges: [ColumnMerge]
+    ) -> [Stamp?]? {
+        guard let before else { return nil }
+        let node = stamp.node
+        let count = written.count
+        switch policy {
         case .row:
-            guard after.columns.contains(where: { $0?.stamp == stamp }) else { return result }
-            let previous = before.flatMap(RowMerge.rowStamp)
-            let rowSeen = seen(replacing: previous, seen: result.first ?? nil, by: stamp.node)
-            return Array(repeating: rowSeen, count: after.columns.count)
+            guard written.contains(true) else { return beforeSeen }
+            var previous: Stamp?
+            for register in before.columns {
+                if let old = register?.stamp, previous.map({ old > $0 }) ?? true { previous = old }
+            }
+            guard let rowSeen = seen(replacing: previous, seen: beforeSeen?.first ?? nil, by: node) else {
+                return nil
+            }
+            return Array(repeating: rowSeen, count: count)
         case .column:
-            for index in after.columns.indices where after.columns[index]?.stamp == stamp {
-                guard case .lww = rules.merges[index] else { continue }
-                result[index] = seen(replacing: before?.columns[index]?.stamp, seen: result[index], by: stamp.node)
+            var result: [Stamp?]? = beforeSeen?.count == count ? beforeSeen : nil
+            for index in 0..<count where written[index] {
+                guard case .lww = merges[index] else { continue }
+                let kept = result?[index] ?? nil
+                let new = seen(replacing: before.columns[index]?.stamp, seen: kept, by: node)
+                guard new != kept else { continue }
+                if result == nil { result = Array(repeating: nil, count: count) }
+                result![index] = new
             }
             return result
         }
