@@ -1,6 +1,9 @@
+import Concord
 import ConcordTestSupport
 import Foundation
 import Testing
+
+@testable import ConcordCLI
 
 /// `concord conflicts` lists the values that lost to a concurrent write; `concord restore` brings one back.
 @Suite("concord conflicts and restore", .tags(.cli), .timeLimit(.hangGuard))
@@ -57,5 +60,20 @@ struct ConflictsCommandCLITests {
             let run = try concord([command, "--help"], in: directory)
             #expect(run.status == 0 && run.text.contains("USAGE: concord \(command)"), "\(run.text)")
         }
+    }
+
+    @Test func aKeyWrittenAsAHexLiteralIsABlobKeyAndAnythingElseText() throws {
+        func key(_ text: String) throws -> SQLiteValue? {
+            guard
+                case .arguments(let parsed) = try ArgumentParser(Subcommand.conflicts.spec).parse([
+                    "x.db", "--key", text,
+                ])
+            else { return nil }
+            return try ConflictsOptions(parsed).keyValue
+        }
+        #expect(try key("X'00ff'") == .blob([0x00, 0xFF]))
+        #expect(try key("x''") == .blob([]))
+        #expect(try key("r1") == "r1")
+        #expect(try key("X'0g'") == "X'0g'", "not hex: a TEXT key")
     }
 }
