@@ -47,20 +47,41 @@ struct MetadataMigration {
             if found < 5 { try upgradeToLayout5() }
             // Layout 6 adds the relay store, empty: what a replica lacked was refused before.
             if found < 6 { try database.execute(RelayStore.createSQL) }
-            // Layout 7 adds the conflict log (empty: nothing was recorded before), the seen stamps of this
-            // replica's writes (unknown for the writes made so far, so none) and each peer's last read time.
+            // Layout 7 adds the conflict log (empty: nothing was recorded before), what this replica's writes
+            // saw, and what each peer read and when.
             try database.execute(Metadata.conflictsSQL)
             try database.execute(Metadata.readersSQL)
-            for table in try database.query("SELECT id FROM \(Metadata.tables) ORDER BY id") {
-                let rows = Metadata.rowsTable(table[0].integerValue ?? 0)
-                if try !columnNames(of: rows).contains("seen") {
-                    try database.execute("ALTER TABLE \(quoteIdentifier(rows)) ADD COLUMN seen BLOB")
-                }
-            }
+            try addSeenStamps()
             if try !columnNames(of: Metadata.peers).contains("at") {
                 try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")
             }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
+        }
+    }
+
+    /// Gives every rows table the `seen` column of layout 7.
+    ///
+    /// What the writes made so far saw was not recorded. Taking it as nothing
+    /// would list, as a conflict, a value this replica had held and then
+    /// overwritten, should it arrive again (through a peer that lags). So every
+    /// register is taken to have seen everything up to the clock's last reading
+    /// (just above it): a value stamped later is still found unseen, and one
+    /// stamped earlier is never listed. The stamp's node is this replica's.
+    private func addSeenStamps() throws {
+        let state = try database.query("SELECT hlc, node FROM \(Metadata.state)").first ?? []
+        let hlc = UInt64(bitPattern: state.first?.integerValue ?? 0) &+ 1
+        let node = state.count > 1 ? state[1].integerValue ?? 0 : 0
+        for table in try database.query("SELECT id, columns FROM \(Metadata.tables) ORDER BY id") {
+            let rows = quoteIdentifier(Metadata.rowsTable(table[0].integerValue ?? 0))
+            guard try !columnNames(of: Metadata.rowsTable(table[0].integerValue ?? 0)).contains("seen") else {
+                continue
+            }
+            try database.execute("ALTER TABLE \(rows) ADD COLUMN seen BLOB")
+            let columns = ColumnList.decode(table[1].textValue ?? "[]").count
+            guard columns > 0 else { continue }
+            try database.execute(
+                "UPDATE \(rows) SET seen = ?",
+                [.blob(SeenStamps.encode(sameFor: columns, nodeIndex: node, hlc: hlc))])
         }
     }
 

@@ -24,6 +24,17 @@ enum SeenStamps {
         return bytes
     }
 
+    /// One stamp, `hlc` under the node at `nodeIndex`, for each of `columns` columns.
+    static func encode(sameFor columns: Int, nodeIndex: Int64, hlc: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for column in 0..<columns {
+            append(UInt64(column), width: 4, to: &bytes)
+            append(UInt64(bitPattern: nodeIndex), width: 4, to: &bytes)
+            append(hlc, width: 8, to: &bytes)
+        }
+        return bytes
+    }
+
     /// The stamps `bytes` holds, one per column (`nil` where none is); entries for columns past
     /// `columns` or for unknown nodes are skipped, and a short tail is ignored.
     static func decode(_ bytes: [UInt8], columns: Int, nodes: NodeDirectory) throws -> [Stamp?] {
