@@ -77,4 +77,23 @@ struct ConflictRuleTests {
             ConflictRule.losses(local: local, seen: [], remote: remote, merged: merged, rules: counters, node: me)
                 .isEmpty)
     }
+
+    @Test func anOwnValueStampedAfterTheLastExportLosesUnseenToARemoteWrite() {
+        let local = row(1, stamp(10, me), [("mine", stamp(20, me)), ("b", stamp(10, me))])
+        let remote = row(1, stamp(10, me), [("theirs", stamp(30, peer)), ("b", stamp(10, me))])
+        let merged = RowMerge.merge(local: local, remote: remote, rules: rules).merged
+        let unsent = ConflictRule.losses(
+            local: local, seen: [], remote: remote, merged: merged, rules: rules, node: me,
+            exported: HLCTimestamp(rawValue: 15))
+        #expect(unsent.map(\.column) == [0] && unsent.first?.loser.value == "mine")
+        #expect(unsent.first?.winner == stamp(30, peer) && unsent.first?.winningValue == "theirs")
+        // Exported at or after its stamp, another device may have seen it: nothing is listed.
+        for exported in [UInt64(20), 25] {
+            #expect(
+                ConflictRule.losses(
+                    local: local, seen: [], remote: remote, merged: merged, rules: rules, node: me,
+                    exported: HLCTimestamp(rawValue: exported)
+                ).isEmpty)
+        }
+    }
 }

@@ -41,13 +41,47 @@ struct ConflictListingTests {
         #expect(conflict.recordedAt == epoch2026 + 4_000, "recorded at the replica's clock")
         #expect(try b.conflicts(table: "reminders", key: "r1") == listed)
         #expect(try b.conflicts(table: "reminders", key: "r2").isEmpty)
-        // The device whose value lost cannot tell from its data whether the winner saw it: it lists nothing.
+        // The device whose value lost had sent it before the winner came: it cannot tell whether the
+        // winner saw it, and lists nothing.
         #expect(try a.conflicts().isEmpty)
         // The log is not synced: both replicas still hold the same registers and rows.
         #expect(try a.canonicalDump() == b.canonicalDump())
         // Applying the same changes again lists nothing twice.
         _ = try b.apply(a.changes(since: 0))
         #expect(try b.conflicts().count == 1)
+    }
+
+    @Test func whenTheWinnerArrivesFirstTheLosingDeviceListsItsUnsentValue() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        // b's later edit reaches a before a has sent its own anywhere: no one can have seen a's.
+        _ = try a.apply(b.changes(since: a.peerVersion(b.nodeID)))
+        _ = try b.apply(a.changes(since: b.peerVersion(a.nodeID)))
+
+        let conflict = try #require(try a.conflicts().first)
+        #expect(try a.conflicts().count == 1 && b.conflicts().isEmpty, "listed once, on the losing side")
+        #expect(conflict.column == "title" && conflict.kind == .edit)
+        #expect(conflict.lost == "oat milk" && conflict.lostStamp.node == node(1))
+        #expect(conflict.winner == "soy milk" && conflict.winnerStamp.node == node(2))
+    }
+
+    @Test func anUnsentEditThatLostToADeleteIsListedOnTheEditingDevice() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("DELETE FROM reminders WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        _ = try a.apply(b.changes(since: a.peerVersion(b.nodeID)))
+        let conflict = try #require(try a.conflicts().first)
+        #expect(try a.conflicts().count == 1)
+        #expect(conflict.kind == .delete && conflict.lost == "oat milk" && conflict.winnerStamp.node == node(2))
+        try a.restore(conflict: conflict.id)
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try b.database.query("SELECT title FROM reminders") == [["oat milk"]], "re-inserted everywhere")
     }
 
     @Test func aDevicesOwnSuccessiveEditsListNoConflict() throws {

@@ -36,6 +36,9 @@ struct MetadataLayoutTests {
             try replica.database.scalar("SELECT count(*) FROM _concord_readers") == .integer(0),
             "layout 7's record of what peers have read is there, empty")
         #expect(
+            try replica.database.scalar("SELECT exported > 0 FROM _concord_state") == .integer(1),
+            "what was stamped before the upgrade counts as exported")
+        #expect(
             try replica.database.scalar(
                 "SELECT count(*) FROM _concord_tables AS t WHERE NOT EXISTS (SELECT 1 FROM pragma_table_info("
                     + "'_concord_' || t.id || '_rows') WHERE name = 'seen')") == .integer(0),

@@ -31,6 +31,8 @@ final class ApplySession {
     /// Where values that lose to this replica's unseeing writes are kept, and how many this apply added.
     private let conflictLog: ConflictLog
     private var conflictsRecorded = 0
+    /// The clock's reading at this replica's last export: its own writes stamped later never left it.
+    private let exported: HLCTimestamp
 
     init(replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int) throws {
         self.replica = replica
@@ -66,6 +68,8 @@ final class ApplySession {
         relayed = TablePlans.Names(relayPlans.map(\.remote.name))
         physical = replica.configuration.clock.unixMilliseconds()
         conflictLog = ConflictLog(database: replica.database, nodes: replica.nodes)
+        exported = HLCTimestamp(
+            sqliteValue: try replica.database.scalar("SELECT exported FROM \(Metadata.state)")?.integerValue ?? 0)
         validated = RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID)
     }
 
@@ -226,7 +230,7 @@ final class ApplySession {
     ) throws {
         let losses = ConflictRule.losses(
             local: stored.registers, seen: stored.seen ?? [], remote: remote, merged: merged, rules: plan.rules,
-            node: replica.nodeID)
+            node: replica.nodeID, exported: exported)
         guard !losses.isEmpty else { return }
         conflictsRecorded += try conflictLog.record(table: plan.local.id, key: key, losses, at: physical)
     }

@@ -62,8 +62,9 @@ enum Metadata {
     /// columns by position, records the file's identity and the kind of each
     /// parked row; layout 6 adds the ``RelayStore``; layout 7 the conflict
     /// log (`_concord_conflicts`), the `seen` column of every rows table,
-    /// the time each peer was last read (`_concord_peers.at`) and how far
-    /// each peer has read this replica (`_concord_readers`).
+    /// the time each peer was last read (`_concord_peers.at`), how far
+    /// each peer has read this replica (`_concord_readers`) and the clock's
+    /// reading at the last export (`_concord_state.exported`).
     /// ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 7
 
@@ -74,7 +75,8 @@ enum Metadata {
             hlc INTEGER NOT NULL,
             version INTEGER NOT NULL,
             node INTEGER NOT NULL,
-            file TEXT
+            file TEXT,
+            exported INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
         CREATE TABLE \(tables) (

@@ -1,14 +1,15 @@
 extension Replica {
-    /// The values of other devices that lost to a write of this replica that had not seen them, newest
-    /// first, each beside its winner; only those of `table`, and of the row `key`, when given.
+    /// The values that lost to a concurrent write that had not seen them, newest first, each beside its
+    /// winner; only those of `table`, and of the row `key`, when given.
     ///
-    /// A value lost when this replica's write (an edit, or a delete of the
-    /// row) superseded it without having seen it — decided from data, see
-    /// ``ConflictRule``; a device's own successive edits, and edits of values
-    /// already synced in, are never listed. Entries are kept for
-    /// ``Configuration/conflictRetention``. The log is local knowledge: it is
-    /// not synced, and another device may list different conflicts (the
-    /// device whose value lost lists none).
+    /// Listed here: another device's value that lost to this replica's write
+    /// (an edit, or a delete of the row) made without having seen it, and this
+    /// replica's own value that lost to another device's write before it ever
+    /// left this replica — decided from data, see ``ConflictRule``. A device's
+    /// own successive edits, and edits of values already synced in, are never
+    /// listed. Entries are kept for ``Configuration/conflictRetention``. The
+    /// log is local knowledge: it is not synced, and another device may list
+    /// different conflicts.
     ///
     /// ```swift
     /// for conflict in try replica.conflicts(table: "reminders") {

@@ -31,6 +31,11 @@ extension Replica {
         guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
         try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
+            // Every stamp up to the clock's reading may leave this replica now (see ConflictRule's losses):
+            // a statement that writes nothing unless the clock moved since the last export.
+            try database.cached(
+                "UPDATE \(Metadata.state) SET exported = hlc WHERE hlc > exported"
+            ).run([])
             var version = version
             if version > (try self.version) {
                 try adoptNewNodeID()

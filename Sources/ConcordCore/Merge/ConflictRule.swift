@@ -19,17 +19,22 @@
 ///   replica held for that column, so the delete never saw it
 ///   (``Loss/Kind/deleted``).
 ///
-/// Seen stamps are not synced, so only the replica whose write won can tell
-/// that the loser went unseen; the replica whose value lost lists nothing.
-/// Value-merged columns (`counter`, `max`, `min`, `union`, custom) lose
-/// nothing to a merge: their values are joined.
+/// And one of this replica's own values is listed as having lost when a
+/// remote edit (or delete) wins over it while it never left this replica: it
+/// was stamped after the clock's reading at the replica's last export, so no
+/// other device can have seen it.
+///
+/// Seen stamps are not synced, so a value that left its device and then lost
+/// is listed only by the device whose write won, and only if the value
+/// reaches it. Value-merged columns (`counter`, `max`, `min`, `union`,
+/// custom) lose nothing to a merge: their values are joined.
 ///
 /// ```swift
 /// let seen = ConflictRule.seen(replacing: old, seen: oldSeen, by: me)
 /// let losses = ConflictRule.losses(local: stored, seen: seenStamps, remote: incoming, rules: rules, node: me)
 /// ```
 public enum ConflictRule {
-    /// A remote value that lost to a write of this replica that had not seen it.
+    /// A value that lost to a write that had not seen it.
     public struct Loss: Hashable, Sendable {
         /// How the value lost.
         public enum Kind: Int, Sendable {
@@ -106,12 +111,83 @@ public enum ConflictRule {
         }
     }
 
-    /// The remote values that lost, in this merge, to writes of `node` (this replica) that had not seen
-    /// them, in column order.
+    /// The values that lost, in this merge, to writes that had not seen them, in column order: remote
+    /// values that lost to writes of `node` (this replica), and, when `exported` is given, this replica's
+    /// own values that lost to a remote write though they never left this replica (stamped after
+    /// `exported`, the clock's reading at its last export), so no other device can have seen them.
     ///
     /// `local` and `seen` are this replica's registers and seen stamps before the merge, `remote` the
     /// incoming registers and `merged` what ``RowMerge/merge(local:remote:rules:)`` made of them.
     public static func losses(
+        local: RowRegisters, seen: [Stamp?], remote: RowRegisters, merged: RowRegisters, rules: RowMerge.Rules,
+        node: NodeID, exported: HLCTimestamp? = nil
+    ) -> [Loss] {
+        var result = remoteLosses(local: local, seen: seen, remote: remote, merged: merged, rules: rules, node: node)
+        if let exported {
+            result += localLosses(
+                local: local, remote: remote, merged: merged, rules: rules, node: node, exported: exported)
+            result.sort { $0.column < $1.column }
+        }
+        return result
+    }
+
+    /// This replica's own values, never exported, that lost to a remote write (or delete).
+    private static func localLosses(
+        local: RowRegisters, remote: RowRegisters, merged: RowRegisters, rules: RowMerge.Rules, node: NodeID,
+        exported: HLCTimestamp
+    ) -> [Loss] {
+        var result: [Loss] = []
+        let unsent = { (stamp: Stamp) in stamp.node == node && stamp.hlc > exported }
+        let deletedThere =
+            local.liveness.isAlive && !merged.liveness.isAlive && merged.liveness == remote.liveness
+            && remote.liveness.stamp.map { $0.node != node } ?? false
+        switch rules.policy {
+        case .row:
+            guard let ours = RowMerge.rowStamp(local), unsent(ours) else { return [] }
+            if deletedThere, let delete = merged.liveness.stamp {
+                for (index, register) in local.columns.enumerated() {
+                    guard let register else { continue }
+                    result.append(
+                        Loss(column: index, kind: .deleted, loser: register, winner: delete, winningValue: nil))
+                }
+                return result
+            }
+            guard merged.liveness.isAlive, let theirs = RowMerge.rowStamp(remote), theirs.node != node, theirs > ours,
+                merged.columns == remote.columns
+            else { return [] }
+            for index in local.columns.indices {
+                guard let register = local.columns[index], register.value != remote.columns[index]?.value else {
+                    continue
+                }
+                result.append(
+                    Loss(
+                        column: index, kind: .overwritten, loser: register, winner: theirs,
+                        winningValue: remote.columns[index]?.value))
+            }
+        case .column:
+            for index in local.columns.indices {
+                guard case .lww = rules.merges[index], let ours = local.columns[index], unsent(ours.stamp) else {
+                    continue
+                }
+                if deletedThere, let delete = merged.liveness.stamp {
+                    result.append(Loss(column: index, kind: .deleted, loser: ours, winner: delete, winningValue: nil))
+                    continue
+                }
+                guard merged.liveness.isAlive, let theirs = remote.columns[index], theirs.stamp.node != node,
+                    theirs.stamp > ours.stamp, ours.value != theirs.value
+                else { continue }
+                result.append(
+                    Loss(
+                        column: index, kind: .overwritten, loser: ours, winner: theirs.stamp, winningValue: theirs.value
+                    )
+                )
+            }
+        }
+        return result
+    }
+
+    /// Remote values that lost to writes of this replica that had not seen them.
+    private static func remoteLosses(
         local: RowRegisters, seen: [Stamp?], remote: RowRegisters, merged: RowRegisters, rules: RowMerge.Rules,
         node: NodeID
     ) -> [Loss] {

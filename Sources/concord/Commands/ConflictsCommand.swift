@@ -44,8 +44,9 @@ extension Subcommand {
         "conflicts",
         abstract: "List the values that lost to a concurrent write, newest first, beside their winners.",
         discussion: """
-            A value another device wrote lost when this replica's own write (an edit, or a delete of the \
-            row) superseded it without having seen it. Each entry keeps the losing value, its device and \
+            A value lost when a write that had not seen it superseded it: another device's value that lost \
+            to this replica's own edit or delete, or this replica's own value that lost to another device's \
+            write before it was ever exported. Each entry keeps the losing value, its device and \
             stamp, and the winner, for the retention the app set (30 days and 1,000 per table by default). \
             The list is this device's own record: it is not synced, and other devices may list others. \
             `concord restore DB ID` writes a losing value back.

@@ -305,7 +305,8 @@ CREATE TABLE _concord_state (
     hlc INTEGER NOT NULL,
     version INTEGER NOT NULL,
     node INTEGER NOT NULL,
-    file TEXT
+    file TEXT,
+    exported INTEGER NOT NULL DEFAULT 0
 );
 
 -- _concord_tables
