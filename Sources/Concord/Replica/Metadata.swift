@@ -63,8 +63,9 @@ enum Metadata {
     /// parked row; layout 6 adds the ``RelayStore``; layout 7 the conflict
     /// log (`_concord_conflicts`), the `seen` column of every rows table,
     /// the time each peer was last read (`_concord_peers.at`), how far
-    /// each peer has read this replica (`_concord_readers`) and the clock's
-    /// reading at the last export (`_concord_state.exported`).
+    /// each peer has read this replica (`_concord_readers`), and the clock's
+    /// reading when this replica last stamped a write of its own
+    /// (`_concord_state.own`) as of its last export (`exported`).
     /// ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 7
 
@@ -76,6 +77,7 @@ enum Metadata {
             version INTEGER NOT NULL,
             node INTEGER NOT NULL,
             file TEXT,
+            own INTEGER NOT NULL DEFAULT 0,
             exported INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);

@@ -11,7 +11,8 @@
 /// - 7: layout 6 plus the conflict log (`_concord_conflicts`), a `seen` column in every rows table
 ///   (the stamps this replica's own writes saw, see ``ConflictRule``), `_concord_peers.at`, the time
 ///   each peer was last read, `_concord_readers`, how far each peer has read this replica, and
-///   `_concord_state.exported`, the clock's reading at the last export.
+///   `_concord_state.own` and `exported`, the clock's reading when this replica last stamped a
+///   write of its own, and that reading as of its last export.
 /// - 6: layout 5 plus the relay store (`_concord_relayed`, `_concord_relayed_rows`), which keeps
 ///   tables and columns the replica's schema lacks.
 /// - 5: per-table objects named by table id (`_concord_3_rows`), columns by
@@ -56,8 +57,9 @@ struct MetadataMigration {
             if try !columnNames(of: Metadata.state).contains("exported") {
                 // Whatever was stamped before the upgrade may have been exported.
                 try database.execute(
-                    "ALTER TABLE \(Metadata.state) ADD COLUMN exported INTEGER NOT NULL DEFAULT 0; "
-                        + "UPDATE \(Metadata.state) SET exported = hlc")
+                    "ALTER TABLE \(Metadata.state) ADD COLUMN own INTEGER NOT NULL DEFAULT 0; "
+                        + "ALTER TABLE \(Metadata.state) ADD COLUMN exported INTEGER NOT NULL DEFAULT 0; "
+                        + "UPDATE \(Metadata.state) SET own = hlc, exported = hlc")
             }
             if try !columnNames(of: Metadata.peers).contains("at") {
                 try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")

@@ -31,10 +31,10 @@ extension Replica {
         guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
         try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
-            // Every stamp up to the clock's reading may leave this replica now (see ConflictRule's losses):
-            // a statement that writes nothing unless the clock moved since the last export.
+            // Every stamp of this replica's own may leave it now (see ConflictRule's losses): a statement
+            // that writes nothing unless this replica stamped a write of its own since its last export.
             try database.cached(
-                "UPDATE \(Metadata.state) SET exported = hlc WHERE hlc > exported"
+                "UPDATE \(Metadata.state) SET exported = own WHERE own > exported"
             ).run([])
             var version = version
             if version > (try self.version) {

@@ -312,7 +312,7 @@ final class FoldSession {
         for table in live where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
             try database.execute("DELETE FROM \(table.zerosTable)")
         }
-        try replica.storeClock(clock, version: version)
+        try replica.storeClock(clock, version: version, stamped: true)
         guard !joins.isEmpty || !folded.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:
         // the triggers must not capture it.
@@ -324,7 +324,7 @@ final class FoldSession {
             let last = try reprojection.renumberMoved(after: version)
             if last != version {
                 version = last
-                try replica.storeClock(clock, version: version)
+                try replica.storeClock(clock, version: version, stamped: true)
             }
         }
     }

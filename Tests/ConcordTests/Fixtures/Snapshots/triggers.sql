@@ -306,6 +306,7 @@ CREATE TABLE _concord_state (
     version INTEGER NOT NULL,
     node INTEGER NOT NULL,
     file TEXT,
+    own INTEGER NOT NULL DEFAULT 0,
     exported INTEGER NOT NULL DEFAULT 0
 );
 
