@@ -22,6 +22,7 @@ public enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     case sizeAfterUpdate = "size after update"
     case sizeApplied = "size of applied replica"
     case pointReads = "point reads"
+    case applyConflicts = "apply conflicts"
 
     /// The ratio to plain SQLite this phase is held to (issue 6), if any.
     public var target: Double? {
@@ -41,7 +42,7 @@ public enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     public var baseline: String {
         switch self {
         case .insert, .foldInserts, .insertWithFold, .export, .apply: "plain insert"
-        case .update, .foldUpdates, .updateWithFold: "plain update"
+        case .update, .foldUpdates, .updateWithFold, .applyConflicts: "plain update"
         case .size, .sizeApplied: "plain file after insert"
         case .sizeAfterUpdate: "plain file after update"
         case .pointReads: "plain point reads"
@@ -63,6 +64,9 @@ public enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
         case .sizeAfterUpdate: "main file after the update, its fold and a checkpoint"
         case .sizeApplied: "the replica that applied the changeset, after a checkpoint"
         case .pointReads: "SELECT by key, 2 passes of min(N, 100,000) reads in scattered order, ABBA, after a warm-up"
+        case .applyConflicts:
+            "applyChangeset(atPath:) of a peer's N concurrent title edits, each losing to a later one made here: "
+                + "every row logs a conflict (default retention)"
         }
     }
 }

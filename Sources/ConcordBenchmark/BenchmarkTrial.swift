@@ -54,7 +54,8 @@ struct BenchmarkTrial {
         var changes: String { path("changes.concord") }
     }
 
-    /// Runs every phase in order: insert, point reads, update, export, apply, recent export, import probe.
+    /// Runs every phase in order: insert, point reads, update, export, apply, recent export, conflicts,
+    /// import probe.
     func run(progress: (String) -> Void) throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("concord-bench-\(UUID().uuidString)")
@@ -85,12 +86,14 @@ struct BenchmarkTrial {
         progress("export")
         outcome.samples[.export] = Sample(plain: plainInsert, concord: try timeExport(replica, to: files.changes))
         progress("apply")
-        try measureApply(files, plainSize: plainSize, &outcome)
+        let applied = try measureApply(files, plainSize: plainSize, &outcome)
         progress("export since a recent version")
         let recent = try recentExport(replica)
         (outcome.recentSeconds, outcome.recentChanges, outcome.recentBytes) = (
             recent.seconds, recent.changes, recent.bytes.count
         )
+        progress(BenchmarkPhaseKind.applyConflicts.rawValue)
+        try measureConflicts(files, replica, peer: applied, plain, &outcome)
         if let executable = importProbeExecutable {
             progress("streamed import in a child process")
             outcome.probe = try probeImport(with: executable, files, recent: recent.bytes)
@@ -125,7 +128,8 @@ struct BenchmarkTrial {
     }
 
     /// Applies the exported changeset to a fresh replica, timed against a plain insert into a fresh table.
-    private func measureApply(_ files: Files, plainSize: Double, _ outcome: inout Outcome) throws {
+    /// Returns the replica it applied to, for the conflict phase.
+    private func measureApply(_ files: Files, plainSize: Double, _ outcome: inout Outcome) throws -> Replica {
         let rows = workload.rows.count
         let target = try BenchmarkDatabases.openReplica(files.path("applied.sqlite"))
         let plainTarget = try BenchmarkDatabases.openPlain(files.path("plain-applied.sqlite"))
@@ -139,6 +143,33 @@ struct BenchmarkTrial {
         outcome.samples[.sizeApplied] = Sample(
             plain: plainSize,
             concord: try BenchmarkDatabases.checkpointedSize(target.database, files.path("applied.sqlite")))
+        return target
+    }
+
+    /// Applies a peer's edit of every row's title to this replica, which edited every title later without
+    /// having seen the peer's: each row's incoming value loses and is logged as a conflict. Timed against a
+    /// plain update of every title. The peer is the replica `measureApply` filled, which holds every row.
+    private func measureConflicts(
+        _ files: Files, _ replica: Replica, peer: Replica, _ plain: Database, _ outcome: inout Outcome
+    ) throws {
+        let rows = workload.rows.count
+        let peerChanges = files.path("conflicts.concord")
+        do {
+            try workload.retitleEveryRow(in: peer.database, tag: "peer")
+            let sink = try FileByteSink(path: peerChanges)
+            try peer.exportChanges(since: 0, to: sink)
+            try sink.close()
+        }
+        try workload.retitleEveryRow(in: replica.database, tag: "here")
+        try replica.foldLocalWrites()
+        outcome.samples[.applyConflicts] = try pair(
+            { try workload.retitleEveryRow(in: plain, tag: "plain") },
+            { try replica.applyChangeset(atPath: peerChanges) })
+        let recorded = try replica.conflicts().count
+        let kept = min(rows, replica.configuration.conflictRetention.maxPerTable)
+        guard recorded == kept else {
+            throw Mismatch(description: "the conflict phase logged \(recorded) conflicts, expected \(kept)")
+        }
     }
 
     /// Imports the full changeset with `executable` in a child process, after the recent one for a baseline.

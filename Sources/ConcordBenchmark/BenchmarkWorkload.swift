@@ -74,6 +74,14 @@ struct BenchmarkWorkload {
         return found
     }
 
+    /// Gives every row a new title, `tag` and its position, row by row, in one transaction.
+    func retitleEveryRow(in database: Database, tag: String) throws {
+        try database.transaction {
+            let statement = try database.prepare("UPDATE items SET title = ? WHERE id = ?")
+            for (index, row) in rows.enumerated() { try statement.run([.text("\(tag) \(index)"), row[0]]) }
+        }
+    }
+
     /// Makes `count` more writes after the bulk phases: updates of rows spread over the table.
     ///
     /// The export since the version taken before them should cost in

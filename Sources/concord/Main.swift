@@ -14,8 +14,8 @@ struct Main {
         abstract: "Replicate SQLite databases across devices without losing edits.",
         version: ConcordRelease.current,
         subcommands: [
-            .enable, .disable, .export, .import, .sync, .status, .changed, .check, .simulate, .replay, .fuzz, .demo,
-            .bench,
+            .enable, .disable, .export, .import, .sync, .status, .changed, .conflicts, .restore, .check, .simulate,
+            .replay, .fuzz, .demo, .bench,
         ])
 
     static func main() {

@@ -20,6 +20,7 @@ struct BenchmarkRunnerTests {
         #expect(report.importProbe == nil, "no executable, no probe")
         #expect(steps.first == "200 rows: generating")
         #expect(steps.contains("200 rows, run 1/1: apply"))
+        #expect(steps.contains("200 rows, run 1/1: apply conflicts"), "the conflict-heavy phase runs")
     }
 
     @Test func theImportProbeRunsTheExecutableItIsGiven() throws {

@@ -591,3 +591,43 @@ struct MigrationsExamples {
         #expect(try phone.database.scalar("SELECT priority FROM reminders") == 4)
     }
 }
+
+// MARK: - Living with conflicts
+
+@Suite("Documentation: Living with conflicts", .tags(.replica))
+struct LivingWithConflictsExamples {
+    @Test func listAndRestore() throws {
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let laptop = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        let phone = try Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        for replica in [laptop, phone] {
+            try replica.database.execute(remindersSchema)
+            try replica.enableSync(on: "reminders")
+        }
+        try laptop.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk')")
+        clock.advance(by: 1_000)
+        try Replica.sync([laptop, phone])
+        try laptop.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try phone.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([laptop, phone])
+
+        // Living with conflicts, "List and restore"
+        let lost = try phone.conflicts(table: "reminders", key: "r1")
+        print(lost.map { "\($0.column): \($0.lost) lost to \($0.winner ?? "a delete")" })
+        try phone.restore(conflict: lost[0].id)
+
+        clock.advance(by: 1_000)
+        try Replica.sync([laptop, phone])
+        #expect(try laptop.database.scalar("SELECT title FROM reminders") == "oat milk")
+    }
+
+    @Test func retention() throws {
+        // Living with conflicts, "Retention"
+        var configuration = Replica.Configuration()
+        configuration.conflictRetention = ConflictRetention(maxAge: 7 * ConflictRetention.day, maxPerTable: 200)
+
+        #expect(configuration.conflictRetention.maxPerTable == 200)
+    }
+}

@@ -14,7 +14,7 @@ struct MetadataLayoutTests {
     /// The node id each upgraded replica takes (see ``MetadataMigration``), and the one it had.
     static let renewed = node(9), original = node(1)
 
-    @Test(arguments: ["layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5"])
+    @Test(arguments: ["layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6"])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
         let path = directory.path("replica.sqlite")
@@ -29,6 +29,20 @@ struct MetadataLayoutTests {
         #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_relayed_rows") == .integer(0),
             "layout 6's relay store is there, empty")
+        #expect(
+            try replica.database.scalar("SELECT count(*) FROM _concord_conflicts") == .integer(0),
+            "layout 7's conflict log is there, empty")
+        #expect(
+            try replica.database.scalar("SELECT count(*) FROM _concord_readers") == .integer(0),
+            "layout 7's record of what peers have read is there, empty")
+        #expect(
+            try replica.database.scalar("SELECT exported > 0 FROM _concord_state") == .integer(1),
+            "what was stamped before the upgrade counts as exported")
+        #expect(
+            try replica.database.scalar(
+                "SELECT count(*) FROM _concord_tables AS t WHERE NOT EXISTS (SELECT 1 FROM pragma_table_info("
+                    + "'_concord_' || t.id || '_rows') WHERE name = 'seen')") == .integer(0),
+            "every rows table has layout 7's seen column")
         #expect(replica.nodeID == Self.renewed, "an upgraded replica writes under a node id of its own")
         // The writes still in the log when the old build last looked are stamped now, under the new node id;
         // apart from that node, the registers and rows are exactly what the old build reported.
@@ -63,7 +77,7 @@ struct MetadataLayoutTests {
                 "SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_*[a-z]_*' "
                     + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
                     + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log', '_concord_relayed', "
-                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver')") == .integer(0),
+                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts')") == .integer(0),
             "no object keeps a name made of a user name")
 
         // It goes on capturing and syncing, with a peer that never saw the old layout.

@@ -28,6 +28,11 @@ final class ApplySession {
     private var validated: RowValidator
     private var checksum: UInt32?
     private(set) var report = ApplyReport()
+    /// Where values that lose to this replica's unseeing writes are kept, and how many this apply added.
+    private let conflictLog: ConflictLog
+    private var conflictsRecorded = 0
+    /// The clock's reading at this replica's last export: its own writes stamped later never left it.
+    private let exported: HLCTimestamp
 
     init(replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int) throws {
         self.replica = replica
@@ -62,6 +67,9 @@ final class ApplySession {
         self.declarations = declarations
         relayed = TablePlans.Names(relayPlans.map(\.remote.name))
         physical = replica.configuration.clock.unixMilliseconds()
+        conflictLog = ConflictLog(database: replica.database, nodes: replica.nodes)
+        exported = HLCTimestamp(
+            sqliteValue: try replica.database.scalar("SELECT exported FROM \(Metadata.state)")?.integerValue ?? 0)
         validated = RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID)
     }
 
@@ -122,14 +130,16 @@ final class ApplySession {
         else {
             throw ReplicaError.changesetChanged
         }
+        if conflictsRecorded > 0 { try conflictLog.prune(replica.configuration.conflictRetention, now: physical) }
         // Rows held back must come again: the peer's read position moves only when none was.
-        let peerMoved = report.heldBack == 0 ? try replica.recordPeer(source, since: since, upTo: upTo) : false
+        let peerMoved =
+            report.heldBack == 0 ? try replica.recordPeer(source, since: since, upTo: upTo, at: physical) : false
         if report.applied > 0, let newest = validated.newest {
             var clock = try replica.clock
             try clock.receive(newest.hlc, from: newest.node, physical: physical)
             try replica.storeClock(clock, version: run.version)
         }
-        return report.applied > 0 || peerMoved || !declarations.isEmpty
+        return report.applied > 0 || peerMoved || !declarations.isEmpty || conflictsRecorded > 0
     }
 
     /// What merging the rows of one apply carries from row to row.
@@ -162,6 +172,8 @@ final class ApplySession {
             outcome.merged = try store.conform(outcome.merged)
             outcome.changed = outcome.merged != stored?.registers
         }
+        // A value that loses to a write of this replica may lose without changing anything here.
+        if let stored { try recordLosses(row.key, stored, remote, outcome.merged, plan: plan) }
         guard outcome.changed else { return report.ignored += 1 }
         report.applied += 1
         run.version += 1
@@ -188,6 +200,9 @@ final class ApplySession {
         var merged = RowRegisters(liveness: outcome.merged.liveness, columns: Array(outcome.merged.columns[..<own]))
         merged = try plan.store.conform(merged)
         let mergedExtras = RowRegisters(liveness: .unknown, columns: Array(outcome.merged.columns[own...]))
+        if let stored {
+            try recordLosses(row.key, stored, remote, merged, plan: plan)
+        }
         let ownChanged = merged != stored?.registers
         let extrasChanged = local.map { mergedExtras.columns != Array($0.columns[own...]) } ?? true
         guard ownChanged || extrasChanged else { return report.ignored += 1 }
@@ -205,6 +220,19 @@ final class ApplySession {
                     RowRef(table: plan.local.name, key: row.key), merged, version: run.version, previous: stored)
             }
         }
+    }
+
+    /// Asks the core which remote values lost to this replica's writes without their having seen them,
+    /// and keeps those in the conflict log.
+    private func recordLosses(
+        _ key: SQLiteValue, _ stored: RegisterStore.StoredRow, _ remote: RowRegisters, _ merged: RowRegisters,
+        plan: TablePlan
+    ) throws {
+        let losses = ConflictRule.losses(
+            local: stored.registers, seen: stored.seen ?? [], remote: remote, merged: merged, rules: plan.rules,
+            node: replica.nodeID, exported: exported)
+        guard !losses.isEmpty else { return }
+        conflictsRecorded += try conflictLog.record(table: plan.local.id, key: key, losses, at: physical)
     }
 
     /// Merges a row of a table this replica does not sync into the rows it keeps for relaying.

@@ -63,7 +63,7 @@ struct CaptureTriggers {
         return """
             CREATE TABLE \(table.rowsTable) (
                 ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
-                hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER\(stampColumns)
+                hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER\(stampColumns), seen BLOB
             );
             CREATE INDEX \(quoteIdentifier(Metadata.keyIndex(id))) ON \(table.rowsTable)(kh);
             CREATE TABLE \(table.hiddenTable) (pk PRIMARY KEY NOT NULL\(hiddenColumns)) WITHOUT ROWID;

@@ -20,7 +20,9 @@
 ///   (`hlc`, `node`) shared by every register that has no stamp of its own,
 ///   the liveness stamp (`clh`, `cln`) when it differs from the base, and for
 ///   column-policy tables an optional stamp per column `k` (`hK`, `nK`: the
-///   clock and the node index of the write that set column `k`).
+///   clock and the node index of the write that set column `k`), and `seen`:
+///   for the registers this replica wrote itself, the stamp each write saw
+///   (``ConflictRule``), packed by `SeenStamps`; NULL when there is none.
 /// - `_concord_N_hidden`, the register values (`cK` for column `k`) of rows
 ///   that are not shown in the user table (deleted or parked rows); a shown
 ///   row's values are the user table's own.
@@ -50,15 +52,22 @@ enum Metadata {
     static let log = "_concord_log"
     static let parked = "_concord_parked"
     static let revived = "_concord_revived"
+    static let conflicts = "_concord_conflicts"
+    static let readers = "_concord_readers"
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
     ///
     /// Layout 5 names every per-table object by the table's id and its
     /// columns by position, records the file's identity and the kind of each
-    /// parked row; layout 6 adds the ``RelayStore``. ``MetadataMigration``
-    /// upgrades every earlier layout.
-    static let layoutVersion: Int64 = 6
+    /// parked row; layout 6 adds the ``RelayStore``; layout 7 the conflict
+    /// log (`_concord_conflicts`), the `seen` column of every rows table,
+    /// the time each peer was last read (`_concord_peers.at`), how far
+    /// each peer has read this replica (`_concord_readers`), and the clock's
+    /// reading when this replica last stamped a write of its own
+    /// (`_concord_state.own`) as of its last export (`exported`).
+    /// ``MetadataMigration`` upgrades every earlier layout.
+    static let layoutVersion: Int64 = 7
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -67,7 +76,9 @@ enum Metadata {
             hlc INTEGER NOT NULL,
             version INTEGER NOT NULL,
             node INTEGER NOT NULL,
-            file TEXT
+            file TEXT,
+            own INTEGER NOT NULL DEFAULT 0,
+            exported INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
         CREATE TABLE \(tables) (
@@ -78,8 +89,10 @@ enum Metadata {
             policy TEXT NOT NULL,
             merges TEXT NOT NULL DEFAULT '{}'
         );
-        CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE \(peers) (node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER) WITHOUT ROWID;
         \(parkedSQL)
+        \(conflictsSQL)
+        \(readersSQL)
         \(revivedSQL)
         \(RelayStore.createSQL)
         CREATE TABLE \(log) (
@@ -96,6 +109,26 @@ enum Metadata {
         CREATE TABLE \(parked) (
             tbl INTEGER NOT NULL, pk NOT NULL, kind INTEGER NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (tbl, pk)
         ) WITHOUT ROWID;
+        """
+
+    /// Per peer, how far it has read this replica's changes (this replica's versions) and when (Unix ms
+    /// of this replica's clock), as the transport reported it (``Replica/recordDelivery(to:upTo:)``).
+    static let readersSQL = """
+        CREATE TABLE IF NOT EXISTS \(readers) (
+            node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """
+
+    /// The conflict log (``ConflictLog``): values of other devices that lost to a write of this replica
+    /// that had not seen them, each with its winner and the time it was recorded (Unix ms). Local knowledge,
+    /// never synced. `col` is the column's position, `kind` ``ConflictRule/Loss/Kind``; stamps as elsewhere
+    /// (clock, node index); `wvalue` the winning value (NULL for a delete).
+    static let conflictsSQL = """
+        CREATE TABLE IF NOT EXISTS \(conflicts) (
+            id INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL, col INTEGER NOT NULL, kind INTEGER NOT NULL,
+            value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL, wnode INTEGER NOT NULL, wvalue,
+            at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
+        );
         """
 
     static let revivedSQL = """

@@ -8,6 +8,11 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 7: layout 6 plus the conflict log (`_concord_conflicts`), a `seen` column in every rows table
+///   (the stamps this replica's own writes saw, see ``ConflictRule``), `_concord_peers.at`, the time
+///   each peer was last read, `_concord_readers`, how far each peer has read this replica, and
+///   `_concord_state.own` and `exported`, the clock's reading when this replica last stamped a
+///   write of its own, and that reading as of its last export.
 /// - 6: layout 5 plus the relay store (`_concord_relayed`, `_concord_relayed_rows`), which keeps
 ///   tables and columns the replica's schema lacks.
 /// - 5: per-table objects named by table id (`_concord_3_rows`), columns by
@@ -29,7 +34,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...5
+    static let upgradable: ClosedRange<Int64> = 1...6
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -43,8 +48,49 @@ struct MetadataMigration {
             guard found != Metadata.layoutVersion else { return }
             if found < 5 { try upgradeToLayout5() }
             // Layout 6 adds the relay store, empty: what a replica lacked was refused before.
-            try database.execute(RelayStore.createSQL)
+            if found < 6 { try database.execute(RelayStore.createSQL) }
+            // Layout 7 adds the conflict log (empty: nothing was recorded before), what this replica's writes
+            // saw, and what each peer read and when.
+            try database.execute(Metadata.conflictsSQL)
+            try database.execute(Metadata.readersSQL)
+            try addSeenStamps()
+            if try !columnNames(of: Metadata.state).contains("exported") {
+                // Whatever was stamped before the upgrade may have been exported.
+                try database.execute(
+                    "ALTER TABLE \(Metadata.state) ADD COLUMN own INTEGER NOT NULL DEFAULT 0; "
+                        + "ALTER TABLE \(Metadata.state) ADD COLUMN exported INTEGER NOT NULL DEFAULT 0; "
+                        + "UPDATE \(Metadata.state) SET own = hlc, exported = hlc")
+            }
+            if try !columnNames(of: Metadata.peers).contains("at") {
+                try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")
+            }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
+        }
+    }
+
+    /// Gives every rows table the `seen` column of layout 7.
+    ///
+    /// What the writes made so far saw was not recorded. Taking it as nothing
+    /// would list, as a conflict, a value this replica had held and then
+    /// overwritten, should it arrive again (through a peer that lags). So every
+    /// register is taken to have seen everything up to the clock's last reading
+    /// (just above it): a value stamped later is still found unseen, and one
+    /// stamped earlier is never listed. The stamp's node is this replica's.
+    private func addSeenStamps() throws {
+        let state = try database.query("SELECT hlc, node FROM \(Metadata.state)").first ?? []
+        let hlc = UInt64(bitPattern: state.first?.integerValue ?? 0) &+ 1
+        let node = state.count > 1 ? state[1].integerValue ?? 0 : 0
+        for table in try database.query("SELECT id, columns FROM \(Metadata.tables) ORDER BY id") {
+            let rows = quoteIdentifier(Metadata.rowsTable(table[0].integerValue ?? 0))
+            guard try !columnNames(of: Metadata.rowsTable(table[0].integerValue ?? 0)).contains("seen") else {
+                continue
+            }
+            try database.execute("ALTER TABLE \(rows) ADD COLUMN seen BLOB")
+            let columns = ColumnList.decode(table[1].textValue ?? "[]").count
+            guard columns > 0 else { continue }
+            try database.execute(
+                "UPDATE \(rows) SET seen = ?",
+                [.blob(SeenStamps.encode(sameFor: columns, nodeIndex: node, hlc: hlc))])
         }
     }
 

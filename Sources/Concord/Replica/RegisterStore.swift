@@ -32,11 +32,15 @@ final class RegisterStore {
         /// The local version of the row's last change: its rowid in the register table
         /// (0 for a row assembled in memory rather than read).
         var version: Int64 = 0
+        /// Per column, what this replica's own write of it saw (see ``ConflictRule``); `nil` when
+        /// not read (an export) or when none is known.
+        var seen: [Stamp?]?
     }
 
     /// The statements this store runs, each prepared on first use.
     private enum Slot: Int, CaseIterable {
         case select, stamps, insertMetadata, updateMetadata, upsertShown, writeHidden, deleteHidden, deleteShown, since
+        case insertMetadataSeen, updateMetadataSeen
     }
 
     private let selectSQL: String
@@ -57,15 +61,17 @@ final class RegisterStore {
         let values = zip(table.hiddenColumns, table.quotedColumns).map {
             "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($1) END"
         }
-        selectSQL =
-            "SELECT m.pk, m.ver, "
-            + (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
+        let selected = (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
             .joined(separator: ", ")
-            + " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
+        let joins =
+            " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
             + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk"
+        selectSQL = "SELECT m.pk, m.ver, " + selected + joins
         let byKey = " WHERE m.kh = ? AND m.pk = ?"
+        // Reading one row by key (apply, fold) also reads what this replica's writes saw; an export does not.
+        let loadSQL = "SELECT m.pk, m.ver, " + selected + ", m.seen" + joins + byKey
         let stampsSQL =
-            "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + " FROM \(table.rowsTable) AS m" + byKey
+            "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + ", m.seen FROM \(table.rowsTable) AS m" + byKey
         let registerColumns = ["ver", "cl", "hlc", "node", "clh", "cln"] + table.stampColumns
         let insertMetadataSQL =
             "INSERT INTO \(table.rowsTable) (\((registerColumns + ["kh", "pk"]).joined(separator: ", "))) "
@@ -73,6 +79,13 @@ final class RegisterStore {
         let updateMetadataSQL =
             "UPDATE \(table.rowsTable) SET "
             + registerColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE ver = ?"
+        let seenColumns = registerColumns + ["seen"]
+        let insertMetadataSeenSQL =
+            "INSERT INTO \(table.rowsTable) (\((seenColumns + ["kh", "pk"]).joined(separator: ", "))) "
+            + "VALUES (\(Self.placeholders(seenColumns.count + 2)))"
+        let updateMetadataSeenSQL =
+            "UPDATE \(table.rowsTable) SET "
+            + seenColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE ver = ?"
         let update =
             table.quotedColumns.isEmpty
             ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -85,10 +98,10 @@ final class RegisterStore {
             "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
             + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
         sql = [
-            selectSQL + byKey, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
+            loadSQL, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
             "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
             "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?",
-            selectSQL + " WHERE m.ver > ? ORDER BY m.ver",
+            selectSQL + " WHERE m.ver > ? ORDER BY m.ver", insertMetadataSeenSQL, updateMetadataSeenSQL,
         ]
     }
 
@@ -116,7 +129,7 @@ final class RegisterStore {
         try statement.bind([.integer(KeyHash.of(key)), key])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try decode(statement, withValues: true)
+        return try decode(statement, withValues: true, withSeen: true)
     }
 
     /// The stored stamps of the row with `key` (values read as NULL), for folding local writes.
@@ -125,7 +138,7 @@ final class RegisterStore {
         try statement.bind([.integer(KeyHash.of(key)), key])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try decode(statement, withValues: false)
+        return try decode(statement, withValues: false, withSeen: true)
     }
 
     /// Calls `body` with every row changed after `version`, in version then key order.
@@ -140,8 +153,9 @@ final class RegisterStore {
         }
     }
 
-    /// Decodes a row of `selectSQL` (or of `stampsSQL` when `withValues` is false); column 0 is the key, 1 the version.
-    private func decode(_ statement: Statement, withValues: Bool) throws -> StoredRow {
+    /// Decodes a row of `selectSQL` (or of `stampsSQL` when `withValues` is false); column 0 is the key, 1 the version;
+    /// with `withSeen`, the last column is `seen`.
+    private func decode(_ statement: Statement, withValues: Bool, withSeen: Bool = false) throws -> StoredRow {
         let version = statement.int64(1)
         var index: Int32 = 2
         func next() -> Int32 {
@@ -173,7 +187,12 @@ final class RegisterStore {
             let entries = try contributions(statement.column(0))
             for index in table.counterColumns { registers.columns[index]?.contributions = entries[index] ?? [] }
         }
-        return StoredRow(registers: registers, shown: shown, hasHiddenValues: hasHiddenValues, version: version)
+        var row = StoredRow(registers: registers, shown: shown, hasHiddenValues: hasHiddenValues, version: version)
+        if withSeen && !statement.isNull(index) {
+            row.seen = try SeenStamps.decode(
+                statement.column(index).blobValue ?? [], columns: table.columns.count, nodes: nodes)
+        }
+        return row
     }
 
     private func stamp(_ statement: Statement, _ hlcColumn: Int32, _ nodeColumn: Int32) throws -> Stamp? {
@@ -331,8 +350,16 @@ final class RegisterStore {
     /// Stores the stamps compactly: the most common stamp is the base, the rest are overrides.
     ///
     /// The row moves to `version` (a new, highest one); `previous` is its
-    /// version until now, `nil` for a key not stored before.
-    func writeMetadata(_ key: SQLiteValue, _ registers: RowRegisters, version: Int64, previous: Int64?) throws {
+    /// version until now, `nil` for a key not stored before. `seen`, from a
+    /// local write, replaces what the row's own writes saw; without it (a
+    /// merge) that is kept as it was, and matters only while the registers
+    /// are this replica's own writes.
+    func writeMetadata(
+        _ key: SQLiteValue, _ registers: RowRegisters, version: Int64, previous: Int64?, seen: [Stamp?]? = nil
+    ) throws {
+        // Most local writes saw nothing of another device (an insert, an edit of one's own row): then the
+        // row's seen stamps were none before either, and the statements without them leave them so.
+        let packed = try seen.flatMap { try SeenStamps.encode($0, nodes: nodes) }
         // The base is what most registers share; a register with the base stamp is stored as NULLs, one
         // that does not exist as (0, 0), so an absent register never reads back as one with the base stamp.
         // A row-policy row's columns all have the base stamp, which is (0, 0) when it has none.
@@ -343,7 +370,11 @@ final class RegisterStore {
             base = RowMerge.rowStamp(registers)
         }
         // Bound in place, in the column order of insertMetadataSQL and updateMetadataSQL: apply writes every row here.
-        var parameters = try Statement.Parameters(statement(previous == nil ? .insertMetadata : .updateMetadata))
+        let slot: Slot =
+            packed == nil
+            ? (previous == nil ? .insertMetadata : .updateMetadata)
+            : (previous == nil ? .insertMetadataSeen : .updateMetadataSeen)
+        var parameters = try Statement.Parameters(statement(slot))
         try parameters.bind(.integer(version))
         try parameters.bind(.integer(Int64(bitPattern: registers.liveness.causalLength)))
         try bind(base, into: &parameters)
@@ -351,6 +382,7 @@ final class RegisterStore {
         if table.hasColumnStamps {
             for column in registers.columns { try bindOverride(column?.stamp, base: base, into: &parameters) }
         }
+        if let packed { try parameters.bind(.blob(packed)) }
         if let previous {
             try parameters.bind(.integer(previous))
         } else {

@@ -151,6 +151,11 @@ final class RelayStore {
     }
 
     /// How many rows of `table` hold something.
+    /// How many relayed rows, of any table, changed after `version`.
+    func rowCount(after version: Int64) throws -> Int64 {
+        try database.scalar("SELECT count(*) FROM \(Self.rows) WHERE ver > ?", [.integer(version)])?.integerValue ?? 0
+    }
+
     func rowCount(of table: String) throws -> Int64 {
         try database.scalar("SELECT count(*) FROM \(Self.rows) WHERE name = ?", [.text(table)])?.integerValue ?? 0
     }

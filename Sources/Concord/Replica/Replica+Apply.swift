@@ -92,13 +92,14 @@ extension Replica {
     }
 
     /// Advances the recorded version of `source` when the changeset continues from it.
-    func recordPeer(_ source: NodeID, since: Int64, upTo: Int64) throws -> Bool {
+    /// `time` (Unix ms, this replica's clock) is recorded as when the peer was last read.
+    func recordPeer(_ source: NodeID, since: Int64, upTo: Int64, at time: Int64) throws -> Bool {
         guard source != nodeID else { return false }
         let known = try peerVersion(source)
         guard since <= known, upTo > known else { return false }
         try database.execute(
-            "INSERT OR REPLACE INTO \(Metadata.peers) (node, version) VALUES (?, ?)",
-            [.blob(source.bytes), .integer(upTo)])
+            "INSERT OR REPLACE INTO \(Metadata.peers) (node, version, at) VALUES (?, ?, ?)",
+            [.blob(source.bytes), .integer(upTo), .integer(time)])
         return true
     }
 }

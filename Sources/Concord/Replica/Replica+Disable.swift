@@ -5,7 +5,7 @@ extension Replica {
     /// This is the way through a migration Concord refuses (a dropped or
     /// renamed column, another key): disable the table, migrate it, and
     /// enable it again, when its rows become this replica's writes once more.
-    /// Its registers, hidden (deleted or parked) rows, parking marks and the
+    /// Its registers, hidden (deleted or parked) rows, parking marks, conflict log entries and the
     /// writes the capture log still holds for it go; other tables' pending
     /// writes are folded first. A table that another synced table references
     /// must wait until that one is disabled, since the child's visibility
@@ -46,7 +46,7 @@ extension Replica {
             guard let type = object[0].textValue, let name = object[1].textValue else { continue }
             try database.execute("DROP \(type.uppercased()) IF EXISTS \(quoteIdentifier(name))")
         }
-        for metadata in [Metadata.log, Metadata.parked, Metadata.revived] {
+        for metadata in [Metadata.log, Metadata.parked, Metadata.revived, Metadata.conflicts] {
             try database.execute("DELETE FROM \(metadata) WHERE tbl = ?", [.integer(table.id)])
         }
         try database.execute("DELETE FROM \(Metadata.tables) WHERE id = ?", [.integer(table.id)])

@@ -217,13 +217,15 @@ extension Replica {
                 .integer(selfIndex),
             ])
         }
-        try storeClock(clock, version: version)
+        try storeClock(clock, version: version, stamped: true)
     }
 
     /// Persists the clock and the local version.
-    func storeClock(_ clock: HybridLogicalClock, version: Int64) throws {
+    /// `stamped`: the clock issued stamps of this replica's own writes, which the state then records
+    /// (`own`, for telling which of them never left, see ``ConflictRule``).
+    func storeClock(_ clock: HybridLogicalClock, version: Int64, stamped: Bool = false) throws {
         try database.execute(
-            "UPDATE \(Metadata.state) SET hlc = ?, version = ?",
-            [.integer(clock.last.sqliteValue), .integer(version)])
+            "UPDATE \(Metadata.state) SET hlc = ?, version = ?" + (stamped ? ", own = ?" : ""),
+            [.integer(clock.last.sqliteValue), .integer(version)] + (stamped ? [.integer(clock.last.sqliteValue)] : []))
     }
 }

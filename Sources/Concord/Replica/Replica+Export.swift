@@ -31,6 +31,11 @@ extension Replica {
         guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
         try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
+            // Every stamp of this replica's own may leave it now (see ConflictRule's losses): a statement
+            // that writes nothing unless this replica stamped a write of its own since its last export.
+            try database.cached(
+                "UPDATE \(Metadata.state) SET exported = own WHERE own > exported"
+            ).run([])
             var version = version
             if version > (try self.version) {
                 try adoptNewNodeID()

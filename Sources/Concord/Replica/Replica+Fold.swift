@@ -178,7 +178,16 @@ final class FoldSession {
                 table: write.table, store: store, key: write.key, before: before?.registers, after: &after,
                 stamp: stamp, functions: replica.configuration.merges)
         }
-        try self.store(after, of: ref, before: before, changed: changed, operation: write.operation)
+        // What this write saw of each column it wrote, kept for deciding later whether a value that loses to
+        // it was a conflict (a delete writes no column; a new row saw nothing).
+        let seenStamps =
+            write.operation == .delete
+            ? nil
+            : ConflictRule.seen(
+                written: changed, before: before?.registers, beforeSeen: before?.seen, stamp: stamp,
+                policy: write.table.policy, merges: write.table.merges)
+        try self.store(
+            after, of: ref, before: before, changed: changed, operation: write.operation, seenStamps: seenStamps)
         if write.operation == .delete { try cascade(from: ref, at: write.seq, time: write.time) }
         return write.operation == .insert && before != nil
     }
@@ -203,12 +212,12 @@ final class FoldSession {
     /// Stores a row's registers after a local write, and what else that write changes.
     private func store(
         _ after: RowRegisters, of ref: RowRef, before: RegisterStore.StoredRow?, changed: [Bool],
-        operation: Metadata.Operation
+        operation: Metadata.Operation, seenStamps: [Stamp?]? = nil
     ) throws {
         let table = replica.syncedTables[ref.table]!
         let store = replica.store(table)
         version += 1
-        try store.writeMetadata(ref.key, after, version: version, previous: before?.version)
+        try store.writeMetadata(ref.key, after, version: version, previous: before?.version, seen: seenStamps)
         if operation == .delete && table.policy == .column && !table.counterColumns.isEmpty {
             // A counter shows what its row's current life contributed: nothing, once deleted, as a merge settles it.
             let life = after.liveness.causalLength
@@ -303,7 +312,7 @@ final class FoldSession {
         for table in live where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
             try database.execute("DELETE FROM \(table.zerosTable)")
         }
-        try replica.storeClock(clock, version: version)
+        try replica.storeClock(clock, version: version, stamped: true)
         guard !joins.isEmpty || !folded.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:
         // the triggers must not capture it.
@@ -315,7 +324,7 @@ final class FoldSession {
             let last = try reprojection.renumberMoved(after: version)
             if last != version {
                 version = last
-                try replica.storeClock(clock, version: version)
+                try replica.storeClock(clock, version: version, stamped: true)
             }
         }
     }

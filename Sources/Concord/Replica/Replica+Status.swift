@@ -47,12 +47,24 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
         public var rows: Int64
     }
 
-    /// A replica whose changes this one has applied.
+    /// A replica whose changes this one has applied, or that is known to have read this one's.
     public struct Peer: Hashable, Sendable, Codable {
         /// The peer's node id, in hex.
         public var node: String
-        /// How far this replica has read that peer's changes.
+        /// How far this replica has read that peer's changes (0: never).
         public var version: Int64
+        /// When this replica last read that peer's changes, in Unix milliseconds of its clock; `nil` when
+        /// never, or not since an upgrade from a layout that did not record it.
+        public var lastReadFromPeer: Int64? = nil
+        /// How far the peer has read this replica's changes (this replica's versions), as the transport
+        /// recorded it (``Replica/recordDelivery(to:upTo:)``, done by ``Replica/sync(_:)``); `nil` when
+        /// nothing was recorded, and then nothing is known of what it has read.
+        public var peerReadUpTo: Int64? = nil
+        /// When it last read them, in Unix milliseconds of this replica's clock; `nil` when not recorded.
+        public var lastReadByPeer: Int64? = nil
+        /// The local changes (row changes stored here, own writes and merged ones alike) it has not read
+        /// yet: what its next changeset from here holds; `nil` when nothing was recorded.
+        public var unread: Int64? = nil
     }
 
     /// This replica's node id, in hex.
@@ -71,12 +83,19 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
     public var parked: [Parked]
     /// What this replica keeps for peers though its schema lacks it, in table name order.
     public var relayed: [Relayed] = []
+    /// Writes the capture log held, not yet stamped, when the status was asked for (it stamps them).
+    public var captureBacklog: Int64 = 0
+    /// Writes the capture log still holds after that: those of tables refused for a schema change,
+    /// kept until the change is undone.
+    public var captureHeld: Int64 = 0
 }
 
 extension Replica {
-    /// Node id, local version, clock, synced tables with their counts, and known peers.
+    /// Node id, local version, clock, synced tables with their counts, known peers with what each has
+    /// not read yet, parked rows with their reasons, and the capture log's backlog.
     public func status() throws -> ReplicaStatus {
         try withForeignKeyEnforcementOffIfWriting {
+            let backlog = try logCount()
             try foldLocalWrites()
             let clock = try self.clock.last
             let tables = try self.tables.map { table in
@@ -88,16 +107,11 @@ extension Replica {
                         "SELECT count(*) FROM \(table.rowsTable) WHERE cl % 2 = 0")?.integerValue ?? 0,
                     refused: refusedTables[table.name]?.description)
             }
-            let peers = try database.query("SELECT node, version FROM \(Metadata.peers) ORDER BY node").map {
-                ReplicaStatus.Peer(
-                    node: NodeID(bytes: $0[0].blobValue ?? [])?.description ?? "?",
-                    version: $0[1].integerValue ?? 0)
-            }
             let parked = try parkedRows()
             return ReplicaStatus(
                 node: nodeID.description, version: try version, clock: clock.rawValue,
-                clockReading: clock.description, tables: tables, peers: peers, parked: parked,
-                relayed: try relayedStatus())
+                clockReading: clock.description, tables: tables, peers: try peerStatus(), parked: parked,
+                relayed: try relayedStatus(), captureBacklog: backlog, captureHeld: try logCount())
         }
     }
 }
@@ -116,6 +130,30 @@ extension Replica {
             try foldLocalWrites()
             return try parkedRows()
         }
+    }
+
+    /// Every peer this replica read from or that read it, in node-id order, with both directions.
+    private func peerStatus() throws -> [ReplicaStatus.Peer] {
+        let rows = try database.query(
+            """
+            SELECT n.node, p.version, p.at, r.version, r.at
+            FROM (SELECT node FROM \(Metadata.peers) UNION SELECT node FROM \(Metadata.readers)) AS n
+            LEFT JOIN \(Metadata.peers) AS p ON p.node = n.node
+            LEFT JOIN \(Metadata.readers) AS r ON r.node = n.node
+            ORDER BY n.node
+            """)
+        return try rows.map { row in
+            let readUpTo = row[3].integerValue
+            return ReplicaStatus.Peer(
+                node: NodeID(bytes: row[0].blobValue ?? [])?.description ?? "?",
+                version: row[1].integerValue ?? 0, lastReadFromPeer: row[2].integerValue, peerReadUpTo: readUpTo,
+                lastReadByPeer: row[4].integerValue, unread: try readUpTo.map { try changeCount(after: $0) })
+        }
+    }
+
+    /// The writes the capture log holds.
+    private func logCount() throws -> Int64 {
+        try database.scalar("SELECT count(*) FROM \(Metadata.log)")?.integerValue ?? 0
     }
 
     private func parkedRows() throws -> [ReplicaStatus.Parked] {

@@ -76,7 +76,13 @@ extension Replica {
             for (s, source) in replicas.enumerated() {
                 for (t, target) in replicas.enumerated() where target !== source && !refused.contains([s, t]) {
                     do {
-                        let applyReport = try target.apply(source.changes(since: target.peerVersion(source.nodeID)))
+                        let changeset = try source.changes(since: target.peerVersion(source.nodeID))
+                        let applyReport = try target.apply(changeset)
+                        // The source learns how far the target has read it (for `status()`), unless rows were
+                        // held back and must come again.
+                        if applyReport.heldBack == 0 {
+                            try source.recordDelivery(to: target.nodeID, upTo: changeset.upTo)
+                        }
                         let applied = applyReport.applied
                         report.applied += applied
                         report.changes[t] = report.changes[t].followed(by: applyReport.changes)

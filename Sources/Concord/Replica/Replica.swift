@@ -63,6 +63,9 @@ public final class Replica {
         /// default. A copy of the file must get another identity (see `checkIdentity()`);
         /// a simulation gives a deterministic one, so that its files are the same bytes every run.
         public var fileIdentity: @Sendable (_ path: String) -> String? = Database.deviceAndInode(of:)
+        /// How long values that lost to a concurrent write are kept in the conflict log (see
+        /// ``Replica/conflicts(table:key:)``): 30 days and 1,000 per table by default.
+        public var conflictRetention = ConflictRetention.default
         /// Wraps merge and visibility decisions to plant known bugs in the simulator's tests; none in an app.
         @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
         /// The simulated disk the replica's files live on, for simulators and tests; `nil` (an app's

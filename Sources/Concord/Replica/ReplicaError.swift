@@ -47,6 +47,12 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case schemaChanged(table: String, change: String, fix: String)
     /// Sync was to be disabled on a table that does not sync.
     case notSynced(table: String)
+    /// A table asked about by name does not sync here.
+    case notASyncedTable(String)
+    /// No entry with that id in the conflict log.
+    case unknownConflict(id: Int64)
+    /// A conflict's value cannot be written back now.
+    case conflictNotRestorable(id: Int64, reason: String)
 
     /// What went wrong and what to do about it, in a sentence the CLI prints as is.
     public var description: String {
@@ -104,6 +110,14 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .notSynced(let table):
             return "table '\(table)' does not sync in this replica, so there is nothing to disable; "
                 + "`concord status DB` lists the tables that do"
+        case .notASyncedTable(let table):
+            return "table '\(table)' does not sync in this replica; `concord status DB` lists the tables that do"
+        case .unknownConflict(let id):
+            return "this replica's conflict log has no conflict \(id) (it was restored, pruned by the retention, "
+                + "or recorded on another device: each device keeps its own); "
+                + "`concord conflicts DB` lists the ones it has; nothing was changed"
+        case .conflictNotRestorable(let id, let reason):
+            return "conflict \(id) cannot be restored now: \(reason); nothing was changed"
         }
     }
 }

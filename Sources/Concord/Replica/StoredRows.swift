@@ -40,7 +40,7 @@ final class StoredRows: RowGraph {
         }
         rows[row] = RegisterStore.StoredRow(
             registers: registers, shown: previous?.shown ?? false,
-            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version)
+            hasHiddenValues: previous?.hasHiddenValues ?? false, version: version, seen: previous?.seen)
     }
 
     /// The registers `row` had before it was first merged here; `nil` when it was not merged (`.some(nil)`: new).
@@ -51,7 +51,7 @@ final class StoredRows: RowGraph {
         rows[row] = RegisterStore.StoredRow(
             registers: stored.registers, shown: placement.isShown,
             hasHiddenValues: placement != .shown && stored.registers.columns.contains { $0 != nil },
-            version: stored.version)
+            version: stored.version, seen: stored.seen)
         if case .hidden(_?) = placement { parkedRowsExist = true }
     }
 

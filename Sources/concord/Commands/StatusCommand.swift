@@ -11,7 +11,9 @@ struct StatusOptions: ParsableOptions {
 
 extension Subcommand {
     static let status = Subcommand(
-        "status", abstract: "Show a replica's node id, version, clock, tables and peers.", options: StatusOptions.self
+        "status",
+        abstract: "Show a replica's node id, version, clock, tables, peers and what each has not read yet.",
+        options: StatusOptions.self
     ) { options, output in
         let replica = try Replica(path: options.db, create: false)
         let status = try replica.status()
@@ -19,6 +21,11 @@ extension Subcommand {
             try output.printJSON(status)
             try output.failOnSchemaRefusals(of: [(options.db, replica)])
             return
+        }
+        func utc(_ milliseconds: Int64) -> String {
+            ISO8601DateFormatter.string(
+                from: Date(timeIntervalSince1970: Double(milliseconds) / 1000), timeZone: TimeZone(identifier: "UTC")!,
+                formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         }
         let millisecondsPart = Double(status.clock >> 16) / 1000
         let time = ISO8601DateFormatter.string(
@@ -46,8 +53,26 @@ extension Subcommand {
             }
         }
         print("peers", to: &output)
-        for peer in status.peers { print("  \(peer.node)  read up to version \(peer.version)", to: &output) }
+        for peer in status.peers {
+            print("  \(peer.node)", to: &output)
+            let fromPeer =
+                peer.version == 0 && peer.lastReadFromPeer == nil
+                ? "never"
+                : "up to its version \(peer.version)" + (peer.lastReadFromPeer.map { ", last \(utc($0))" } ?? "")
+            print("    read from it  \(fromPeer)", to: &output)
+            let byPeer =
+                peer.peerReadUpTo.map { version in
+                    "up to version \(version)" + (peer.lastReadByPeer.map { ", last \(utc($0))" } ?? "")
+                        + "; \(peer.unread ?? 0) local change\(peer.unread == 1 ? "" : "s") not read yet"
+                } ?? "unknown (no delivery recorded; `concord sync` records one)"
+            print("    it has read   \(byPeer)", to: &output)
+        }
         if status.peers.isEmpty { print("  (none yet)", to: &output) }
+        print(
+            "capture log  \(status.captureBacklog) write\(status.captureBacklog == 1 ? "" : "s") waiting to be stamped "
+                + "(stamped now)"
+                + (status.captureHeld > 0 ? "; \(status.captureHeld) held for tables that do not sync now" : ""),
+            to: &output)
         try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
 }

@@ -29,7 +29,7 @@ END;
 -- _concord_1_rows
 CREATE TABLE "_concord_1_rows" (
     ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
-    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, seen BLOB
 );
 
 -- _concord_1_rows_kh
@@ -102,7 +102,7 @@ CREATE TABLE "_concord_2_logvalues" (seq INTEGER PRIMARY KEY, o3, v3, o4, v4);
 -- _concord_2_rows
 CREATE TABLE "_concord_2_rows" (
     ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
-    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, h1 INTEGER, n1 INTEGER, h2 INTEGER, n2 INTEGER, h3 INTEGER, n3 INTEGER, h4 INTEGER, n4 INTEGER
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, h1 INTEGER, n1 INTEGER, h2 INTEGER, n2 INTEGER, h3 INTEGER, n3 INTEGER, h4 INTEGER, n4 INTEGER, seen BLOB
 );
 
 -- _concord_2_rows_kh
@@ -144,7 +144,7 @@ END;
 -- _concord_3_rows
 CREATE TABLE "_concord_3_rows" (
     ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
-    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, seen BLOB
 );
 
 -- _concord_3_rows_kh
@@ -186,7 +186,7 @@ END;
 -- _concord_4_rows
 CREATE TABLE "_concord_4_rows" (
     ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
-    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, h1 INTEGER, n1 INTEGER
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, h1 INTEGER, n1 INTEGER, seen BLOB
 );
 
 -- _concord_4_rows_kh
@@ -236,7 +236,7 @@ CREATE TABLE "_concord_5_logvalues" (seq INTEGER PRIMARY KEY, o0, v0);
 -- _concord_5_rows
 CREATE TABLE "_concord_5_rows" (
     ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
-    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER
+    hlc INTEGER NOT NULL, node INTEGER NOT NULL, clh INTEGER, cln INTEGER, h0 INTEGER, n0 INTEGER, seen BLOB
 );
 
 -- _concord_5_rows_kh
@@ -249,6 +249,13 @@ BEGIN
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, NEW."id", 2, julianday('now'), ((NEW."best" IS NOT OLD."best" COLLATE BINARY OR CASE WHEN NEW."best" = -9223372036854775808 THEN typeof(NEW."best") <> typeof(OLD."best") ELSE 0 END) << 0));
   INSERT INTO "_concord_5_logvalues" (seq, o0, v0) VALUES (last_insert_rowid(), OLD."best", NEW."best");
 END;
+
+-- _concord_conflicts
+CREATE TABLE _concord_conflicts (
+    id INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL, col INTEGER NOT NULL, kind INTEGER NOT NULL,
+    value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL, wnode INTEGER NOT NULL, wvalue,
+    at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
+);
 
 -- _concord_log
 CREATE TABLE _concord_log (
@@ -269,7 +276,12 @@ CREATE TABLE _concord_parked (
 ) WITHOUT ROWID;
 
 -- _concord_peers
-CREATE TABLE _concord_peers (node BLOB PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE _concord_peers (node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER) WITHOUT ROWID;
+
+-- _concord_readers
+CREATE TABLE _concord_readers (
+    node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER NOT NULL
+) WITHOUT ROWID;
 
 -- _concord_relayed
 CREATE TABLE _concord_relayed (name TEXT PRIMARY KEY COLLATE NOCASE, declaration BLOB NOT NULL) WITHOUT ROWID;
@@ -293,7 +305,9 @@ CREATE TABLE _concord_state (
     hlc INTEGER NOT NULL,
     version INTEGER NOT NULL,
     node INTEGER NOT NULL,
-    file TEXT
+    file TEXT,
+    own INTEGER NOT NULL DEFAULT 0,
+    exported INTEGER NOT NULL DEFAULT 0
 );
 
 -- _concord_tables

@@ -1,0 +1,79 @@
+import Concord
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import ConcordCLI
+
+/// `concord conflicts` lists the values that lost to a concurrent write; `concord restore` brings one back.
+@Suite("concord conflicts and restore", .tags(.cli), .timeLimit(.hangGuard))
+struct ConflictsCommandCLITests {
+    @Test func aLostValueIsListedAndRestoredOnEveryDevice() throws {
+        let directory = TemporaryDirectory()
+        for name in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(name), "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT);")
+            try concordOK("enable", name, "--table", "notes", in: directory)
+        }
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO notes VALUES ('n1', 'first');")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        // Both edit the body without seeing the other's edit; b's is the later write.
+        try sqlite3Shell(directory.path("a.db"), "UPDATE notes SET body = 'from a' WHERE id = 'n1';")
+        Thread.sleep(forTimeInterval: 0.01)
+        try sqlite3Shell(directory.path("b.db"), "UPDATE notes SET body = 'from b' WHERE id = 'n1';")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+
+        let json = try concordOK("conflicts", "b.db", "--table", "notes", "--key", "n1", "--json", in: directory).text
+        let listed = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(listed.count == 1)
+        let entry = try #require(listed.first)
+        #expect(entry["lost"] as? String == "'from a'" && entry["winner"] as? String == "'from b'", "\(entry)")
+        #expect(entry["column"] as? String == "body" && entry["kind"] as? String == "edit")
+        let id = try #require(entry["id"] as? Int)
+        let text = try concordOK("conflicts", "b.db", in: directory).text
+        #expect(text.contains("1 conflict, newest first") && text.contains("\(id)  notes/n1 body: 'from a'"), "\(text)")
+        #expect(try concordOK("conflicts", "a.db", in: directory).text.contains("(none)"), "not synced")
+
+        let restored = try concordOK("restore", "b.db", String(id), in: directory).text
+        #expect(restored.contains("restored conflict \(id): notes/n1 body = 'from a'"), "\(restored)")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        for name in ["a.db", "b.db"] {
+            #expect(try sqlite3Shell(directory.path(name), "SELECT body FROM notes;") == "from a\n")
+        }
+    }
+
+    @Test func anUnknownIdFailsWithWhatToDoAndAMalformedOneIsAUsageError() throws {
+        let directory = TemporaryDirectory()
+        try sqlite3Shell(directory.path("a.db"), "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT);")
+        try concordOK("enable", "a.db", "--table", "notes", in: directory)
+        let unknown = try concord(["restore", "a.db", "7"], in: directory)
+        #expect(unknown.status == 1 && unknown.errors.contains("no conflict 7"), "\(unknown.errors)")
+        #expect(unknown.errors.contains("`concord conflicts DB`") && unknown.errors.contains("nothing was changed"))
+        let malformed = try concord(["restore", "a.db", "seven"], in: directory)
+        #expect(malformed.status == 64 && malformed.errors.contains("<conflict-id>"), "\(malformed.errors)")
+        let table = try concord(["conflicts", "a.db", "--table", "nope"], in: directory)
+        #expect(table.status == 1 && table.errors.contains("'nope' does not sync"), "\(table.errors)")
+    }
+
+    @Test func helpGoesToStandardOutput() throws {
+        let directory = TemporaryDirectory()
+        for command in ["conflicts", "restore"] {
+            let run = try concord([command, "--help"], in: directory)
+            #expect(run.status == 0 && run.text.contains("USAGE: concord \(command)"), "\(run.text)")
+        }
+    }
+
+    @Test func aKeyWrittenAsAHexLiteralIsABlobKeyAndAnythingElseText() throws {
+        func key(_ text: String) throws -> SQLiteValue? {
+            guard
+                case .arguments(let parsed) = try ArgumentParser(Subcommand.conflicts.spec).parse([
+                    "x.db", "--key", text,
+                ])
+            else { return nil }
+            return try ConflictsOptions(parsed).keyValue
+        }
+        #expect(try key("X'00ff'") == .blob([0x00, 0xFF]))
+        #expect(try key("x''") == .blob([]))
+        #expect(try key("r1") == "r1")
+        #expect(try key("X'0g'") == "X'0g'", "not hex: a TEXT key")
+    }
+}

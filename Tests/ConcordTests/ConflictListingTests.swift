@@ -1,0 +1,187 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// Which values `conflicts(table:key:)` lists: those that lost to a write of this replica that had not
+/// seen them, beside the winner; never a device's own overwrite or an edit of a value synced in.
+@Suite("Conflict log: what is listed", .tags(.replica), .timeLimit(.hangGuard))
+struct ConflictListingTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+    /// Each test's own files (Swift Testing makes the suite anew for every test).
+    let directory = TemporaryDirectory()
+
+    /// Two replicas of the reminders table, each in a file of its own, that have synced one reminder.
+    private func pair(policy: TablePolicy = .column) throws -> (Replica, Replica) {
+        let a = try makeReplica(directory, "a.sqlite", node: 1, clock: clock, policy: policy)
+        let b = try makeReplica(directory, "b.sqlite", node: 2, clock: clock, policy: policy)
+        try a.database.execute("INSERT INTO reminders (id, title, notes) VALUES ('r1', 'milk', 'fridge')")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        clock.advance(by: 1_000)
+        return (a, b)
+    }
+
+    @Test func aConcurrentEditOfOneColumnListsOneConflictOnTheWinningSideWithBothValues() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+
+        let listed = try b.conflicts()
+        #expect(listed.count == 1)
+        let conflict = try #require(listed.first)
+        #expect(conflict.table == "reminders" && conflict.key == "r1" && conflict.column == "title")
+        #expect(conflict.kind == .edit)
+        #expect(conflict.lost == "oat milk" && conflict.lostStamp.node == node(1))
+        #expect(conflict.winner == "soy milk" && conflict.winnerStamp.node == node(2))
+        #expect(conflict.recordedAt == epoch2026 + 4_000, "recorded at the replica's clock")
+        #expect(try b.conflicts(table: "reminders", key: "r1") == listed)
+        #expect(try b.conflicts(table: "reminders", key: "r2").isEmpty)
+        // The device whose value lost had sent it before the winner came: it cannot tell whether the
+        // winner saw it, and lists nothing.
+        #expect(try a.conflicts().isEmpty)
+        // The log is not synced: both replicas still hold the same registers and rows.
+        #expect(try a.canonicalDump() == b.canonicalDump())
+        // Applying the same changes again lists nothing twice.
+        _ = try b.apply(a.changes(since: 0))
+        #expect(try b.conflicts().count == 1)
+    }
+
+    @Test func whenTheWinnerArrivesFirstTheLosingDeviceListsItsUnsentValue() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        // b's later edit reaches a before a has sent its own anywhere: no one can have seen a's.
+        _ = try a.apply(b.changes(since: a.peerVersion(b.nodeID)))
+        _ = try b.apply(a.changes(since: b.peerVersion(a.nodeID)))
+
+        let conflict = try #require(try a.conflicts().first)
+        #expect(try a.conflicts().count == 1 && b.conflicts().isEmpty, "listed once, on the losing side")
+        #expect(conflict.column == "title" && conflict.kind == .edit)
+        #expect(conflict.lost == "oat milk" && conflict.lostStamp.node == node(1))
+        #expect(conflict.winner == "soy milk" && conflict.winnerStamp.node == node(2))
+    }
+
+    @Test func anUnsentEditThatLostToADeleteIsListedOnTheEditingDevice() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("DELETE FROM reminders WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        _ = try a.apply(b.changes(since: a.peerVersion(b.nodeID)))
+        let conflict = try #require(try a.conflicts().first)
+        #expect(try a.conflicts().count == 1)
+        #expect(conflict.kind == .delete && conflict.lost == "oat milk" && conflict.winnerStamp.node == node(2))
+        try a.restore(conflict: conflict.id)
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try b.database.query("SELECT title FROM reminders") == [["oat milk"]], "re-inserted everywhere")
+    }
+
+    @Test func aDevicesOwnSuccessiveEditsListNoConflict() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        _ = try a.foldLocalWrites()
+        clock.advance(by: 1_000)
+        try a.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        try a.database.execute("UPDATE reminders SET title = 'rice milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try a.conflicts().isEmpty)
+        #expect(try b.conflicts().isEmpty)
+    }
+
+    @Test func anEditOfAValueSyncedInIsNotAConflict() throws {
+        let (a, b) = try pair()
+        try b.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        let edit = try b.changes(since: 0)
+        try Replica.sync([a, b])
+        // a saw b's value and overwrites it: b's value loses to a write that had seen it.
+        try a.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        // The old value arriving again (a late copy, or through another peer) is no conflict either.
+        _ = try a.apply(edit)
+        #expect(try a.conflicts().isEmpty)
+        #expect(try b.conflicts().isEmpty)
+    }
+
+    @Test func concurrentEditsOfDifferentColumnsListNothing() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        try b.database.execute("UPDATE reminders SET notes = 'door' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try a.conflicts().isEmpty && b.conflicts().isEmpty)
+    }
+
+    @Test func anEditThatLostToAConcurrentDeleteIsListed() throws {
+        let (a, b) = try pair()
+        try b.database.execute("DELETE FROM reminders WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try a.database.scalar("SELECT count(*) FROM reminders") == .integer(0), "the delete wins")
+        let conflict = try #require(try b.conflicts().first)
+        #expect(try b.conflicts().count == 1)
+        #expect(conflict.kind == .delete && conflict.column == "title" && conflict.lost == "oat milk")
+        #expect(conflict.winner == nil && conflict.winnerStamp.node == node(2))
+    }
+
+    @Test func underTheRowPolicyEachColumnOfTheLosingRowThatDiffersIsListed() throws {
+        let (a, b) = try pair(policy: .row)
+        try a.database.execute("UPDATE reminders SET title = 'oat milk', notes = 'shelf' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET done = 1 WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        let listed = try b.conflicts().sorted { $0.column < $1.column }
+        #expect(listed.map(\.column) == ["done", "notes", "title"])
+        #expect(listed.map(\.lost) == [0, "shelf", "oat milk"])
+        #expect(Set(listed.map(\.lostStamp)).count == 1, "one write lost")
+    }
+
+    @Test func anUnknownTableIsRefusedWithItsName() throws {
+        let (a, _) = try pair()
+        #expect(throws: ReplicaError.notASyncedTable("remindres")) { try a.conflicts(table: "remindres") }
+    }
+
+    @Test func aValueOverwrittenBeforeAnUpgradeToLayout7IsNotListedWhenItArrivesAgain() throws {
+        var (a, b) = try pair()
+        try b.database.execute("UPDATE reminders SET title = 'almond milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        let old = try b.changes(since: 0)
+        _ = try a.apply(old)
+        // a overwrites b's value, having seen it.
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        _ = try a.foldLocalWrites()
+        // Back to layout 6, which did not record what writes saw; the next open upgrades it again.
+        try a.database.execute(
+            """
+            ALTER TABLE _concord_1_rows DROP COLUMN seen; DROP TABLE _concord_conflicts; DROP TABLE _concord_readers;
+            ALTER TABLE _concord_peers DROP COLUMN at; UPDATE _concord_state SET layout = 6;
+            """)
+        a = try Replica(path: directory.path("a.sqlite"), configuration: configuration(node: 1, clock: clock))
+        clock.advance(by: 1_000)
+        _ = try a.apply(old)
+        #expect(try a.conflicts().isEmpty, "a held b's value before it overwrote it")
+        // A value written after the upgrade and never seen here is still found (when it reaches this
+        // replica before this replica's winning write reaches the device that wrote it).
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try a.database.execute("UPDATE reminders SET title = 'rice milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        _ = try a.apply(b.changes(since: a.peerVersion(b.nodeID)))
+        #expect(try a.conflicts().map(\.lost) == ["soy milk"])
+    }
+}

@@ -1,0 +1,97 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// `restore(conflict:)` writes a losing value back as an ordinary local write that reaches every device.
+@Suite("Conflict log: restoring a value", .tags(.replica), .timeLimit(.hangGuard))
+struct ConflictRestoreTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+    /// Each test's own files (Swift Testing makes the suite anew for every test).
+    let directory = TemporaryDirectory()
+
+    private func pair(policy: TablePolicy = .column) throws -> (Replica, Replica) {
+        let a = try makeReplica(directory, "a.sqlite", node: 1, clock: clock, policy: policy)
+        let b = try makeReplica(directory, "b.sqlite", node: 2, clock: clock, policy: policy)
+        try a.database.execute("INSERT INTO reminders (id, title, notes) VALUES ('r1', 'milk', 'fridge')")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        clock.advance(by: 1_000)
+        return (a, b)
+    }
+
+    private func title(_ replica: Replica) throws -> SQLiteValue? {
+        try replica.database.scalar("SELECT title FROM reminders WHERE id = 'r1'")
+    }
+
+    @Test func aRestoredValueComesBackOnEveryDeviceAfterSync() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try title(a) == "soy milk" && title(b) == "soy milk")
+        let conflict = try #require(try b.conflicts().first)
+
+        try b.restore(conflict: conflict.id)
+        #expect(try title(b) == "oat milk", "written at once, as the app would")
+        #expect(try b.conflicts().isEmpty, "a restored entry leaves the log")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try title(a) == "oat milk" && title(b) == "oat milk")
+        #expect(try a.canonicalDump() == b.canonicalDump())
+        #expect(try a.conflicts().isEmpty && b.conflicts().isEmpty, "the restore saw what it replaced")
+    }
+
+    @Test func anEditLostToADeleteIsRestoredAsAReinsert() throws {
+        let (a, b) = try pair()
+        try b.database.execute("DELETE FROM reminders WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        let conflict = try #require(try b.conflicts().first)
+        #expect(conflict.kind == .delete)
+
+        try b.restore(conflict: conflict.id)
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        for replica in [a, b] {
+            #expect(
+                try replica.database.query("SELECT id, title, notes FROM reminders")
+                    == [["r1", "oat milk", "fridge"]])
+        }
+        #expect(try a.canonicalDump() == b.canonicalDump())
+    }
+
+    @Test func underTheRowPolicyTheWholeLosingRowComesBack() throws {
+        let (a, b) = try pair(policy: .row)
+        try a.database.execute("UPDATE reminders SET title = 'oat milk', notes = 'shelf' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET done = 1 WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        let conflict = try #require(try b.conflicts().first)
+        try b.restore(conflict: conflict.id)
+        #expect(try b.conflicts().isEmpty, "every column of that write was restored")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        for replica in [a, b] {
+            #expect(
+                try replica.database.query("SELECT title, done, notes FROM reminders")
+                    == [["oat milk", 0, "shelf"]])
+        }
+    }
+
+    @Test func anUnknownIdIsRefusedClearlyAndChangesNothing() throws {
+        let (_, b) = try pair()
+        let before = try b.canonicalDump()
+        let bytes = try fileBytes(directory.path("b.sqlite"))
+        #expect(throws: ReplicaError.unknownConflict(id: 42)) { try b.restore(conflict: 42) }
+        #expect(ReplicaError.unknownConflict(id: 42).description.contains("`concord conflicts DB`"))
+        #expect(try b.canonicalDump() == before)
+        #expect(try fileBytes(directory.path("b.sqlite")) == bytes)
+    }
+}
