@@ -50,10 +50,19 @@ extension SimulationRun {
 
     /// Applies a hostile changeset to `device`; a refusal must leave its files byte-identical, and one a
     /// copy of it refused (`mustRefuse`) must be refused.
+    ///
+    /// A power failure armed on `device` may fire inside the apply: that is a crash, not a refusal (the
+    /// disk wrote what it had been given up to then), so it is settled as for any changeset delivered
+    /// (``deliver(_:to:from:knowledge:)``): the step stops, the device relaunches, and the changeset
+    /// counts as applied when its canonical dump changed.
     private func applyHostile(
         _ changeset: Changeset, _ forgery: HostilePeer.Forgery, to device: SimulatedDevice,
         knowledge: Knowledge, mustRefuse: Bool
     ) throws {
+        if armedCut?.device == device.index {
+            pendingApply = (device.index, knowledge, try device.replica.canonicalDump())
+        }
+        defer { if !device.disk.isPoweredOff { pendingApply = nil } }
         let before = try fileBytes(of: device)
         do {
             let report = try device.replica.apply(changeset)
@@ -67,6 +76,7 @@ extension SimulationRun {
                     "device \(device.index) accepted a hostile changeset a copy of it refused (\(forgery.what))")
             }
         } catch {
+            if device.disk.isPoweredOff { throw error }
             refused(device, forgery, "\(error)")
             guard try fileBytes(of: device) == before else {
                 return fail(

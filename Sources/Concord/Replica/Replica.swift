@@ -142,9 +142,12 @@ public final class Replica {
     /// the disk. Apps writing synced tables through their own connections may
     /// want either.
     ///
-    /// Opening upgrades metadata of an earlier layout (`MetadataMigration`),
-    /// and a file that is a copy of another replica's (a file copy, a restored
-    /// backup, `VACUUM INTO`) takes a node id of its own before anything is stamped.
+    /// Opening checkpoints a write-ahead log left by a crash, so the commits
+    /// that survived it cannot be lost to a torn write of the next one (see
+    /// `checkpointWriteAheadLog(_:)`), upgrades metadata of an earlier layout
+    /// (`MetadataMigration`), and a file that is a copy of another replica's (a
+    /// file copy, a restored backup, `VACUUM INTO`) takes a node id of its own
+    /// before anything is stamped.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
         self.database = database
         database.connection.silencer.silences = Metadata.isCaptureTrigger
@@ -152,6 +155,7 @@ public final class Replica {
         nodes = NodeDirectory(database: database)
         nodeID = NodeID(bytes: Array(repeating: 0, count: NodeID.byteCount))!
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
+        try Self.checkpointWriteAheadLog(database)
         let exists =
             try database.scalar(
                 "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
@@ -175,6 +179,23 @@ public final class Replica {
         try refreshNodeID()
         try loadSyncedTables()
         try checkIdentity()
+    }
+
+    /// Moves every commit a write-ahead log holds into the database file and empties the log, before
+    /// anything is written (a no-op outside WAL mode, inside the caller's transaction, and for what
+    /// another connection's reading or writing holds back).
+    ///
+    /// After a power loss the log may end mid-sector: under `synchronous = FULL` SQLite pads a commit
+    /// with copies of its last frame up to a sector boundary, but writes the last copy's tail after
+    /// the sync, and a power loss can take that tail. Recovery then ends the log at the commit
+    /// frame, and SQLite appends the next transaction right after it, in the sector holding the
+    /// commit frame's end. On a disk that does not promise power-safe overwrites a second power loss
+    /// tearing that write may garble the whole sector, and recovery then drops the acknowledged
+    /// commit. Once the log is checkpointed (the database file synced) and truncated, the next
+    /// transaction starts a new log, and no write can reach a sector holding a commit.
+    static func checkpointWriteAheadLog(_ database: Database) throws {
+        guard !database.inTransaction else { return }
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// The identity of the file this replica is read from now (`nil` in memory).

@@ -56,7 +56,12 @@ import Foundation
 /// DELETE-mode database (as SQLite documents) or a WAL whose last synced
 /// frame shares a sector with the next write (SQLite pads only under FULL;
 /// real devices mostly promise the power-safe overwrite this disk does not).
-/// With OFF anything may happen, corruption included.
+/// With OFF anything may happen, corruption included. Even under FULL, a
+/// power loss that takes the unsynced tail of a commit's padding leaves a
+/// WAL that ends mid-sector, and SQLite appends the next transaction there:
+/// a second power loss tearing it can garble the commit frame and lose the
+/// commit, unless the WAL is checkpointed before that next write, as a
+/// ``Replica`` does when it opens (`WALTailRecoveryTests`).
 ///
 /// **After a crash** every connection opened before is dead: each of its
 /// calls fails with an I/O error and changes nothing, and a ``ReplicaVFS``
