@@ -64,7 +64,7 @@ final class SimulatedDevice {
 
     init(
         index: Int, node: NodeID, durability: Durability, skew: Int64, drift: Int64, time: Int64,
-        workload: Workload, bugs: InjectedBugs
+        workload: Workload, bugs: InjectedBugs, foldBatch: Int = Replica.foldBatch
     ) throws {
         self.index = index
         self.node = node
@@ -77,6 +77,7 @@ final class SimulatedDevice {
         var configuration = Replica.Configuration(
             clock: clock, merges: Workload.mergeFunctions, makeNodeID: { nodes.next() })
         configuration.interceptor = bugs.interceptor()
+        configuration.foldBatch = foldBatch
         // The disk's file identity (its name and the file's number): a seed gives the same bytes.
         configuration.disk = disk
         self.configuration = configuration

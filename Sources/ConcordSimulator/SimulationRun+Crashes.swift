@@ -52,6 +52,14 @@ extension SimulationRun {
         return durability
     }
 
+    /// How many logged writes device `index`'s replica folds at a time: one, a few, or the engine's
+    /// default, drawn from the seed apart from the plan, so that folds cross batch boundaries (as a bulk
+    /// import's do) in a run of a few writes per step. A fork keeps its original's.
+    func foldBatch(ofDevice index: Int) -> Int {
+        var generator = SeededGenerator(seed: simulation.seed &* 0x94D0_49BB_1331_11EB &+ UInt64(index))
+        return [1, 2, 3, 5, Replica.foldBatch][Int.random(in: 0..<5, using: &generator)]
+    }
+
     /// A crash step: arms a power failure inside the device's next operations, or crashes it now.
     func crash(_ device: SimulatedDevice) throws {
         if armedCut?.device == device.index { return try settlePowerFailure(device) }

@@ -65,7 +65,7 @@ final class SimulationRun {
                 try SimulatedDevice(
                     index: index, node: simulation.node(forDevice: index), durability: durability(ofDevice: index),
                     skew: plan.skews[index], drift: plan.drifts[index], time: time, workload: workload,
-                    bugs: simulation.injectedBugs))
+                    bugs: simulation.injectedBugs, foldBatch: foldBatch(ofDevice: index)))
             if !devices[index].durability.foreignKeys { log("device \(index)'s app leaves foreign keys off") }
         }
     }

@@ -12,15 +12,8 @@ struct ConflictListingTests {
     /// Each test's own files (Swift Testing makes the suite anew for every test).
     let directory = TemporaryDirectory()
 
-    /// Two replicas of the reminders table, each in a file of its own, that have synced one reminder.
     private func pair(policy: TablePolicy = .column) throws -> (Replica, Replica) {
-        let a = try makeReplica(directory, "a.sqlite", node: 1, clock: clock, policy: policy)
-        let b = try makeReplica(directory, "b.sqlite", node: 2, clock: clock, policy: policy)
-        try a.database.execute("INSERT INTO reminders (id, title, notes) VALUES ('r1', 'milk', 'fridge')")
-        clock.advance(by: 1_000)
-        try Replica.sync([a, b])
-        clock.advance(by: 1_000)
-        return (a, b)
+        try syncedReminderPair(in: directory, clock: clock, policy: policy)
     }
 
     @Test func aConcurrentEditOfOneColumnListsOneConflictOnTheWinningSideWithBothValues() throws {

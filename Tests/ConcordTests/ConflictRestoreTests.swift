@@ -12,13 +12,7 @@ struct ConflictRestoreTests {
     let directory = TemporaryDirectory()
 
     private func pair(policy: TablePolicy = .column) throws -> (Replica, Replica) {
-        let a = try makeReplica(directory, "a.sqlite", node: 1, clock: clock, policy: policy)
-        let b = try makeReplica(directory, "b.sqlite", node: 2, clock: clock, policy: policy)
-        try a.database.execute("INSERT INTO reminders (id, title, notes) VALUES ('r1', 'milk', 'fridge')")
-        clock.advance(by: 1_000)
-        try Replica.sync([a, b])
-        clock.advance(by: 1_000)
-        return (a, b)
+        try syncedReminderPair(in: directory, clock: clock, policy: policy)
     }
 
     private func title(_ replica: Replica) throws -> SQLiteValue? {

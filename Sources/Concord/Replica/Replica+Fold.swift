@@ -36,8 +36,9 @@ extension Replica {
             == .integer(1)
     }
 
-    /// How many logged writes a fold reads before trimming them from the log.
-    static let foldBatch = 1_000
+    /// How many logged writes a fold reads before trimming them from the log, unless the configuration
+    /// says otherwise.
+    @_spi(Simulation) public static let foldBatch = 1_000
 
     /// Whether any row is parked.
     func parkedRowsExist() throws -> Bool {
@@ -70,7 +71,7 @@ extension Replica {
 /// One fold of the capture log, inside the caller's transaction: read the log in write
 /// order, stamp each write, store its registers, then show the result.
 ///
-/// The log is read and trimmed ``Replica/foldBatch`` writes at a time, so the
+/// The log is read and trimmed ``Replica/foldBatch`` writes at a time (or the configuration's), so the
 /// pages its rows free are reused by the registers the fold writes rather
 /// than left empty in the file. Each write moves its row to a new version.
 final class FoldSession {
@@ -110,13 +111,13 @@ final class FoldSession {
     /// Folds every write the log holds, in write order.
     func foldLog() throws {
         let writes = try database.prepare(
-            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT \(Replica.foldBatch)"
-        )
+            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT ?")
+        let size = max(1, replica.configuration.foldBatch)
         let trim = try database.prepare("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
         var last = Int64.min
         var batch = 0
         repeat {
-            try writes.bind([.integer(last)])
+            try writes.bind([.integer(last), .integer(Int64(size))])
             let first = last
             var kept: [Int64] = []
             batch = 0
@@ -141,7 +142,7 @@ final class FoldSession {
             for (low, high) in zip([first] + kept, kept.map { $0 - 1 } + [last]) where low < high {
                 try trim.run([.integer(low), .integer(high)])
             }
-        } while batch == Replica.foldBatch
+        } while batch == size
     }
 
     /// Folds one logged write; returns whether it re-inserted a key the registers knew.

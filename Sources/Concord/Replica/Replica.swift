@@ -66,6 +66,9 @@ public final class Replica {
         /// How long values that lost to a concurrent write are kept in the conflict log (see
         /// ``Replica/conflicts(table:key:)``): 30 days and 1,000 per table by default.
         public var conflictRetention = ConflictRetention.default
+        /// How many logged writes a fold reads, folds and trims at a time (``Replica/foldBatch`` by default).
+        /// A simulator draws small ones, so that folds cross batch boundaries as an app's bulk import does.
+        @_spi(Simulation) public var foldBatch = Replica.foldBatch
         /// Wraps merge and visibility decisions to plant known bugs in the simulator's tests; none in an app.
         @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
         /// The simulated disk the replica's files live on, for simulators and tests; `nil` (an app's
