@@ -8,9 +8,10 @@ extension Oracle {
     /// Why: a user reads the reason to know what to do (wait for a parent that never arrived, or restore
     /// one that was deleted), so a reason that names the wrong parent, or calls a deleted parent missing,
     /// misleads as much as a lost row. The model gives, for each hiding foreign key whose parent it does
-    /// not show, "missing parent" when no device ever wrote that parent and "parent … is not visible" or
-    /// "on a cycle through …" otherwise, and a constraint's message when a NOT NULL column would show
-    /// NULL; the engine may report any one of them (which parent it names first is its choice).
+    /// not show, "missing parent" when no device ever wrote that parent, "on a cycle through …" when
+    /// that parent's own hiding keys lead back to the row, and "parent … is not visible" otherwise; and
+    /// a constraint's message where NOT NULL columns may refuse a NULL. The engine may report any one
+    /// of them (which parent it names first is its choice).
     ///
     /// ```swift
     /// if let problem = try oracle.parkReasonProblem(on: replica) { print(problem) }
@@ -36,8 +37,27 @@ extension Oracle {
             let parent = RowRef(table: key.parent, key: value)
             if case .shown = model.placement(of: parent) { return [] }
             guard model.registers[parent] != nil else { return [.missingParent(table: key.parent, key: value)] }
-            return [.hiddenParent(table: key.parent, key: value), .onCycle(table: key.parent, key: value)]
+            return leadsBack(from: parent, to: row)
+                ? [.onCycle(table: key.parent, key: value)] : [.hiddenParent(table: key.parent, key: value)]
         }.map(\.description)
+    }
+
+    /// Whether hiding keys, followed up from `start` through rows that are alive or shown (brought back),
+    /// lead to `target`: then `start` is not shown because of a cycle through `target`.
+    private func leadsBack(from start: RowRef, to target: RowRef) -> Bool {
+        var seen: Set<RowRef> = [start]
+        var pending = [start]
+        while let row = pending.popLast() {
+            guard let held = model.registers[row] else { continue }
+            if !held.liveness.isAlive, case .deleted = model.placement(of: row) { continue }
+            for key in schema.foreignKeys where key.child == row.table && key.action.hidesChild {
+                guard let value = held.columns[key.column]?.value, !value.isNull else { continue }
+                let parent = RowRef(table: key.parent, key: value)
+                if parent == target { return true }
+                if seen.insert(parent).inserted { pending.append(parent) }
+            }
+        }
+        return false
     }
 
     /// Whether `row`'s table has NOT NULL columns, so a constraint may keep it from showing.

@@ -7,7 +7,7 @@ extension Workload {
     ///   with increments and decrements, a `union` of tags, and a `longest` value (a user-defined join);
     /// - `places` (by row): deleted and inserted again, replaced whole (`INSERT OR REPLACE`);
     /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
-    /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place.
+    /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place whose column has a `DEFAULT`.
     ///
     /// Every key column is untyped and holds `{key}`: text and blobs with the same bytes (`'1'`, `x'31'`)
     /// or the same characters (`é` precomposed and decomposed) as different rows, and now and then the
@@ -24,7 +24,7 @@ extension Workload {
                 {name:place} REFERENCES {name:places}({name:id}) ON DELETE RESTRICT, {name:note});
             CREATE TABLE {name:notes} ({name:id} PRIMARY KEY NOT NULL,
                 {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE CASCADE,
-                {name:place} REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
+                {name:place} DEFAULT '1' REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
             """,
         tables: [
             Table(
