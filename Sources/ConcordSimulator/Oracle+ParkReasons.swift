@@ -32,7 +32,8 @@ extension Oracle {
 
     /// The parent reasons the model allows for `row`, one or two per hiding key whose parent it does not show.
     private func reasons(for row: RowRef, _ held: RowRegisters) -> [String] {
-        schema.foreignKeys.filter { $0.child == row.table && $0.action.hidesChild }.flatMap { key -> [ParkReason] in
+        schema.foreignKeys.filter { $0.child == row.table && ReferenceModel.hides($0.action) }.flatMap {
+            key -> [ParkReason] in
             guard let value = held.columns[key.column]?.value, !value.isNull else { return [] }
             let parent = RowRef(table: key.parent, key: value)
             if case .shown = model.placement(of: parent) { return [] }
@@ -50,7 +51,7 @@ extension Oracle {
         while let row = pending.popLast() {
             guard let held = model.registers[row] else { continue }
             if !held.liveness.isAlive, case .deleted = model.placement(of: row) { continue }
-            for key in schema.foreignKeys where key.child == row.table && key.action.hidesChild {
+            for key in schema.foreignKeys where key.child == row.table && ReferenceModel.hides(key.action) {
                 guard let value = held.columns[key.column]?.value, !value.isNull else { continue }
                 let parent = RowRef(table: key.parent, key: value)
                 if parent == target { return true }

@@ -201,7 +201,7 @@ public struct ReferenceModel: Sendable {
     /// more only removes a stand-in NULL, so the fixpoint is reached by adding rows alone.
     private func canShow(_ row: RowRef) -> Bool {
         guard let held = registers[row], held.liveness.isAlive || isRevived(row, held) else { return false }
-        let parentsShow = foreignKeys.filter { $0.child == row.table && $0.action.hidesChild }.allSatisfy { key in
+        let parentsShow = foreignKeys.filter { $0.child == row.table && Self.hides($0.action) }.allSatisfy { key in
             guard let value = held.columns[key.column]?.value, !value.isNull else { return true }
             return visible.contains(RowRef(table: key.parent, key: value))
         }
@@ -231,7 +231,7 @@ public struct ReferenceModel: Sendable {
     /// The values `SET NULL` / `SET DEFAULT` keys put in place of parents that do not show, by column.
     private func standIns(_ row: RowRef, _ held: RowRegisters) -> [Int: SQLiteValue] {
         var overrides: [Int: SQLiteValue] = [:]
-        for key in foreignKeys where key.child == row.table && !key.action.hidesChild {
+        for key in foreignKeys where key.child == row.table && !Self.hides(key.action) {
             guard let value = held.columns[key.column]?.value, !value.isNull,
                 !visible.contains(RowRef(table: key.parent, key: value))
             else { continue }
@@ -243,13 +243,31 @@ public struct ReferenceModel: Sendable {
     /// A deleted row shows again while an alive child points at it through a RESTRICT / NO ACTION key written after the delete.
     private func isRevived(_ row: RowRef, _ held: RowRegisters) -> Bool {
         guard let deleted = held.liveness.stamp else { return false }
-        return foreignKeys.filter { $0.parent == row.table && $0.action.revivesParent }.contains { key in
+        return foreignKeys.filter { $0.parent == row.table && Self.revives($0.action) }.contains { key in
             registers.contains { child, registers in
                 guard child.table == key.child, registers.liveness.isAlive,
                     let link = registers.columns[key.column]
                 else { return false }
                 return link.value == row.key && link.stamp > deleted
             }
+        }
+    }
+
+    /// Whether a child needs its parent shown to show, by DESIGN.md's words for each action (`CASCADE`,
+    /// `RESTRICT` and `NO ACTION` do; `SET NULL` and `SET DEFAULT` show a stand-in instead), read here
+    /// rather than from `ForeignKey.Action`'s own answer, which a mistake in the engine would share.
+    public static func hides(_ action: ForeignKey.Action) -> Bool {
+        switch action {
+        case .cascade, .restrict, .noAction: true
+        case .setNull, .setDefault: false
+        }
+    }
+
+    /// Whether a child written after its parent's delete brings the parent back: `RESTRICT` and `NO ACTION`.
+    public static func revives(_ action: ForeignKey.Action) -> Bool {
+        switch action {
+        case .restrict, .noAction: true
+        case .cascade, .setNull, .setDefault: false
         }
     }
 
