@@ -9,9 +9,9 @@
 /// requirement (see ``ChangesetEncoder``).
 ///
 /// ```swift
-/// print("Concord \(ConcordRelease.current)")   // Concord 0.2.0
+/// print("Concord \(ConcordRelease.current)")   // Concord 0.3.0
 /// ```
 public enum ConcordRelease {
     /// This build's release, as `major.minor.patch`.
-    public static let current = "0.2.0"
+    public static let current = "0.3.0"
 }

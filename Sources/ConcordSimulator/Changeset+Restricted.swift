@@ -32,9 +32,7 @@ extension Changeset {
         restricted.tables = kept
         restricted.rows = rows.compactMap { row in
             guard let indices = positions[row.table] else { return nil }
-            var row = row
-            row.registers.columns = indices.map { $0 < row.registers.columns.count ? row.registers.columns[$0] : nil }
-            return row
+            return row.selectingColumns(indices)
         }
         return restricted
     }

@@ -133,6 +133,10 @@ struct HostilePeer {
         for index in row.registers.columns.indices {
             guard let stamp = row.registers.columns[index]?.stamp else { continue }
             row.registers.columns[index]!.stamp = Stamp(hlc: hlc, node: stamp.node)
+            // What the write saw stays below it (a stamp moved back would otherwise be refused as malformed).
+            if let seen = row.seen?[index], seen > row.registers.columns[index]!.stamp {
+                row.seen![index] = row.registers.columns[index]!.stamp
+            }
         }
     }
 

@@ -102,10 +102,9 @@ struct RecordServer {
     func changeset(_ page: [Record], since: Int, upTo: Int) -> Changeset {
         let tables = Set(page.map(\.change.table)).sorted().compactMap { schemas[$0] }
         let rows = page.map { record in
-            var change = record.change
-            let width = schemas[change.table]?.columns.count ?? change.registers.columns.count
-            change.registers.columns += Array(repeating: nil, count: max(0, width - change.registers.columns.count))
-            return change
+            let change = record.change
+            let width = max(schemas[change.table]?.columns.count ?? 0, change.registers.columns.count)
+            return change.selectingColumns(Array(0..<width))
         }
         return Changeset(source: Self.node, since: Int64(since), upTo: Int64(upTo), tables: tables, rows: rows)
     }

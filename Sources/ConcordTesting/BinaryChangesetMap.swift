@@ -20,6 +20,7 @@ struct BinaryChangesetMap {
         case columnCount, policy
         case recordTag, tableIndex, valueTag, integer, real, valueLength, valueBytes, rowColumnCount, causalLength
         case nodeReference, nodeID, clock, contributionCount, contributionLength, amount, rowCount, checksum
+        case seenTag
 
         /// Whether the field is a varint (and so may be rewritten with any length).
         var isVarint: Bool {
@@ -59,6 +60,10 @@ struct BinaryChangesetMap {
     private var offset = 0
     /// Per table of the header: its column count and which columns are counters.
     private var counters: [[Bool]] = []
+    /// Per table of the header, which columns merge last-writer-wins (their registers have seen stamps).
+    private var lww: [[Bool]] = []
+    /// Whether rows end with a seen list (format 3 on).
+    private var hasSeen = false
 
     private struct Stop: Error {}
 
@@ -77,6 +82,7 @@ struct BinaryChangesetMap {
     private mutating func read() throws {
         try take(4, .magic)
         let version = try take(2, .version)
+        hasSeen = Self.littleEndianValue(bytes[version]) >= 3
         if Self.littleEndianValue(bytes[version]) != 1 {
             // Format 2 on; read for any other number too, as a damaged version is likelier than a format 0.
             let start = offset
@@ -97,13 +103,16 @@ struct BinaryChangesetMap {
             let columns = try varint(.columnCount)
             guard columns <= 40_000 else { throw Stop() }
             var isCounter: [Bool] = []
+            var isLww: [Bool] = []
             for _ in 0..<columns {
                 try name()
                 let merge = try name()
                 isCounter.append(Array(bytes[merge]) == Array("counter".utf8))
+                isLww.append(Array(bytes[merge]) == Array("lww".utf8))
             }
             try take(1, .policy)
             counters.append(isCounter)
+            lww.append(isLww)
         }
         while true {
             let start = offset
@@ -128,8 +137,10 @@ struct BinaryChangesetMap {
         guard columns == UInt64(counters[Int(table)].count) else { throw Stop() }
         try varint(.causalLength)
         try stamp()
-        for isCounter in counters[Int(table)] {
+        var seenColumns = 0
+        for (isCounter, isLww) in zip(counters[Int(table)], lww[Int(table)]) {
             guard try stamp() else { continue }
+            if isLww { seenColumns += 1 }
             try value()
             if isCounter {
                 let count = try varint(.contributionCount)
@@ -141,6 +152,11 @@ struct BinaryChangesetMap {
                 }
             }
         }
+        guard hasSeen else { return }
+        let tag = try take(1, .seenTag)
+        // 0: unknown, 2: none saw anything; 1: a stamp (or none) per last-writer-wins register.
+        guard bytes[tag.lowerBound] == 1 else { return }
+        for _ in 0..<seenColumns { try stamp() }
     }
 
     /// A stamp; returns whether one was present (a reference other than 0).

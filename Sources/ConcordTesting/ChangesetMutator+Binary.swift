@@ -174,7 +174,9 @@ extension ChangesetMutator {
             guard let span = map.pickSpan([.policy], using: &source) else { return false }
             replace(&bytes, span.range, [source.pick([0, 1, 2, 3, 0x7F, 0x80, 0xFF])])
         case .recordTag:
-            guard let span = map.pickSpan([.recordTag], using: &source) else { return false }
+            // A record's tag, or the tag that says whether a row's seen list follows.
+            guard let span = map.pickSpan([.recordTag, .seenTag], using: &source) else { return false }
+            // 0, 1, 2 are tags of both; 3 and 0xFF of neither.
             replace(&bytes, span.range, [source.pick([0, 1, 2, 3, 0xFF])])
         default:
             return false
@@ -201,15 +203,17 @@ extension ChangesetMutator {
             guard bytes.count >= 6 else { return false }
             switch source.choose(upTo: 4) {
             case 0:
-                // 1: the older format, whose reader takes the release name for the source node id; 3: a newer one.
+                // 1: the oldest format, whose reader takes the release name for the source node id; 2: rows
+                // without seen lists; 4: a newer one.
                 replace(
-                    &bytes, 4..<6, BinaryChangesetMap.littleEndian(source.pick([0, 1, 3, 0x0100, 0xFFFF]), width: 2))
+                    &bytes, 4..<6,
+                    BinaryChangesetMap.littleEndian(source.pick([0, 1, 2, 4, 0x0100, 0xFFFF]), width: 2))
             case 1: replace(&bytes, 0..<4, Array(source.pick(["CNCE", "cncd", "CNC", "{\"CN", ""]).utf8))
             case 2: bytes.insert(contentsOf: source.pick([[0xEF, 0xBB, 0xBF], [0x20], [0x00]]), at: 0)
             case 3 where map.needs != nil:
                 // Another release than the format's: a newer or older one, none, or one an old build would not show.
                 let release = source.pick([
-                    "0.3.0", "0.1.0", "", "0.2.0 ", "0.2.0\u{0}", String(repeating: "9", count: 33),
+                    "0.4.0", "0.2.0", "", "0.3.0 ", "0.3.0\u{0}", String(repeating: "9", count: 33),
                 ])
                 replace(&bytes, map.needs!, BinaryChangesetMap.varint(UInt64(release.utf8.count)) + Array(release.utf8))
             default: bytes += bytes.prefix(source.offset(below: bytes.count + 1))

@@ -3,13 +3,19 @@ import ConcordCore
 extension ChangesetMutator {
     private static let modelKinds: [(kind: Kind, weight: UInt64)] = [
         (.duplicateRow, 2), (.key, 3), (.value, 4), (.causalLength, 3), (.stamp, 4), (.contributions, 3),
-        (.versionRange, 2), (.source, 2), (.tableSchema, 3),
+        (.versionRange, 2), (.source, 2), (.tableSchema, 3), (.seen, 2),
     ]
 
     /// Makes one edit of a decoded changeset that the encoder still accepts, and returns its kind.
     ///
     /// Edits that need rows fall back to a version-range edit when there are none.
     func editModel(_ changeset: inout Changeset, using source: inout ChoiceSource) -> Kind {
+        let kind = editModelOnce(&changeset, using: &source)
+        Self.keepSeenEncodable(&changeset)
+        return kind
+    }
+
+    private func editModelOnce(_ changeset: inout Changeset, using source: inout ChoiceSource) -> Kind {
         let kind = Self.modelKinds[source.index(weights: Self.modelKinds.map(\.weight))].kind
         if !changeset.rows.isEmpty {
             let r = source.offset(below: changeset.rows.count)
@@ -41,6 +47,9 @@ extension ChangesetMutator {
                 if editContributions(&changeset, using: &source) { return kind }
             case .tableSchema:
                 if editSchema(&changeset, using: &source) { return kind }
+            case .seen:
+                forgeSeen(&changeset, row: r, using: &source)
+                return kind
             default:
                 break
             }
@@ -51,6 +60,45 @@ extension ChangesetMutator {
         }
         editVersionRange(&changeset, using: &source)
         return .versionRange
+    }
+
+    /// Forges what row `r`'s writes saw: unknown, nothing, everything below each register, a clock of 0,
+    /// or the stamp of another register in the changeset (kept only where it is not above the register).
+    private func forgeSeen(_ changeset: inout Changeset, row r: Int, using source: inout ChoiceSource) {
+        let registers = changeset.rows[r].registers.columns
+        let others = changeset.rows.flatMap { $0.registers.columns.compactMap { $0?.stamp } }
+        switch source.choose(upTo: 3) {
+        case 0: changeset.rows[r].seen = nil
+        case 1: changeset.rows[r].seen = Array(repeating: nil, count: registers.count)
+        case 2: changeset.rows[r].seen = registers.map { $0?.stamp }
+        default:
+            changeset.rows[r].seen = registers.map { register in
+                guard register != nil, source.bool() else { return nil }
+                return source.bool()
+                    ? Stamp(hlc: HLCTimestamp(rawValue: 0), node: source.pick(nodes)) : source.pick(others)
+            }
+        }
+    }
+
+    /// Drops the seen stamps that other edits left the encoder would refuse (on a register that is gone,
+    /// above one moved down, on a column whose merge changed), so the edit reaches the replica.
+    private static func keepSeenEncodable(_ changeset: inout Changeset) {
+        let merges = Dictionary(changeset.tables.map { ($0.name, $0.merges) }, uniquingKeysWith: { a, _ in a })
+        for r in changeset.rows.indices {
+            guard let seen = changeset.rows[r].seen else { continue }
+            let columns = changeset.rows[r].registers.columns
+            guard let tableMerges = merges[changeset.rows[r].table], seen.count == columns.count,
+                tableMerges.count == columns.count
+            else {
+                changeset.rows[r].seen = nil
+                continue
+            }
+            changeset.rows[r].seen = seen.indices.map { c in
+                guard let entry = seen[c], let register = columns[c], tableMerges[c] == .lww, entry <= register.stamp
+                else { return nil }
+                return entry
+            }
+        }
     }
 
     /// Moves the changeset's version range to an edge: empty, huge, past its own end.

@@ -124,6 +124,8 @@ public struct ChangesetMutator: Sendable {
         case source
         /// A table declaration edited: columns reordered, removed or renamed, a merge or policy changed, the table renamed.
         case tableSchema
+        /// What a row's writes saw forged: unknown, nothing, everything below them, or another register's stamp.
+        case seen
         // JSON form.
         /// The JSON text cut short.
         case jsonTruncate
@@ -150,7 +152,7 @@ public struct ChangesetMutator: Sendable {
         public var isModelLevel: Bool {
             switch self {
             case .duplicateRow, .key, .value, .causalLength, .stamp, .contributions, .versionRange, .source,
-                .tableSchema:
+                .tableSchema, .seen:
                 true
             default:
                 false

@@ -101,20 +101,20 @@ struct CLITests {
 
     @Test func aChangesetInANewerFormatIsRefusedNamingTheReleaseItNeeds() throws {
         let directory = try twoReplicas()
-        // What a format-3 build might write: the magic, the format number, the release that reads it, then
+        // What a format-4 build might write: the magic, the format number, the release that reads it, then
         // a layout this build does not know.
-        let binary = Data("CNCD".utf8) + Data([3, 0, 5]) + Data("0.3.0".utf8) + Data((0..<64).map { UInt8($0) })
+        let binary = Data("CNCD".utf8) + Data([4, 0, 5]) + Data("0.4.0".utf8) + Data((0..<64).map { UInt8($0) })
         try binary.write(to: URL(fileURLWithPath: directory.path("future.cncd")))
-        let json = Data(#"{"format": 3, "needs": "0.3.0", "changes": {"reminders": []}}"#.utf8)
+        let json = Data(#"{"format": 4, "needs": "0.4.0", "changes": {"reminders": []}}"#.utf8)
         let before = try fileBytes(directory.path("b.db"))
         for (arguments, input) in [(["import", "b.db", "future.cncd"], Data()), (["import", "b.db"], json)] {
             let run = try concord(arguments, input: input, in: directory)
             #expect(run.status == 1)
             #expect(run.text.isEmpty)
-            #expect(run.errors.contains("needs Concord ≥ 0.3.0"), "\(run.errors)")
+            #expect(run.errors.contains("needs Concord ≥ 0.4.0"), "\(run.errors)")
             #expect(
                 run.errors.contains(
-                    "(it is in format 3; this build, Concord \(ConcordRelease.current), reads formats 1–2)"),
+                    "(it is in format 4; this build, Concord \(ConcordRelease.current), reads formats 1–3)"),
                 "\(run.errors)")
             #expect(run.errors.contains("update Concord on this device"), "\(run.errors)")
             #expect(try fileBytes(directory.path("b.db")) == before)

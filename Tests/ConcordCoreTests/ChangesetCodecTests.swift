@@ -28,11 +28,12 @@ private let tiny = Changeset(
 
 /// The bytes of `tiny`, worked out by hand from the layout on `ChangesetEncoder` (CRC from zlib).
 private let tinyHex =
-    "434e43440200" + "05302e322e30" + "000102030405060708090a0b0c0d0e0f" + "0006" + "01"
+    "434e43440300" + "05302e332e30" + "000102030405060708090a0b0c0d0e0f" + "0006" + "01"
     + "0972656d696e64657273" + "026964" + "02" + "057469746c65" + "036c7777" + "04646f6e65" + "036c7777" + "00"
     + "01" + "00" + "0102" + "02" + "01" + "01" + "0000010000000000"
     + "02" + "ffeeddccbbaa99887766554433221100" + "0100010000000000" + "0308427579206d696c6b" + "00"
-    + "02" + "01" + "f25eb365"
+    + "00"  // seen: not known
+    + "02" + "01" + "d3b6152a"
 
 /// A counter column beside a custom and a `max` one, over two rows and three nodes.
 ///
@@ -77,7 +78,7 @@ private let counters = Changeset(
 
 /// The bytes of `counters`, worked out by hand from the layout on `ChangesetEncoder` (CRC from zlib).
 private let countersHex =
-    "434e43440200" + "05302e322e30" + "000102030405060708090a0b0c0d0e0f" + "06" + "12" + "01"
+    "434e43440300" + "05302e332e30" + "000102030405060708090a0b0c0d0e0f" + "06" + "12" + "01"
     + "05706f737473" + "026964" + "03"
     + "056c696b6573" + "07636f756e746572"  // likes, counter
     + "0474616773" + "06746167536574"  // tags, tagSet
@@ -92,12 +93,14 @@ private let countersHex =
     + "01" + "0e" + "03" + "ffeeddccbbaa99887766554433221100" + "0000010000000000"  // cl 1, +7, other: new node
     + "03" + "0200020000000000" + "03055b2261225d"  // tags: other, the text ["a"]
     + "00"  // score: never written
+    + "00"  // seen: not known
     // p2: alive (1), stamped by the other node.
     + "01" + "00" + "03027032" + "03" + "01" + "03" + "0000030000000000"
     + "03" + "0000030000000000" + "0100" + "00"  // likes: 0, no contributions
     + "00"  // tags: never written
     + "01" + "0100030000000000" + "02" + "0000000000000440"  // score: the real 2.5
-    + "02" + "02" + "ac389848"
+    + "00"  // seen: not known
+    + "02" + "02" + "f11f7169"
 
 /// Every kind of value, edge cases included, over two tables and three nodes.
 private let everyKind: Changeset = {
@@ -190,6 +193,8 @@ private struct Raw {
     /// Where ``header(version:since:upTo:tables:merges:)`` put each field, by the decoder's name for it
     /// (`since`, `tables[1].name`, `tables[0].columns[0]`, `tables[0].merges[0]`, `tables[0].policy`, ...).
     var offsets: [String: Int] = [:]
+    /// Whether rows end with a seen tag (format 3 on); ``row(key:)`` writes 0, "not known".
+    var rowsHaveSeen = true
 
     /// Notes that the field `name` starts here.
     mutating func mark(_ name: String) { offsets[name] = bytes.count }
@@ -210,6 +215,7 @@ private struct Raw {
         merges: [[String]]? = nil
     ) -> Raw {
         var r = Raw()
+        r.rowsHaveSeen = version >= ChangesetFormat.firstWithSeen
         r.raw(Array("CNCD".utf8))
         r.u8(UInt8(version & 0xFF))
         r.u8(UInt8(version >> 8))
@@ -253,6 +259,7 @@ private struct Raw {
         varint(1)
         u64(42)
         varint(0)
+        if rowsHaveSeen { u8(0) }
     }
 
     /// The start of a row of table 0 up to its first column: key `key`, alive (length 1), stamped by the source.
@@ -487,8 +494,8 @@ struct ChangesetCodecTests {
     @Test func jsonLayoutIsPinned() throws {
         let expected = """
             {
-              "format": 2,
-              "needs": "0.2.0",
+              "format": 3,
+              "needs": "0.3.0",
               "rows": [
                 {
                   "columns": [
@@ -725,9 +732,9 @@ struct ChangesetCodecTests {
         var bytes = try tiny.encoded()
         bytes[bytes.count - 1] ^= 0x80
         let error = changesetError { try Changeset(decoding: bytes) }
-        #expect(error == .checksumMismatch(stored: 0xE5B3_5EF2, computed: 0x65B3_5EF2, offset: bytes.count - 4))
-        #expect(error?.description.contains("0xE5B35EF2") == true)
-        #expect(error?.description.contains("0x65B35EF2") == true)
+        #expect(error == .checksumMismatch(stored: 0xAA15_B6D3, computed: 0x2A15_B6D3, offset: bytes.count - 4))
+        #expect(error?.description.contains("0xAA15B6D3") == true)
+        #expect(error?.description.contains("0x2A15B6D3") == true)
         #expect(error?.description.contains("byte \(bytes.count - 4)") == true)
 
         // A change in a row is only caught by the checksum, at the end.
@@ -737,7 +744,7 @@ struct ChangesetCodecTests {
         #expect(
             changesetError { try Changeset(decoding: text) }
                 == .checksumMismatch(
-                    stored: 0x65B3_5EF2, computed: CRC32.checksum(text.dropLast(4)), offset: text.count - 4))
+                    stored: 0x2A15_B6D3, computed: CRC32.checksum(text.dropLast(4)), offset: text.count - 4))
     }
 
     @Test func badMagicUnknownVersionAndTrailingBytesAreRefused() throws {
@@ -755,7 +762,7 @@ struct ChangesetCodecTests {
         var damaged = bytes
         damaged[4] = 0
         let version = changesetError { try Changeset(decoding: damaged) }
-        #expect(version == .unsupportedVersion(found: 0, supported: [1, 2], needs: nil))
+        #expect(version == .unsupportedVersion(found: 0, supported: [1, 2, 3], needs: nil))
         #expect(version?.description.contains("format 0, which no Concord release writes") == true)
 
         let trailing = changesetError { try Changeset(decoding: bytes + [0]) }
@@ -933,6 +940,7 @@ struct ChangesetCodecTests {
         fine.raw(otherNode.bytes)
         fine.u64(5)
         fine.u8(0)
+        fine.u8(0)  // seen: not known
         fine.row(key: 2)
         let decoded = try Changeset(decoding: fine.sealed(rows: 2))
         #expect(
@@ -948,7 +956,7 @@ struct ChangesetCodecTests {
         let decoder = try ChangesetDecoder(bytes: bytes)
         #expect(try decoder.next() == tiny.rows[0])
         let first = changesetError { try decoder.next() }
-        #expect(first == .checksumMismatch(stored: 0x64B3_5EF2, computed: 0x65B3_5EF2, offset: bytes.count - 4))
+        #expect(first == .checksumMismatch(stored: 0x2B15_B6D3, computed: 0x2A15_B6D3, offset: bytes.count - 4))
         #expect(changesetError { try decoder.next() } == first)
     }
 
@@ -1114,8 +1122,8 @@ struct ChangesetCodecTests {
         #expect(
             changesetError { try Changeset(json: Array((good + "x").utf8)) } == .trailingBytes(offset: good.utf8.count))
         #expect(
-            changesetError { try Changeset(json: Array(edit(#""format": 2"#, #""format": 7"#).utf8)) }
-                == .unsupportedVersion(found: 7, supported: [1, 2], needs: "0.2.0"))
+            changesetError { try Changeset(json: Array(edit(#""format": 3"#, #""format": 7"#).utf8)) }
+                == .unsupportedVersion(found: 7, supported: [1, 2, 3], needs: "0.3.0"))
         #expect(try Changeset.decode(anyFormat: Array(("\u{FEFF} \n" + good).utf8)) == tiny)
     }
 
@@ -1143,8 +1151,8 @@ struct ChangesetCodecTests {
     @Test func counterJSONLayoutIsPinned() throws {
         let expected = #"""
             {
-              "format": 2,
-              "needs": "0.2.0",
+              "format": 3,
+              "needs": "0.3.0",
               "rows": [
                 {
                   "columns": [
@@ -1353,6 +1361,7 @@ struct ChangesetCodecTests {
             r.varint(count)
             let listStart = r.bytes.count
             build(&r)
+            r.u8(0)  // seen: not known
             return (r.sealed(rows: 1), listStart)
         }
         // Each entry: varint causalLength (1 byte here), zigzag amount (1 byte), then the stamp.
@@ -1504,9 +1513,10 @@ struct ChangesetCodecTests {
             changesetError { try Changeset(json: missing) }
                 == .malformed(offset: register, field: "rows[1].columns[0]", reason: .missingKey("contributions")))
 
-        // Binary: an lww register has no place for contributions, so bytes that try to add one
-        // are read as the next record (tag 1 = a row, whose table index is then out of range).
-        var r = Raw.header()
+        // Binary (format 2, whose rows end with their registers): an lww register has no place for
+        // contributions, so bytes that try to add one are read as the next record (tag 1 = a row, whose table
+        // index is then out of range).
+        var r = Raw.header(version: 2)
         r.rowStart()
         r.stamp(1, 50)
         r.u8(1)

@@ -37,17 +37,31 @@ private let sample = Changeset(
     ])
 
 /// `sample` in format 1, as the format-1 encoder (Concord 0.1.0) wrote it; the CRC is that encoder's.
-private let sampleFormat1Hex =
+/// Its end: two rows, CRC-32.
+private let sampleFormat1Hex = sampleHeaderHex + sampleRowHex[0] + sampleRowHex[1] + "02" + "02" + "8ca2e79a"
+
+/// `sample`'s header in format 1.
+private let sampleHeaderHex =
     "434e4344" + "0100" + "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf" + "04" + "0e"  // magic, format 1, source, since 2, upTo 7
     + "01" + "056361726473" + "026964" + "02"  // one table: cards, key id, two columns
     + "057469746c65" + "036c7777" + "056c696b6573" + "07636f756e746572" + "00"  // title lww, likes counter; column
+
+/// `sample`'s two row records in formats 1 and 2.
+private let sampleRowHex = [
     // c1: alive (1), stamped by the source.
-    + "01" + "00" + "03026331" + "02" + "01" + "01" + "0000010000000000"
-    + "02" + "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf" + "0100010000000000" + "0309506c616e2074726970"  // title: node B
-    + "01" + "0200010000000000" + "0106" + "01" + "01" + "06" + "01" + "0200010000000000"  // likes: 3, one share
+    "01" + "00" + "03026331" + "02" + "01" + "01" + "0000010000000000"
+        + "02" + "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf" + "0100010000000000" + "0309506c616e2074726970"  // title: node B
+        + "01" + "0200010000000000" + "0106" + "01" + "01" + "06" + "01" + "0200010000000000",  // likes: 3, one share
     // c2: deleted (2) by node B, no column written.
-    + "01" + "00" + "03026332" + "02" + "02" + "02" + "0300010000000000" + "00" + "00"
-    + "02" + "02" + "8ca2e79a"  // end: two rows, CRC-32
+    "01" + "00" + "03026332" + "02" + "02" + "02" + "0300010000000000" + "00" + "00",
+]
+
+/// `sample` in format 2, as the format-2 encoder (Concord 0.2.0) wrote it: format 1 with the release the
+/// format needs after its number.
+private var sampleFormat2: [UInt8] {
+    let format1 = hexBytes(sampleFormat1Hex)
+    return resealed(Array(format1.prefix(4)) + [2, 0, 5] + Array("0.2.0".utf8) + format1.dropFirst(6))
+}
 
 /// `sample` in format 1's JSON form, as the format-1 writer wrote it (here on fewer lines).
 private let sampleFormat1JSON = #"""
@@ -169,13 +183,13 @@ private func edited(_ text: String, _ old: String, _ new: String, sourceLocation
 /// The message a build gives for a changeset in `format` that needs release `needs`.
 private func needsMessage(_ needs: String, format: Int) -> String {
     "This changeset needs Concord ≥ \(needs) (it is in format \(format); this build, Concord "
-        + "\(ConcordRelease.current), reads formats 1–2): update Concord on this device."
+        + "\(ConcordRelease.current), reads formats 1–3): update Concord on this device."
 }
 
 /// The message a build gives for a changeset in `format` that names no release it can show.
 private func unnamedMessage(format: Int) -> String {
     "This changeset is in format \(format), and it does not say which Concord release reads it (this build, "
-        + "Concord \(ConcordRelease.current), reads formats 1–2): update Concord on this device, or export the "
+        + "Concord \(ConcordRelease.current), reads formats 1–3): update Concord on this device, or export the "
         + "changeset again if the file is damaged."
 }
 
@@ -209,33 +223,85 @@ struct ChangesetFormatVersionTests {
         }
     }
 
-    @Test func formatTwoIsFormatOneWithTheReleaseAfterTheFormatNumber() throws {
-        let format1 = hexBytes(sampleFormat1Hex)
+    @Test func aFormatTwoChangesetDecodesToTheSameChangeset() throws {
+        let bytes = sampleFormat2
+        #expect(Array(bytes.prefix(12)) == Array("CNCD".utf8) + [2, 0, 5] + Array("0.2.0".utf8))
+        #expect(try Changeset(decoding: bytes) == sample)
+        #expect(try ChangesetDecoder(bytes: bytes).format == 2)
+        #expect(
+            try Changeset(decoding: bytes).rows.allSatisfy { $0.seen == nil }, "format 2 does not say what writes saw")
+    }
+
+    @Test func formatThreeIsFormatTwoWithASeenTagAfterEachRow() throws {
+        let format2 = sampleFormat2
         let encoded = try sample.encoded()
-        #expect(Array(encoded.prefix(12)) == Array("CNCD".utf8) + [2, 0, 5] + Array("0.2.0".utf8))
-        #expect(encoded == resealed(Array(format1.prefix(4)) + [2, 0, 5] + Array("0.2.0".utf8) + format1.dropFirst(6)))
+        #expect(Array(encoded.prefix(12)) == Array("CNCD".utf8) + [3, 0, 5] + Array("0.3.0".utf8))
+        // The rows of format 2, each followed by the tag 0: what its writes saw is not known.
+        let header = hexBytes(sampleHeaderHex)
+        let expected =
+            Array(header.prefix(4)) + [3, 0, 5] + Array("0.3.0".utf8) + header.dropFirst(6)
+            + hexBytes(sampleRowHex[0]) + [0] + hexBytes(sampleRowHex[1]) + [0] + [2, 2, 0, 0, 0, 0]
+        #expect(encoded == resealed(expected))
         #expect(try Changeset(decoding: encoded) == sample)
-        #expect(try Changeset(decoding: encoded).encoded() == encoded)
-        // Re-encoding a format-1 changeset writes format 2.
-        #expect(try Changeset(decoding: format1).encoded() == encoded)
+        #expect(try ChangesetDecoder(bytes: encoded).format == 3)
+        // Re-encoding an older changeset writes format 3.
+        #expect(try Changeset(decoding: hexBytes(sampleFormat1Hex)).encoded() == encoded)
+        #expect(try Changeset(decoding: format2).encoded() == encoded)
+    }
+
+    @Test func aSeenListHasAStampOrNoneForEachLastWriterWinsRegister() throws {
+        var seen = sample
+        // c1's title (node B's write) saw a value of node A; its counter has no seen stamp; c2 saw nothing.
+        seen.rows[0].seen = [stamp(0x1_0000), nil]
+        seen.rows[1].seen = [nil, nil]
+        let encoded = try seen.encoded()
+        #expect(try Changeset(decoding: encoded) == seen)
+        #expect(try Changeset(json: seen.jsonData()) == seen)
+        let plain = try sample.encoded()
+        // c1's list: tag 1, node reference 1 (the source, node A) and its clock; c2's: tag 2, none saw anything.
+        #expect(encoded.count == plain.count + 9)
+        #expect(encoded[encoded.count - 7] == 2, "c2's tag, before the end record")
+        // A seen stamp above its register's, or on a counter, or one too many, is refused.
+        for (entries, reason) in [
+            (
+                [stamp(0x1_0002), nil],
+                ChangesetError.Reason.seenAfterWrite(seen: stamp(0x1_0002), write: stamp(0x1_0001, nodeB))
+            ),
+            ([nil, stamp(0x1_0000)], .seenWithoutRegister),
+            ([nil], .columnCountMismatch(expected: 2, found: 1)),
+        ] as [([Stamp?], ChangesetError.Reason)] {
+            var bad = sample
+            bad.rows[0].seen = entries
+            #expect(throws: ChangesetError.self) { try bad.encoded() }
+            do {
+                _ = try bad.encoded()
+            } catch let ChangesetError.unencodable(_, found) {
+                #expect(found == reason)
+            }
+            var json = bad
+            json.rows[0].seen = entries
+            guard case .malformed(_, _, let found)? = jsonRefusal(String(decoding: json.jsonData(), as: UTF8.self))
+            else { continue }
+            #expect(found == reason)
+        }
     }
 
     @Test func aNewerFormatNamesTheReleaseItNeeds() throws {
-        let future = crafted(format: 3, release: Array("0.3.0".utf8))
+        let future = crafted(format: 4, release: Array("0.4.0".utf8))
         let error = binaryRefusal(future)
-        #expect(error == .unsupportedVersion(found: 3, supported: [1, 2], needs: "0.3.0"))
-        #expect(error?.description == needsMessage("0.3.0", format: 3))
-        #expect(throws: ChangesetError.unsupportedVersion(found: 3, supported: [1, 2], needs: "0.3.0")) {
+        #expect(error == .unsupportedVersion(found: 4, supported: [1, 2, 3], needs: "0.4.0"))
+        #expect(error?.description == needsMessage("0.4.0", format: 4))
+        #expect(throws: ChangesetError.unsupportedVersion(found: 4, supported: [1, 2, 3], needs: "0.4.0")) {
             try Changeset.decode(anyFormat: future)
         }
         // Nothing after the name is read: it may end there, or hold anything.
-        #expect(binaryRefusal(crafted(format: 3, release: Array("0.3.0".utf8), rest: [])) == error)
+        #expect(binaryRefusal(crafted(format: 4, release: Array("0.4.0".utf8), rest: [])) == error)
         // The longest name shown, and every character a name may have, in the largest format number.
         let longest = "10.20.300-rc.1+build.A-Za-z.0129"
         #expect(longest.utf8.count == ChangesetFormat.maxReleaseLength)
         #expect(
             binaryRefusal(crafted(format: 0xFFFF, release: Array(longest.utf8)))
-                == .unsupportedVersion(found: 65_535, supported: [1, 2], needs: longest))
+                == .unsupportedVersion(found: 65_535, supported: [1, 2, 3], needs: longest))
     }
 
     @Test(
@@ -250,32 +316,32 @@ struct ChangesetFormatVersionTests {
             ("not UTF-8", [0x30, 0x2E, 0xFF]),
         ] as [(String, [UInt8]?)])
     func aNewerFormatWithoutAReadableNameSaysWhatThisBuildReads(_ what: String, _ release: [UInt8]?) {
-        let error = binaryRefusal(crafted(format: 3, release: release, rest: []))
-        #expect(error == .unsupportedVersion(found: 3, supported: [1, 2], needs: nil), "\(what)")
-        #expect(error?.description == unnamedMessage(format: 3), "\(what)")
+        let error = binaryRefusal(crafted(format: 4, release: release, rest: []))
+        #expect(error == .unsupportedVersion(found: 4, supported: [1, 2, 3], needs: nil), "\(what)")
+        #expect(error?.description == unnamedMessage(format: 4), "\(what)")
     }
 
     @Test func aNameCutShortOrWithALongLengthIsNotShown() {
         // The length says five bytes, three follow.
-        let cut = Array(crafted(format: 3, release: Array("0.3.0".utf8), rest: []).dropLast(2))
-        #expect(binaryRefusal(cut) == .unsupportedVersion(found: 3, supported: [1, 2], needs: nil))
+        let cut = Array(crafted(format: 4, release: Array("0.4.0".utf8), rest: []).dropLast(2))
+        #expect(binaryRefusal(cut) == .unsupportedVersion(found: 4, supported: [1, 2, 3], needs: nil))
         // A length of two varint bytes (5 + 128) is more than a name may have.
-        let long = Array("CNCD".utf8) + [3, 0, 0x85, 0x01] + Array("0.3.0".utf8)
-        #expect(binaryRefusal(long) == .unsupportedVersion(found: 3, supported: [1, 2], needs: nil))
+        let long = Array("CNCD".utf8) + [4, 0, 0x85, 0x01] + Array("0.4.0".utf8)
+        #expect(binaryRefusal(long) == .unsupportedVersion(found: 4, supported: [1, 2, 3], needs: nil))
     }
 
     @Test func formatZeroIsDamagedNotNewer() {
         // Bytes that would read as a release name are not taken for one: no format before 1 was written.
         let error = binaryRefusal(crafted(format: 0, release: Array("0.3.0".utf8)))
-        #expect(error == .unsupportedVersion(found: 0, supported: [1, 2], needs: nil))
+        #expect(error == .unsupportedVersion(found: 0, supported: [1, 2, 3], needs: nil))
         #expect(
             error?.description
                 == "This changeset says it is in format 0, which no Concord release writes (this build, Concord "
-                + "\(ConcordRelease.current), reads formats 1–2): it is damaged; export it again.")
+                + "\(ConcordRelease.current), reads formats 1–3): it is damaged; export it again.")
     }
 
     @Test func formatTwoMustNameItsOwnRelease() throws {
-        let encoded = try sample.encoded()
+        let encoded = sampleFormat2
         /// `encoded` with the release name replaced by `release`, resealed so only the name is wrong.
         func withRelease(_ release: [UInt8]) -> [UInt8] {
             var length: [UInt8] = []
@@ -315,23 +381,33 @@ struct ChangesetFormatVersionTests {
                 == .malformed(offset: offset, field: "the changeset", reason: .unexpectedKey("needs")))
     }
 
-    @Test func formatTwoJSONRoundTripsAndNamesItsRelease() throws {
+    @Test func formatTwoJSONHasNoSeenLists() throws {
+        let format2 = edited(sampleFormat1JSON, #""format": 1,"#, #""format": 2, "needs": "0.2.0","#)
+        #expect(try Changeset(json: Array(format2.utf8)) == sample)
+        let withSeen = edited(
+            format2, #""table": "cards"\#n    },"#, #""table": "cards", "seen": [null, null]\#n    },"#)
+        let offset = Array(withSeen.utf8).firstRange(of: Array(#""seen""#.utf8))!.lowerBound
+        #expect(
+            jsonRefusal(withSeen) == .malformed(offset: offset, field: "rows[0]", reason: .unexpectedKey("seen")))
+    }
+
+    @Test func formatThreeJSONRoundTripsAndNamesItsRelease() throws {
         let json = String(decoding: sample.jsonData(), as: UTF8.self)
-        #expect(json.hasPrefix("{\n  \"format\": 2,\n  \"needs\": \"0.2.0\",\n  \"rows\": ["))
+        #expect(json.hasPrefix("{\n  \"format\": 3,\n  \"needs\": \"0.3.0\",\n  \"rows\": ["))
         #expect(try Changeset(json: Array(json.utf8)) == sample)
         #expect(
             json
                 == String(
                     decoding: try Changeset(json: Array(sampleFormat1JSON.utf8)).jsonData(), as: UTF8.self))
 
-        let missing = edited(json, "  \"needs\": \"0.2.0\",\n", "")
+        let missing = edited(json, "  \"needs\": \"0.3.0\",\n", "")
         #expect(jsonRefusal(missing) == .malformed(offset: 0, field: "the changeset", reason: .missingKey("needs")))
         for (value, reason) in [
-            (#""0.3.0""#, ChangesetError.Reason.releaseMismatch(format: 2, expected: "0.2.0", found: "0.3.0")),
-            (#""""#, .releaseMismatch(format: 2, expected: "0.2.0", found: "")),
-            ("2", .wrongType(expected: "a string", found: "a number")),
+            (#""0.2.0""#, ChangesetError.Reason.releaseMismatch(format: 3, expected: "0.3.0", found: "0.2.0")),
+            (#""""#, .releaseMismatch(format: 3, expected: "0.3.0", found: "")),
+            ("3", .wrongType(expected: "a string", found: "a number")),
         ] {
-            let text = edited(json, #""needs": "0.2.0""#, #""needs": \#(value)"#)
+            let text = edited(json, #""needs": "0.3.0""#, #""needs": \#(value)"#)
             let offset = Array(text.utf8).firstRange(of: Array(#""needs": "#.utf8))!.upperBound
             #expect(jsonRefusal(text) == .malformed(offset: offset, field: "needs", reason: reason), "\(value)")
         }
@@ -340,24 +416,24 @@ struct ChangesetFormatVersionTests {
     @Test func aNewerJSONFormatNamesTheReleaseItNeeds() throws {
         let json = String(decoding: sample.jsonData(), as: UTF8.self)
         // A later format may change everything after its number and "needs".
-        let future = #"{"format": 3, "needs": "0.3.0", "changes": {"cards": []}}"#
+        let future = #"{"format": 4, "needs": "0.4.0", "changes": {"cards": []}}"#
         let error = jsonRefusal(future)
-        #expect(error == .unsupportedVersion(found: 3, supported: [1, 2], needs: "0.3.0"))
-        #expect(error?.description == needsMessage("0.3.0", format: 3))
+        #expect(error == .unsupportedVersion(found: 4, supported: [1, 2, 3], needs: "0.4.0"))
+        #expect(error?.description == needsMessage("0.4.0", format: 4))
         #expect(
-            jsonRefusal(edited(edited(json, #""format": 2"#, #""format": 70000"#), #""0.2.0""#, #""1.0.0""#))
-                == .unsupportedVersion(found: 70_000, supported: [1, 2], needs: "1.0.0"))
+            jsonRefusal(edited(edited(json, #""format": 3"#, #""format": 70000"#), #""0.3.0""#, #""1.0.0""#))
+                == .unsupportedVersion(found: 70_000, supported: [1, 2, 3], needs: "1.0.0"))
 
-        for needs in [nil, #""0.3.0 beta""#, #""""#, "3", "null", #"["0.3.0"]"#] {
+        for needs in [nil, #""0.4.0 beta""#, #""""#, "4", "null", #"["0.4.0"]"#] {
             let member = needs.map { ", \"needs\": \($0)" } ?? ""
-            let text = "{\"format\": 3\(member), \"changes\": []}"
+            let text = "{\"format\": 4\(member), \"changes\": []}"
             let unnamed = jsonRefusal(text)
-            #expect(unnamed == .unsupportedVersion(found: 3, supported: [1, 2], needs: nil), "\(text)")
-            #expect(unnamed?.description == unnamedMessage(format: 3), "\(text)")
+            #expect(unnamed == .unsupportedVersion(found: 4, supported: [1, 2, 3], needs: nil), "\(text)")
+            #expect(unnamed?.description == unnamedMessage(format: 4), "\(text)")
         }
         #expect(
-            jsonRefusal(#"{"format": 0, "needs": "0.3.0"}"#)
-                == .unsupportedVersion(found: 0, supported: [1, 2], needs: nil))
+            jsonRefusal(#"{"format": 0, "needs": "0.4.0"}"#)
+                == .unsupportedVersion(found: 0, supported: [1, 2, 3], needs: nil))
     }
 
     // MARK: Releases

@@ -4,6 +4,7 @@ import Testing
 
 private let me = NodeID(bytes: Array(repeating: 1, count: 16))!
 private let peer = NodeID(bytes: Array(repeating: 2, count: 16))!
+private let third = NodeID(bytes: Array(repeating: 3, count: 16))!
 
 private func stamp(_ hlc: UInt64, _ node: NodeID) -> Stamp { Stamp(hlc: HLCTimestamp(rawValue: hlc), node: node) }
 
@@ -95,5 +96,95 @@ struct ConflictRuleTests {
                     exported: HLCTimestamp(rawValue: exported)
                 ).isEmpty)
         }
+    }
+
+    @Test func aValueHeldHereLosesUnseenToARemoteWriteThatSaysItSawLess() {
+        let local = row(1, stamp(10, me), [("mine", stamp(20, me)), ("b", stamp(10, me))])
+        let remote = row(1, stamp(10, me), [("theirs", stamp(30, peer)), ("b", stamp(10, me))])
+        let merged = RowMerge.merge(local: local, remote: remote, rules: rules).merged
+        let exported = HLCTimestamp(rawValue: 25)  // "mine" has left this replica
+        func losses(_ remoteSeen: [Stamp?]?) -> [ConflictRule.Loss] {
+            ConflictRule.losses(
+                local: local, seen: [], remote: remote, remoteSeen: remoteSeen, merged: merged, rules: rules,
+                node: me, exported: exported)
+        }
+        // The winner replaced the older value, or nothing of another device: it never saw "mine".
+        for remoteSeen in [[stamp(10, me), nil], [nil, nil]] as [[Stamp?]] {
+            let lost = losses(remoteSeen)
+            #expect(lost.map(\.column) == [0] && lost.first?.loser.value == "mine", "\(remoteSeen)")
+            #expect(lost.first?.winner == stamp(30, peer) && lost.first?.winningValue == "theirs")
+        }
+        // It replaced "mine" or something newer; or it does not say (an older format): nothing is listed.
+        #expect(losses([stamp(20, me), nil]).isEmpty)
+        #expect(losses([stamp(25, third), nil]).isEmpty)
+        #expect(losses(nil).isEmpty)
+    }
+
+    @Test func aRelayListsAValueThatLosesToAnotherDevicesRegisterThatNeverSawIt() {
+        // The relay (third) holds peer's value, whose write saw only the first one; me's value arrives late.
+        let held = row(1, stamp(10, me), [("winner", stamp(30, peer)), ("b", stamp(10, me))])
+        let late = row(1, stamp(10, me), [("loser", stamp(20, me)), ("b", stamp(10, me))])
+        let merged = RowMerge.merge(local: held, remote: late, rules: rules).merged
+        let lost = ConflictRule.losses(
+            local: held, seen: [stamp(10, me), nil], remote: late, remoteSeen: [nil, nil], merged: merged,
+            rules: rules, node: third)
+        #expect(lost.map(\.column) == [0] && lost.first?.loser.value == "loser")
+        #expect(lost.first?.winner == stamp(30, peer) && lost.first?.winningValue == "winner")
+        // Had peer's write replaced it, it was an overwrite.
+        #expect(
+            ConflictRule.losses(
+                local: held, seen: [stamp(20, me), nil], remote: late, remoteSeen: [nil, nil], merged: merged,
+                rules: rules, node: third
+            ).isEmpty)
+        // A device's own older value is no conflict, whoever holds it.
+        let own = row(1, stamp(10, me), [("older", stamp(25, peer)), ("b", stamp(10, me))])
+        #expect(
+            ConflictRule.losses(
+                local: held, seen: [nil, nil], remote: own, remoteSeen: [nil, nil],
+                merged: RowMerge.merge(local: held, remote: own, rules: rules).merged, rules: rules, node: third
+            ).isEmpty)
+    }
+
+    @Test func theSeenStampsKeptAreTheWinningRegisters() {
+        let local = row(1, stamp(10, me), [("mine", stamp(20, me)), ("b", stamp(10, me))])
+        let remote = row(1, stamp(10, me), [("theirs", stamp(30, peer)), ("b", stamp(10, me))])
+        let merged = RowMerge.merge(local: local, remote: remote, rules: rules).merged
+        func kept(_ remoteSeen: [Stamp?]?) -> [Stamp?]? {
+            ConflictRule.mergedSeen(
+                local: local, seen: [stamp(5, third), stamp(7, third)], remote: remote, remoteSeen: remoteSeen,
+                merged: merged, rules: rules)
+        }
+        // Column 0 takes the remote write's; column 1, the same register on both sides, keeps what was here.
+        #expect(kept([stamp(10, me), nil]) == [stamp(10, me), stamp(7, third)])
+        #expect(kept(nil) == [stamp(30, peer), stamp(7, third)], "unknown: everything below the write")
+        // Under the row policy the whole row follows the row that won.
+        let row = RowMerge.Rules(policy: .row, merges: [.lww, .lww])
+        let rowLocal = RowRegisters(
+            liveness: local.liveness,
+            columns: local.columns.map { $0.map { ColumnRegister(value: $0.value, stamp: stamp(20, me)) } })
+        let rowRemote = RowRegisters(
+            liveness: remote.liveness,
+            columns: remote.columns.map { $0.map { ColumnRegister(value: $0.value, stamp: stamp(30, peer)) } })
+        let rowMerged = RowMerge.merge(local: rowLocal, remote: rowRemote, rules: row).merged
+        #expect(
+            ConflictRule.mergedSeen(
+                local: rowLocal, seen: [stamp(5, third), stamp(5, third)], remote: rowRemote,
+                remoteSeen: [stamp(10, me), stamp(10, me)], merged: rowMerged, rules: row)
+                == [stamp(10, me), stamp(10, me)])
+        #expect(
+            ConflictRule.mergedSeen(
+                local: rowRemote, seen: [nil, nil], remote: rowLocal, remoteSeen: [stamp(1, third), stamp(1, third)],
+                merged: rowMerged, rules: row) == nil, "the local row won and had seen nothing")
+    }
+
+    @Test func aChangesetCarriesSeenStampsOnlyForRegistersAndNeverAboveThem() {
+        let registers = row(1, stamp(10, me), [("a", stamp(20, me)), nil])
+        #expect(
+            ConflictRule.exported(seen: [stamp(40, third), stamp(5, peer)], registers: registers, merges: rules.merges)
+                == [stamp(20, me), nil])
+        #expect(ConflictRule.exported(seen: nil, registers: registers, merges: rules.merges) == [nil, nil])
+        #expect(
+            ConflictRule.exported(seen: [stamp(5, peer), nil], registers: registers, merges: [.max, .lww])
+                == [nil, nil], "a value-merged column has none")
     }
 }

@@ -4,8 +4,8 @@ import Testing
 
 @testable import Concord
 
-/// Which values `conflicts(table:key:)` lists: those that lost to a write of this replica that had not
-/// seen them, beside the winner; never a device's own overwrite or an edit of a value synced in.
+/// Which values `conflicts(table:key:)` lists: those that lost to a write that had not seen them, beside
+/// the winner, wherever both meet; never a device's own overwrite or an edit of a value synced in.
 @Suite("Conflict log: what is listed", .tags(.replica), .timeLimit(.hangGuard))
 struct ConflictListingTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
@@ -34,9 +34,11 @@ struct ConflictListingTests {
         #expect(conflict.recordedAt == epoch2026 + 4_000, "recorded at the replica's clock")
         #expect(try b.conflicts(table: "reminders", key: "r1") == listed)
         #expect(try b.conflicts(table: "reminders", key: "r2").isEmpty)
-        // The device whose value lost had sent it before the winner came: it cannot tell whether the
-        // winner saw it, and lists nothing.
-        #expect(try a.conflicts().isEmpty)
+        // The device whose value lost lists it too: the winning write says what it saw, and it was not this.
+        let there = try #require(try a.conflicts().first)
+        #expect(try a.conflicts().count == 1)
+        #expect(there.lost == "oat milk" && there.lostStamp == conflict.lostStamp)
+        #expect(there.winner == "soy milk" && there.winnerStamp == conflict.winnerStamp)
         // The log is not synced: both replicas still hold the same registers and rows.
         #expect(try a.canonicalDump() == b.canonicalDump())
         // Applying the same changes again lists nothing twice.
@@ -75,6 +77,101 @@ struct ConflictListingTests {
         clock.advance(by: 1_000)
         try Replica.sync([a, b])
         #expect(try b.database.query("SELECT title FROM reminders") == [["oat milk"]], "re-inserted everywhere")
+    }
+
+    @Test func aLoserDroppedOnARelayIsListedThereAndOnTheDeviceThatWroteIt() throws {
+        let (a, b) = try pair()
+        let relay = try makeReplica(directory, "relay.sqlite", node: 3, clock: clock)
+        _ = try relay.apply(a.changes(since: 0))
+        // a and b edit the title concurrently; b's later edit wins.
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        // The relay takes b's value first, then a's, which loses there and is never passed on: b hears of
+        // the row only through the relay, and a gets the winner from it.
+        _ = try relay.apply(b.changes(since: 0))
+        _ = try relay.apply(a.changes(since: 0))
+        _ = try b.apply(relay.changes(since: 0))
+        _ = try a.apply(relay.changes(since: 0))
+
+        #expect(try b.conflicts().isEmpty, "b never held a's value")
+        for replica in [relay, a] {
+            let listed = try replica.conflicts()
+            #expect(listed.count == 1)
+            #expect(listed.first?.lost == "oat milk" && listed.first?.lostStamp.node == node(1))
+            #expect(listed.first?.winner == "soy milk" && listed.first?.winnerStamp.node == node(2))
+        }
+        #expect(try a.canonicalDump() == b.canonicalDump() && b.canonicalDump() == relay.canonicalDump())
+    }
+
+    @Test func aDevicesOlderValueArrivingLateIsNotListedBesideItsNewerOne() throws {
+        let (a, b) = try pair()
+        let relay = try makeReplica(directory, "relay.sqlite", node: 3, clock: clock)
+        _ = try relay.apply(a.changes(since: 0))
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        let older = try a.changes(since: 0)
+        try a.database.execute("UPDATE reminders SET title = 'rice milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        _ = try relay.apply(b.changes(since: 0))
+        _ = try relay.apply(a.changes(since: 0))
+        // a's first edit, held up somewhere, comes last: it lost to a's own second edit, not to b's.
+        _ = try relay.apply(older)
+        #expect(try relay.conflicts().map(\.lost) == ["rice milk"])
+        // In the other order the newer value replaces the older one's entry.
+        let other = try makeReplica(directory, "other.sqlite", node: 4, clock: clock)
+        _ = try other.apply(b.changes(since: 0))
+        _ = try other.apply(older)
+        #expect(try other.conflicts().map(\.lost) == ["oat milk"])
+        _ = try other.apply(a.changes(since: 0))
+        #expect(try other.conflicts().map(\.lost) == ["rice milk"])
+        // Everything again changes nothing.
+        let before = try other.conflicts()
+        for changes in [try b.changes(since: 0), older, try a.changes(since: 0)] { _ = try other.apply(changes) }
+        #expect(try other.conflicts() == before)
+    }
+
+    @Test func anOverwriteOfASeenValueIsListedNowhereWhateverTheRouteItTakes() throws {
+        let (a, b) = try pair()
+        let relay = try makeReplica(directory, "relay.sqlite", node: 3, clock: clock)
+        _ = try relay.apply(a.changes(since: 0))
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        _ = try b.apply(a.changes(since: b.peerVersion(a.nodeID)))
+        // b overwrites a's value having seen it; the relay gets the overwrite before the value it replaced.
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        _ = try relay.apply(b.changes(since: 0))
+        _ = try relay.apply(a.changes(since: 0))
+        _ = try a.apply(relay.changes(since: 0))
+        for replica in [a, b, relay] { #expect(try replica.conflicts().isEmpty) }
+    }
+
+    @Test func aValueFromAnOlderChangesetFormatIsTakenToHaveSeenEverythingBelowIt() throws {
+        /// How many conflicts a lists when b's winning edit reaches it after a's value left a, with or without
+        /// what b's write saw (a format-2 build sends nothing of it).
+        func listed(sayingWhatWasSeen: Bool) throws -> Int {
+            let directory = TemporaryDirectory()
+            let clock = ManualClock(unixMilliseconds: epoch2026)
+            let (a, b) = try syncedReminderPair(in: directory, clock: clock)
+            try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+            clock.advance(by: 1_000)
+            try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+            clock.advance(by: 1_000)
+            try a.exportChanges(since: 0, to: MemoryByteSink())  // a's value has left it
+            var changes = try b.changes(since: 0)
+            if !sayingWhatWasSeen {
+                changes.rows = changes.rows.map { RowChange(table: $0.table, key: $0.key, registers: $0.registers) }
+            }
+            _ = try a.apply(changes)
+            return try a.conflicts().count
+        }
+        #expect(try listed(sayingWhatWasSeen: true) == 1)
+        #expect(
+            try listed(sayingWhatWasSeen: false) == 0, "a write that does not say what it saw saw everything below it")
     }
 
     @Test func aDevicesOwnSuccessiveEditsListNoConflict() throws {

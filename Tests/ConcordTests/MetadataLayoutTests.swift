@@ -14,7 +14,7 @@ struct MetadataLayoutTests {
     /// The node id each upgraded replica takes (see ``MetadataMigration``), and the one it had.
     static let renewed = node(9), original = node(1)
 
-    @Test(arguments: ["layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6"])
+    @Test(arguments: ["layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7"])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
         let path = directory.path("replica.sqlite")
@@ -33,8 +33,9 @@ struct MetadataLayoutTests {
             try replica.database.scalar("SELECT count(*) FROM _concord_conflicts") == .integer(0),
             "layout 7's conflict log is there, empty")
         #expect(
-            try replica.database.scalar("SELECT count(*) FROM _concord_readers") == .integer(0),
-            "layout 7's record of what peers have read is there, empty")
+            try replica.database.scalar("SELECT count(*) FROM _concord_readers")
+                == .integer(fixture == "layout-7" ? 2 : 0),
+            "layout 7's record of what peers have read is there (empty before layout 7)")
         #expect(
             try replica.database.scalar("SELECT exported > 0 FROM _concord_state") == .integer(1),
             "what was stamped before the upgrade counts as exported")
@@ -92,6 +93,48 @@ struct MetadataLayoutTests {
         try Replica.sync([replica, peer])
         #expect(try peer.canonicalDump() == replica.canonicalDump())
         #expect(try peer.check().isConsistent)
+    }
+
+    /// Layout 7 kept seen stamps for the replica's own writes only; after the upgrade every register of
+    /// another device is taken to have seen everything below it, and the own ones keep what they saw.
+    @Test func layout7KeepsWhatItsOwnWritesSawAndTakesOtherDevicesToHaveSeenEverything() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("replica.sqlite")
+        try FileManager.default.copyItem(
+            atPath: Self.fixtures.appendingPathComponent("layout-7.sqlite").path, toPath: path)
+        let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
+        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock), create: false)
+        let changes = try replica.changes(since: 0)
+        let merges = Dictionary(uniqueKeysWithValues: changes.tables.map { ($0.name, $0.merges) })
+        var foreign = 0
+        var kept: [String] = []
+        for row in changes.rows {
+            let seen = try #require(row.seen)
+            for (column, register) in row.registers.columns.enumerated() {
+                guard let register, merges[row.table]?[column] == .lww else {
+                    #expect(seen[column] == nil)
+                    continue
+                }
+                if register.stamp.node == replica.nodeID || register.stamp.node == Self.original {
+                    if let entry = seen[column] { kept.append("\(row.table)/\(row.key) \(column) \(entry.node)") }
+                } else {
+                    foreign += 1
+                    #expect(seen[column] == register.stamp, "\(row.table)/\(row.key) column \(column)")
+                }
+            }
+        }
+        #expect(foreign > 0, "the fixture holds other devices' registers")
+        // What the fixture's seen section lists (device 1's re-insert of R2 over device 3's edit of due and
+        // notes, its update of settings x'01' over device 2's), and what the writes still in the log, folded
+        // on opening under the copy's new node id, saw of the file's old node: L1's name and position, and
+        // the re-inserted R3.
+        #expect(
+            kept == [
+                "lists/'L1' 0 \(node(1))", "lists/'L1' 2 \(node(1))",
+                "reminders/'R2' 3 \(node(3))", "reminders/'R2' 4 \(node(3))",
+            ] + (0...4).map { "reminders/'R3' \($0) \(node(1))" } + [
+                "settings/X'01' 0 \(node(2))", "settings/X'01' 1 \(node(2))",
+            ])
     }
 
     @Test(arguments: [Int64(0), Metadata.layoutVersion + 1])

@@ -172,12 +172,16 @@ final class ApplySession {
             outcome.merged = try store.conform(outcome.merged)
             outcome.changed = outcome.merged != stored?.registers
         }
-        // A value that loses to a write of this replica may lose without changing anything here.
-        if let stored { try recordLosses(row.key, stored, remote, outcome.merged, plan: plan) }
+        let remoteSeen = plan.localSeen(row.seen)
+        // A value may lose to a register held here without changing anything here.
+        if let stored { try recordLosses(row.key, stored, remote, remoteSeen, outcome.merged, plan: plan) }
         guard outcome.changed else { return report.ignored += 1 }
         report.applied += 1
         run.version += 1
-        try write(row.key, outcome.merged, plan: plan, stored: stored, into: &run)
+        let seen = ConflictRule.mergedSeen(
+            local: stored?.registers, seen: stored?.seen, remote: remote, remoteSeen: remoteSeen,
+            merged: outcome.merged, rules: plan.rules)
+        try write(row.key, outcome.merged, seen: seen, plan: plan, stored: stored, into: &run)
     }
 
     /// Merges a row of a table that has extra columns: its own and its extra registers as one row (under the
@@ -200,8 +204,9 @@ final class ApplySession {
         var merged = RowRegisters(liveness: outcome.merged.liveness, columns: Array(outcome.merged.columns[..<own]))
         merged = try plan.store.conform(merged)
         let mergedExtras = RowRegisters(liveness: .unknown, columns: Array(outcome.merged.columns[own...]))
+        let remoteSeen = plan.localSeen(row.seen)
         if let stored {
-            try recordLosses(row.key, stored, remote, merged, plan: plan)
+            try recordLosses(row.key, stored, remote, remoteSeen, merged, plan: plan)
         }
         let ownChanged = merged != stored?.registers
         let extrasChanged = local.map { mergedExtras.columns != Array($0.columns[own...]) } ?? true
@@ -210,7 +215,10 @@ final class ApplySession {
         run.version += 1
         if extrasChanged { try relay.write(extras, key: row.key, mergedExtras, version: run.version) }
         if ownChanged {
-            try write(row.key, merged, plan: plan, stored: stored, into: &run)
+            let seen = ConflictRule.mergedSeen(
+                local: stored?.registers, seen: stored?.seen, remote: remote, remoteSeen: remoteSeen, merged: merged,
+                rules: plan.rules)
+            try write(row.key, merged, seen: seen, plan: plan, stored: stored, into: &run)
         } else {
             // Only the extra registers changed: the row moves to the new version all the same, so it is exported.
             try plan.store.writeMetadata(row.key, merged, version: run.version, previous: stored?.version)
@@ -222,15 +230,14 @@ final class ApplySession {
         }
     }
 
-    /// Asks the core which remote values lost to this replica's writes without their having seen them,
-    /// and keeps those in the conflict log.
+    /// Asks the core which values lost to writes that had not seen them, and keeps those in the conflict log.
     private func recordLosses(
-        _ key: SQLiteValue, _ stored: RegisterStore.StoredRow, _ remote: RowRegisters, _ merged: RowRegisters,
-        plan: TablePlan
+        _ key: SQLiteValue, _ stored: RegisterStore.StoredRow, _ remote: RowRegisters, _ remoteSeen: [Stamp?]?,
+        _ merged: RowRegisters, plan: TablePlan
     ) throws {
         let losses = ConflictRule.losses(
-            local: stored.registers, seen: stored.seen ?? [], remote: remote, merged: merged, rules: plan.rules,
-            node: replica.nodeID, exported: exported)
+            local: stored.registers, seen: stored.seen ?? [], remote: remote, remoteSeen: remoteSeen, merged: merged,
+            rules: plan.rules, node: replica.nodeID, exported: exported)
         guard !losses.isEmpty else { return }
         conflictsRecorded += try conflictLog.record(table: plan.local.id, key: key, losses, at: physical)
     }
@@ -250,11 +257,13 @@ final class ApplySession {
 
     /// Writes a row's merged registers under the run's version and shows them (a related row at the end).
     private func write(
-        _ key: SQLiteValue, _ merged: RowRegisters, plan: TablePlan, stored: RegisterStore.StoredRow?,
+        _ key: SQLiteValue, _ merged: RowRegisters, seen: [Stamp?]?, plan: TablePlan, stored: RegisterStore.StoredRow?,
         into run: inout MergeRun
     ) throws {
         let store = plan.store
-        try store.writeMetadata(key, merged, version: run.version, previous: stored?.version)
+        try store.writeMetadata(
+            key, merged, version: run.version, previous: stored?.version, seen: seen,
+            clearingSeen: seen == nil && stored?.seen != nil)
         try store.writeCounters(key, merged, previous: stored)
         if plan.isRelated {
             let ref = RowRef(table: plan.local.name, key: key)

@@ -3,7 +3,10 @@
 ///
 /// The core decides what lost; this only stores it. An entry is keyed by the
 /// row, the column and the losing stamp, so a changeset applied twice, or the
-/// same value arriving through two peers, is listed once. The log is local
+/// same value arriving through two peers, is listed once. And per winner, a
+/// device's value is listed once, its newest: an older value of the same
+/// device that arrives late (through a relay that lagged) had lost to that
+/// device's own newer write first, which is no conflict. The log is local
 /// knowledge: it is never exported, and two devices may list different
 /// conflicts.
 ///
@@ -19,19 +22,31 @@ struct ConflictLog {
     /// Stores `losses` of the row `key` of table `table`; returns how many were new.
     func record(table: Int64, key: SQLiteValue, _ losses: [ConflictRule.Loss], at time: Int64) throws -> Int {
         var added = 0
+        // Unless the log holds this value, or a newer one of its device, lost to the same write.
         let insert = try database.cached(
             "INSERT OR IGNORE INTO \(Metadata.conflicts) "
                 + "(tbl, pk, col, kind, value, hlc, node, whlc, wnode, wvalue, at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                + "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE NOT EXISTS (SELECT 1 FROM "
+                + "\(Metadata.conflicts) WHERE tbl = ?1 AND pk = ?2 AND col = ?3 AND node = ?7 AND hlc >= ?6 "
+                + "AND whlc = ?8 AND wnode = ?9)")
+        // The device's older values listed as lost to the same write lost to this one first.
+        let superseded = try database.cached(
+            "DELETE FROM \(Metadata.conflicts) WHERE tbl = ?1 AND pk = ?2 AND col = ?3 AND node = ?4 AND hlc < ?5 "
+                + "AND whlc = ?6 AND wnode = ?7")
         for loss in losses {
+            let loser = SQLiteValue.integer(try nodes.indexRegistering(loss.loser.stamp.node))
+            let winner = SQLiteValue.integer(try nodes.indexRegistering(loss.winner.node))
+            let (column, loserClock) = (
+                SQLiteValue.integer(Int64(loss.column)), SQLiteValue.integer(loss.loser.stamp.hlc.sqliteValue)
+            )
+            let winnerClock = SQLiteValue.integer(loss.winner.hlc.sqliteValue)
             try insert.run([
-                .integer(table), key, .integer(Int64(loss.column)), .integer(Int64(loss.kind.rawValue)),
-                loss.loser.value, .integer(loss.loser.stamp.hlc.sqliteValue),
-                .integer(try nodes.indexRegistering(loss.loser.stamp.node)),
-                .integer(loss.winner.hlc.sqliteValue), .integer(try nodes.indexRegistering(loss.winner.node)),
-                loss.winningValue ?? .null, .integer(time),
+                .integer(table), key, column, .integer(Int64(loss.kind.rawValue)), loss.loser.value, loserClock,
+                loser, winnerClock, winner, loss.winningValue ?? .null, .integer(time),
             ])
-            added += database.changes
+            guard database.changes > 0 else { continue }
+            added += 1
+            try superseded.run([.integer(table), key, column, loser, loserClock, winnerClock, winner])
         }
         return added
     }

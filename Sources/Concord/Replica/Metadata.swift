@@ -21,8 +21,8 @@
 ///   the liveness stamp (`clh`, `cln`) when it differs from the base, and for
 ///   column-policy tables an optional stamp per column `k` (`hK`, `nK`: the
 ///   clock and the node index of the write that set column `k`), and `seen`:
-///   for the registers this replica wrote itself, the stamp each write saw
-///   (``ConflictRule``), packed by `SeenStamps`; NULL when there is none.
+///   for each register, the stamp its write saw (``ConflictRule``), packed by
+///   `SeenStamps`; NULL when none saw anything of another device.
 /// - `_concord_N_hidden`, the register values (`cK` for column `k`) of rows
 ///   that are not shown in the user table (deleted or parked rows); a shown
 ///   row's values are the user table's own.
@@ -65,9 +65,10 @@ enum Metadata {
     /// the time each peer was last read (`_concord_peers.at`), how far
     /// each peer has read this replica (`_concord_readers`), and the clock's
     /// reading when this replica last stamped a write of its own
-    /// (`_concord_state.own`) as of its last export (`exported`).
+    /// (`_concord_state.own`) as of its last export (`exported`); layout 8
+    /// keeps the seen stamps of the registers merged in from other devices too.
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 7
+    static let layoutVersion: Int64 = 8
 
     static let createSQL = """
         CREATE TABLE \(state) (

@@ -8,6 +8,8 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 8: the `seen` stamps of layout 7 kept for every register, the ones merged in from other devices
+///   too (as changesets of format 3 carry them), not only for this replica's own writes.
 /// - 7: layout 6 plus the conflict log (`_concord_conflicts`), a `seen` column in every rows table
 ///   (the stamps this replica's own writes saw, see ``ConflictRule``), `_concord_peers.at`, the time
 ///   each peer was last read, `_concord_readers`, how far each peer has read this replica, and
@@ -34,7 +36,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...6
+    static let upgradable: ClosedRange<Int64> = 1...7
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -64,6 +66,8 @@ struct MetadataMigration {
             if try !columnNames(of: Metadata.peers).contains("at") {
                 try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")
             }
+            // Layout 8 keeps what every register's write saw; layout 7 kept it for this replica's own only.
+            if found == 7 { try markMergedRegistersSeen() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }
@@ -91,6 +95,48 @@ struct MetadataMigration {
             try database.execute(
                 "UPDATE \(rows) SET seen = ?",
                 [.blob(SeenStamps.encode(sameFor: columns, nodeIndex: node, hlc: hlc))])
+        }
+    }
+
+    /// Gives the registers of other devices that a layout-7 replica holds the seen stamps of layout 8.
+    ///
+    /// Layout 7 kept seen stamps for this replica's own writes only; beside a
+    /// register merged in from another device, its column held nothing, or
+    /// what the own write it replaced had seen. Neither says what the other
+    /// device's write saw, so each such register is taken, as every register
+    /// was at the upgrade to layout 7, to have seen everything up to the
+    /// clock's last reading: nothing it beat is listed as a conflict. The own
+    /// registers keep their stamps.
+    private func markMergedRegistersSeen() throws {
+        let state = try database.query("SELECT hlc, node FROM \(Metadata.state)").first ?? []
+        let hlc = UInt64(bitPattern: state.first?.integerValue ?? 0) &+ 1
+        let own = state.count > 1 ? state[1].integerValue ?? 0 : 0
+        for table in try database.query("SELECT id, columns, policy, merges FROM \(Metadata.tables) ORDER BY id") {
+            let rows = quoteIdentifier(Metadata.rowsTable(table[0].integerValue ?? 0))
+            let columns = ColumnList.decode(table[1].textValue ?? "[]")
+            let merges = ColumnList.decodeMerges(table[3].textValue ?? "{}")
+            let lww = columns.indices.filter { (merges[columns[$0]] ?? .lww) == .lww }
+            let perColumn = table[2].textValue == TablePolicy.column.rawValue
+            let nodes = perColumn ? lww.map { Metadata.nodeColumn($0) } : []
+            var updates: [(version: Int64, seen: [UInt8]?)] = []
+            for row in try database.query(
+                "SELECT ver, node, seen\(nodes.map { ", " + $0 }.joined()) FROM \(rows) ORDER BY ver")
+            {
+                let base = row[1].integerValue ?? 0
+                let foreign = lww.enumerated().filter { position, _ in
+                    let node = perColumn ? row[3 + position].integerValue ?? base : base
+                    return node != 0 && node != own
+                }.map { $0.element }
+                guard !foreign.isEmpty else { continue }
+                var entries = SeenStamps.entries(row[2].blobValue ?? []).filter { !foreign.contains($0.column) }
+                entries += foreign.map { SeenStamps.Entry(column: $0, nodeIndex: own, hlc: hlc) }
+                updates.append((row[0].integerValue ?? 0, SeenStamps.encode(entries)))
+            }
+            for update in updates {
+                try database.execute(
+                    "UPDATE \(rows) SET seen = ? WHERE ver = ?",
+                    [update.seen.map { .blob($0) } ?? .null, .integer(update.version)])
+            }
         }
     }
 

@@ -32,8 +32,8 @@ final class RegisterStore {
         /// The local version of the row's last change: its rowid in the register table
         /// (0 for a row assembled in memory rather than read).
         var version: Int64 = 0
-        /// Per column, what this replica's own write of it saw (see ``ConflictRule``); `nil` when
-        /// not read (an export) or when none is known.
+        /// Per column, what the write of its register saw (see ``ConflictRule``); `nil` when none
+        /// saw anything of another device (or when not read).
         var seen: [Stamp?]?
     }
 
@@ -43,7 +43,6 @@ final class RegisterStore {
         case insertMetadataSeen, updateMetadataSeen
     }
 
-    private let selectSQL: String
     private var sql: [String] = []
     private var statements: [Statement?] = Array(repeating: nil, count: Slot.allCases.count)
 
@@ -66,9 +65,8 @@ final class RegisterStore {
         let joins =
             " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
             + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk"
-        selectSQL = "SELECT m.pk, m.ver, " + selected + joins
         let byKey = " WHERE m.kh = ? AND m.pk = ?"
-        // Reading one row by key (apply, fold) also reads what this replica's writes saw; an export does not.
+        // Reading a row also reads what the writes of its registers saw.
         let loadSQL = "SELECT m.pk, m.ver, " + selected + ", m.seen" + joins + byKey
         let stampsSQL =
             "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + ", m.seen FROM \(table.rowsTable) AS m" + byKey
@@ -101,7 +99,8 @@ final class RegisterStore {
             loadSQL, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
             "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
             "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?",
-            selectSQL + " WHERE m.ver > ? ORDER BY m.ver", insertMetadataSeenSQL, updateMetadataSeenSQL,
+            "SELECT m.pk, m.ver, " + selected + ", m.seen" + joins + " WHERE m.ver > ? ORDER BY m.ver",
+            insertMetadataSeenSQL, updateMetadataSeenSQL,
         ]
     }
 
@@ -149,11 +148,11 @@ final class RegisterStore {
         try statement.bind([.integer(version)])
         defer { statement.reset() }
         while try statement.step() {
-            try body(statement.column(0), try decode(statement, withValues: true))
+            try body(statement.column(0), try decode(statement, withValues: true, withSeen: true))
         }
     }
 
-    /// Decodes a row of `selectSQL` (or of `stampsSQL` when `withValues` is false); column 0 is the key, 1 the version;
+    /// Decodes a row of `loadSQL` (or of `stampsSQL` when `withValues` is false); column 0 is the key, 1 the version;
     /// with `withSeen`, the last column is `seen`.
     private func decode(_ statement: Statement, withValues: Bool, withSeen: Bool = false) throws -> StoredRow {
         let version = statement.int64(1)
@@ -350,16 +349,17 @@ final class RegisterStore {
     /// Stores the stamps compactly: the most common stamp is the base, the rest are overrides.
     ///
     /// The row moves to `version` (a new, highest one); `previous` is its
-    /// version until now, `nil` for a key not stored before. `seen`, from a
-    /// local write, replaces what the row's own writes saw; without it (a
-    /// merge) that is kept as it was, and matters only while the registers
-    /// are this replica's own writes.
+    /// version until now, `nil` for a key not stored before. `seen` replaces
+    /// what the writes of the row's registers saw; `nil` leaves it as it was,
+    /// unless `clearingSeen` says it becomes none.
     func writeMetadata(
-        _ key: SQLiteValue, _ registers: RowRegisters, version: Int64, previous: Int64?, seen: [Stamp?]? = nil
+        _ key: SQLiteValue, _ registers: RowRegisters, version: Int64, previous: Int64?, seen: [Stamp?]? = nil,
+        clearingSeen: Bool = false
     ) throws {
-        // Most local writes saw nothing of another device (an insert, an edit of one's own row): then the
-        // row's seen stamps were none before either, and the statements without them leave them so.
+        // Most writes saw nothing of another device (an insert, an edit of one's own row): then the row's
+        // seen stamps were none before either, and the statements without them leave them so.
         let packed = try seen.flatMap { try SeenStamps.encode($0, nodes: nodes) }
+        let writesSeen = packed != nil || clearingSeen
         // The base is what most registers share; a register with the base stamp is stored as NULLs, one
         // that does not exist as (0, 0), so an absent register never reads back as one with the base stamp.
         // A row-policy row's columns all have the base stamp, which is (0, 0) when it has none.
@@ -371,7 +371,7 @@ final class RegisterStore {
         }
         // Bound in place, in the column order of insertMetadataSQL and updateMetadataSQL: apply writes every row here.
         let slot: Slot =
-            packed == nil
+            !writesSeen
             ? (previous == nil ? .insertMetadata : .updateMetadata)
             : (previous == nil ? .insertMetadataSeen : .updateMetadataSeen)
         var parameters = try Statement.Parameters(statement(slot))
@@ -382,7 +382,7 @@ final class RegisterStore {
         if table.hasColumnStamps {
             for column in registers.columns { try bindOverride(column?.stamp, base: base, into: &parameters) }
         }
-        if let packed { try parameters.bind(.blob(packed)) }
+        if writesSeen { try parameters.bind(packed.map { .blob($0) } ?? .null) }
         if let previous {
             try parameters.bind(.integer(previous))
         } else {

@@ -55,12 +55,17 @@ extension Replica {
                 let more = extras[SQLiteName.Key(table.name)]
                 try store(table).forEachRow(since: version) { key, stored in
                     var registers = stored.registers
+                    var seen = ConflictRule.exported(seen: stored.seen, registers: registers, merges: table.merges)
                     if let more {
-                        registers.columns +=
+                        let extra =
                             try relay.load(more.name, key: key, columns: more.columns)?.columns
                             ?? Array(repeating: nil, count: more.columns.count)
+                        registers.columns += extra
+                        // The relay store keeps no seen stamps: each relayed write is taken to have seen
+                        // everything below it.
+                        seen += zip(extra, more.merges).map { register, merge in merge == .lww ? register?.stamp : nil }
                     }
-                    try row(RowChange(table: table.name, key: key, registers: registers))
+                    try row(RowChange(table: table.name, key: key, registers: registers, seen: seen))
                 }
             }
             for table in relayed {

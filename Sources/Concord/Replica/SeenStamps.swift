@@ -1,4 +1,4 @@
-/// The `seen` column of a rows table: per column, the stamp this replica's own write of it saw.
+/// The `seen` column of a rows table: per column, the stamp the write of its register saw.
 ///
 /// Packed as one BLOB, so that the rows of the many tables and writes that
 /// saw nothing of another device (an insert, an edit of a row this device
@@ -49,6 +49,34 @@ enum SeenStamps {
             result[column] = Stamp(hlc: HLCTimestamp(rawValue: hlc), node: node)
         }
         return result
+    }
+
+    /// One packed entry, as stored: the column's position, the node's index in `_concord_nodes`, the clock.
+    struct Entry: Equatable {
+        var column: Int
+        var nodeIndex: Int64
+        var hlc: UInt64
+    }
+
+    /// The entries `bytes` holds, as stored (a short tail is ignored).
+    static func entries(_ bytes: [UInt8]) -> [Entry] {
+        stride(from: 0, to: bytes.count - bytes.count % 16, by: 16).map { offset in
+            Entry(
+                column: Int(read(bytes, offset, width: 4)), nodeIndex: Int64(read(bytes, offset + 4, width: 4)),
+                hlc: read(bytes, offset + 8, width: 8))
+        }
+    }
+
+    /// `entries` packed, in column order; `nil` when there is none.
+    static func encode(_ entries: [Entry]) -> [UInt8]? {
+        guard !entries.isEmpty else { return nil }
+        var bytes: [UInt8] = []
+        for entry in entries.sorted(by: { $0.column < $1.column }) {
+            append(UInt64(entry.column), width: 4, to: &bytes)
+            append(UInt64(bitPattern: entry.nodeIndex), width: 4, to: &bytes)
+            append(entry.hlc, width: 8, to: &bytes)
+        }
+        return bytes
     }
 
     private static func append(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {

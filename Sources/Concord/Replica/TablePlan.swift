@@ -59,6 +59,12 @@ final class TablePlan {
         return RowRegisters(liveness: remote.liveness, columns: positions.map { $0.flatMap { remote.columns[$0] } })
     }
 
+    /// What the changeset's row says its writes saw, in this replica's column order (`nil`: unknown).
+    func localSeen(_ seen: [Stamp?]?) -> [Stamp?]? {
+        guard let seen, !isIdentity else { return seen }
+        return positions.map { $0.flatMap { seen[$0] } }
+    }
+
     /// The registers of the changeset's row for the extra columns, in their order.
     func extraRegisters(_ remote: RowRegisters) -> [ColumnRegister?] {
         extraPositions.map { $0.flatMap { remote.columns[$0] } }

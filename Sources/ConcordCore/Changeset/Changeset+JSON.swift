@@ -17,12 +17,14 @@
 /// and every rule of ``ChangesetFormat`` are refused with a ``ChangesetError``
 /// giving the byte offset in the text. `"needs"` is the oldest Concord
 /// release that reads the format, as in the binary form: format 1 lacks it,
-/// and a build given a newer format shows it.
+/// and a build given a newer format shows it. From format 3 a row may have
+/// `"seen"` (``RowChange/seen``): one entry per column, a stamp or `null`,
+/// stamps only where the column merges `lww` and has a register.
 ///
 /// ```json
 /// {
-///   "format": 2,
-///   "needs": "0.2.0",
+///   "format": 3,
+///   "needs": "0.3.0",
 ///   "rows": [
 ///     {
 ///       "columns": [
@@ -90,26 +92,29 @@ extension Changeset {
                     .array(
                         rows.map { row in
                             let rowMerges = merges[Array(row.table.utf8)] ?? []
-                            return .object([
-                                ("table", .string(row.table)),
-                                ("key", jsonValue(row.key)),
-                                (
-                                    "liveness",
-                                    .object([
-                                        ("causalLength", .number(String(row.registers.liveness.causalLength))),
-                                        ("stamp", row.registers.liveness.stamp.map(jsonStamp) ?? .null),
-                                    ])
-                                ),
-                                (
-                                    "columns",
-                                    .array(
-                                        row.registers.columns.enumerated().map { c, register in
-                                            register.map {
-                                                jsonRegister($0, merge: c < rowMerges.count ? rowMerges[c] : nil)
-                                            } ?? .null
-                                        })
-                                ),
-                            ])
+                            let seen: [(String, JSONText.Value)] =
+                                row.seen.map { [("seen", .array($0.map { $0.map(jsonStamp) ?? .null }))] } ?? []
+                            return .object(
+                                [
+                                    ("table", .string(row.table)),
+                                    ("key", jsonValue(row.key)),
+                                    (
+                                        "liveness",
+                                        .object([
+                                            ("causalLength", .number(String(row.registers.liveness.causalLength))),
+                                            ("stamp", row.registers.liveness.stamp.map(jsonStamp) ?? .null),
+                                        ])
+                                    ),
+                                    (
+                                        "columns",
+                                        .array(
+                                            row.registers.columns.enumerated().map { c, register in
+                                                register.map {
+                                                    jsonRegister($0, merge: c < rowMerges.count ? rowMerges[c] : nil)
+                                                } ?? .null
+                                            })
+                                    ),
+                                ] + seen)
                         })
                 ),
             ]))
@@ -226,8 +231,9 @@ private enum JSONChangesetReader {
         var tableIndex: [[UInt8]: Int] = [:]
         for (index, table) in tables.enumerated() { tableIndex[Array(table.name.utf8)] = index }
         var rows: [RowChange] = []
+        let withSeen = version >= ChangesetFormat.firstWithSeen
         for (i, rowNode) in try array(top["rows"]!, "rows").enumerated() {
-            rows.append(try row(rowNode, "rows[\(i)]", tables: tables, tableIndex: tableIndex))
+            rows.append(try row(rowNode, "rows[\(i)]", tables: tables, tableIndex: tableIndex, withSeen: withSeen))
         }
         return Changeset(source: source, since: since, upTo: upTo, tables: tables, rows: rows)
     }
@@ -300,11 +306,15 @@ private enum JSONChangesetReader {
         return columns
     }
 
-    /// One entry of `"rows"`, of a table in `tables` found by its exact name through `tableIndex`.
+    /// One entry of `"rows"`, of a table in `tables` found by its exact name through `tableIndex`; with
+    /// `"seen"` or without it when the format has it (`withSeen`), never without.
     private static func row(
-        _ node: Node, _ path: String, tables: [TableSchema], tableIndex: [[UInt8]: Int]
+        _ node: Node, _ path: String, tables: [TableSchema], tableIndex: [[UInt8]: Int], withSeen: Bool
     ) throws -> RowChange {
-        let fields = try object(node, path, keys: ["columns", "key", "liveness", "table"])
+        let hasSeen =
+            if withSeen, case .object(let members) = node.kind { members.contains { $0.key == "seen" } } else { false }
+        let fields = try object(
+            node, path, keys: ["columns", "key", "liveness"] + (hasSeen ? ["seen"] : []) + ["table"])
         let tableName = try string(fields["table"]!, path + ".table")
         guard let t = tableIndex[Array(tableName.utf8)] else {
             throw malformed(fields["table"]!, path + ".table", .unknownTable(tableName))
@@ -329,7 +339,15 @@ private enum JSONChangesetReader {
             }
             columns.append(try register(columnNode, columnPath, merge: table.merges[c]))
         }
-        return RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns))
+        let registers = RowRegisters(liveness: liveness, columns: columns)
+        guard let seenNode = fields["seen"] else { return RowChange(table: table.name, key: key, registers: registers) }
+        let entries = try array(seenNode, path + ".seen")
+        let seen = try entries.enumerated().map { c, entry in try optionalStamp(entry, path + ".seen[\(c)]") }
+        if let (column, reason) = ChangesetFormat.problem(seen: seen, registers: registers, merges: table.merges) {
+            throw malformed(
+                column.map { entries[$0] } ?? seenNode, path + ".seen" + (column.map { "[\($0)]" } ?? ""), reason)
+        }
+        return RowChange(table: table.name, key: key, registers: registers, seen: seen)
     }
 
     /// A row's `"liveness"`: a valid causal length, and a stamp (or `null`) that agrees with it.

@@ -16,8 +16,10 @@ public struct Changeset: Hashable, Sendable {
     /// The format this build writes, binary and JSON alike; it reads this one and every older one.
     ///
     /// Format 2 added, after the format number, the oldest Concord release that reads the format, so that
-    /// a build given a newer format can say which release to update to (see ``ChangesetEncoder``).
-    public static let formatVersion: UInt16 = 2
+    /// a build given a newer format can say which release to update to (see ``ChangesetEncoder``). Format 3
+    /// added what each last-writer-wins write saw (``RowChange/seen``), so that any replica holding both
+    /// sides of a conflict can list it, not only the writer of the winning value.
+    public static let formatVersion: UInt16 = 3
 
     /// The replica that exported it.
     public var source: NodeID
@@ -80,11 +82,41 @@ public struct RowChange: Hashable, Sendable {
     public var key: SQLiteValue
     /// Registers; `columns` lines up with the table schema's ``TableSchema/columns``.
     public var registers: RowRegisters
+    /// What the write of each last-writer-wins register had seen, lined up with the columns: the stamp of
+    /// the value it replaced on its writer's device (see ``ConflictRule``), `nil` where it replaced nothing
+    /// of another device or the column has no such register. The whole list is `nil` when unknown (a
+    /// changeset of format 1 or 2, or rows relayed for a table the source does not sync), and then the
+    /// receiver takes every write to have seen everything below it.
+    ///
+    /// It never changes what a merge makes; it only decides which values that lost are listed as conflicts.
+    public var seen: [Stamp?]?
 
-    /// The registers of the row of `table` whose key is `key`.
-    public init(table: String, key: SQLiteValue, registers: RowRegisters) {
+    /// The registers of the row of `table` whose key is `key`, with what their writes saw (`nil`: unknown).
+    public init(table: String, key: SQLiteValue, registers: RowRegisters, seen: [Stamp?]? = nil) {
         self.table = table
         self.key = key
         self.registers = registers
+        self.seen = seen
+    }
+}
+
+extension RowChange {
+    /// The row with its columns picked by `positions` — each an index into the current columns, or `nil`
+    /// for a column without a register — moving what the writes saw with their registers.
+    ///
+    /// A peer that restricts a changeset to the columns another declaration knows, or widens it to one
+    /// with more, keeps the row encodable: a seen stamp stays beside its register.
+    ///
+    /// ```swift
+    /// let narrowed = row.selectingColumns([0, 2])      // the first and third columns
+    /// let widened = row.selectingColumns([0, 1, nil])  // one more, without a register
+    /// ```
+    public func selectingColumns(_ positions: [Int?]) -> RowChange {
+        let pick = { (index: Int?) in index.flatMap { $0 < registers.columns.count ? $0 : nil } }
+        return RowChange(
+            table: table, key: key,
+            registers: RowRegisters(
+                liveness: registers.liveness, columns: positions.map { pick($0).flatMap { registers.columns[$0] } }),
+            seen: seen.map { seen in positions.map { pick($0).flatMap { seen[$0] } } })
     }
 }

@@ -22,6 +22,8 @@ public final class ChangesetDecoder {
 
     /// The header, read and validated by `init`.
     public let header: ChangesetHeader
+    /// The format the changeset is written in (one of ``Changeset/formatVersion`` or an older one).
+    public let format: UInt16
     /// Rows returned by ``next()`` so far.
     public private(set) var rowsRead = 0
     /// The CRC-32 of the whole changeset, once ``next()`` has returned `nil` (and verified it).
@@ -38,7 +40,7 @@ public final class ChangesetDecoder {
     /// Reads and validates the magic, version and header.
     public init(source: any ByteSource) throws {
         var reader = ChangesetByteReader(source: source)
-        let (source, since, upTo) = try Self.readStart(&reader)
+        let (format, source, since, upTo) = try Self.readStart(&reader)
         let tableCount = try reader.count("the table count", limit: ChangesetFormat.maxTables)
         var tables: [TableSchema] = []
         var tableNames = Set<[UInt8]>()
@@ -46,6 +48,7 @@ public final class ChangesetDecoder {
             tables.append(try Self.readTable(t, from: &reader, names: &tableNames))
         }
         self.header = ChangesetHeader(source: source, since: since, upTo: upTo, tables: tables)
+        self.format = format
         self.reader = reader
         self.nodes = [source]
         self.knownNodes = [source]
@@ -54,7 +57,7 @@ public final class ChangesetDecoder {
     /// The magic, the format version (and the release it needs), the source node id and the version range, checked.
     private static func readStart(
         _ reader: inout ChangesetByteReader
-    ) throws -> (source: NodeID, since: Int64, upTo: Int64) {
+    ) throws -> (format: UInt16, source: NodeID, since: Int64, upTo: Int64) {
         let magic = ChangesetFormat.magic
         let prefix = try reader.peek(8)
         guard prefix.starts(with: magic) else {
@@ -79,7 +82,7 @@ public final class ChangesetDecoder {
         if let reason = ChangesetFormat.problem(since: since, upTo: upTo) {
             throw ChangesetError.malformed(offset: rangeOffset, field: "since and upTo", reason: reason)
         }
-        return (source, since, upTo)
+        return (version, source, since, upTo)
     }
 
     /// The release a format newer than this build's says it needs, if its next bytes read as a release name.
@@ -230,8 +233,39 @@ public final class ChangesetDecoder {
         }
         let liveness = try readLiveness(i, n)
         let columns = try readColumns(i, n, count: expected)
-        return RowChange(
-            table: header.tables[n].name, key: key, registers: RowRegisters(liveness: liveness, columns: columns))
+        let registers = RowRegisters(liveness: liveness, columns: columns)
+        let seen = format >= ChangesetFormat.firstWithSeen ? try readSeen(i, n, registers) : nil
+        return RowChange(table: header.tables[n].name, key: key, registers: registers, seen: seen)
+    }
+
+    /// Row `i`'s seen list (of table `n`, whose `registers` were just read): `nil` for tag 0, none at all
+    /// for tag 2, else (tag 1) one stamp (or none) per column that merges last-writer-wins and holds a
+    /// register, each at or below it.
+    private func readSeen(_ i: Int, _ n: Int, _ registers: RowRegisters) throws -> [Stamp?]? {
+        let tagOffset = reader.offset
+        let tag = try reader.byte("the seen tag of rows[\(i)] \(tablePlace(n))")
+        switch tag {
+        case 0: return nil
+        case 1: break
+        case 2: return Array(repeating: nil, count: registers.columns.count)
+        default:
+            throw ChangesetError.malformed(
+                offset: tagOffset, field: "the seen tag of rows[\(i)] \(tablePlace(n))", reason: .unknownSeenTag(tag))
+        }
+        let merges = header.tables[n].merges
+        var seen = [Stamp?](repeating: nil, count: registers.columns.count)
+        for (c, register) in registers.columns.enumerated() where merges[c] == .lww {
+            guard let register else { continue }
+            let offset = reader.offset
+            guard let stamp = try readStamp("rows[\(i)].seen[\(c)] \(columnPlace(n, c))") else { continue }
+            if stamp > register.stamp {
+                throw ChangesetError.malformed(
+                    offset: offset, field: "rows[\(i)].seen[\(c)] \(columnPlace(n, c))",
+                    reason: .seenAfterWrite(seen: stamp, write: register.stamp))
+            }
+            seen[c] = stamp
+        }
+        return seen
     }
 
     /// Row `i`'s liveness (of table `n`): a valid causal length, and a stamp (or none) that agrees with it.

@@ -16,7 +16,7 @@
 /// try sink.close()
 /// ```
 ///
-/// ## Layout (format version 2)
+/// ## Layout (format version 3)
 ///
 /// Fixed-width integers are little endian. A *varint* is unsigned LEB128
 /// (7 bits a byte, low group first, high bit set when more follow), at most
@@ -26,8 +26,8 @@
 ///
 /// ```text
 /// header   "CNCD"                magic, 4 bytes
-///          u16                   format version (2)
-///          string                needs: the oldest release that reads it ("0.2.0")
+///          u16                   format version (3)
+///          string                needs: the oldest release that reads it ("0.3.0")
 ///          16 bytes              source node id
 ///          zigzag since, zigzag upTo     0 <= since <= upTo
 ///          varint n, n × table   table = string name, string key,
@@ -45,13 +45,23 @@
 ///            varint k,           only when the stamp is present and the
 ///            k × contribution    column's merge is counter; contribution =
 ///                                varint causalLength, zigzag amount, stamp
+///          u8                    seen tag: 0 unknown, 1 a list follows,
+///                                2 none saw anything of another device
+///          per column, with tag 1, only where the column merges lww and
+///          holds a register:
+///            stamp?              what that write saw (absent: nothing of
+///                                another device)
 /// end      u8 2                  end tag
 ///          varint                number of rows
 ///          u32                   CRC-32 (zlib) of every byte before it
 /// ```
 ///
+/// The *seen* list (``RowChange/seen``) came with format 3; formats 1 and 2
+/// end a row after its columns, and read back with `seen` unknown. A seen
+/// stamp is at or below the stamp of its register.
+///
 /// *needs* names the oldest Concord release that reads the format: "0.2.0"
-/// for format 2, fixed with the format (a decoder refuses any other). It comes
+/// for format 2, "0.3.0" for format 3, fixed with the format (a decoder refuses any other). It comes
 /// right after the format number so that a build given a newer format, whose
 /// rest it cannot parse, still finds it there and can say which release to
 /// update to; every later format keeps the magic, the u16 and this string
@@ -183,6 +193,14 @@ public final class ChangesetEncoder {
                 }
             }
         }
+        if let seen = row.seen, seen.contains(where: { $0 != nil }) {
+            scratch.append(1)
+            for (c, register) in registers.columns.enumerated() where register != nil && table.merges[c] == .lww {
+                appendStamp(seen[c])
+            }
+        } else {
+            scratch.append(row.seen == nil ? 0 : 2)
+        }
         rowCount += 1
         try emit(scratch)
     }
@@ -216,6 +234,13 @@ public final class ChangesetEncoder {
                 throw ChangesetError.unencodable(
                     field: "rows[\(i)].columns[\(c)].contributions\(entry) \(place)", reason: reason)
             }
+        }
+        if let seen = row.seen,
+            let (column, reason) = ChangesetFormat.problem(seen: seen, registers: registers, merges: table.merges)
+        {
+            let entry = column.map { "[\($0)] (table '\(table.name)', column '\(table.columns[$0])')" }
+            throw ChangesetError.unencodable(
+                field: "rows[\(i)].seen\(entry ?? " (table '\(table.name)')")", reason: reason)
         }
     }
 

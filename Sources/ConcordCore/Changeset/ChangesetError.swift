@@ -122,6 +122,12 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
         case clockOutOfRange(UInt64)
         /// The release a changeset says its format needs is not the one that format names.
         case releaseMismatch(format: UInt16, expected: String, found: String)
+        /// A row's seen list has a stamp for a column with no register, or one that does not merge last-writer-wins.
+        case seenWithoutRegister
+        /// A row's seen stamp is above the stamp of the write that saw it.
+        case seenAfterWrite(seen: Stamp, write: Stamp)
+        /// A row's seen list starts with a tag other than 0 (unknown), 1 (a list follows) or 2 (none).
+        case unknownSeenTag(UInt8)
 
         /// What is wrong, in a clause that completes the ``ChangesetError`` message around it.
         public var description: String {
@@ -188,6 +194,14 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
             case .releaseMismatch(let format, let expected, let found):
                 "format \(format) names Concord \(expected) as the oldest release that reads it, "
                     + "but this changeset names \(found.debugDescription)"
+            case .seenWithoutRegister:
+                "a seen stamp is given for a column without a register or whose merge is not 'lww'; "
+                    + "only a last-writer-wins write replaces a value it may have seen"
+            case .seenAfterWrite(let seen, let write):
+                "the seen stamp \(seen) is above the stamp \(write) of the write that saw it; "
+                    + "a write only sees what came before it"
+            case .unknownSeenTag(let tag):
+                "the seen tag \(tag) is not 0 (unknown), 1 (a list follows) or 2 (none saw anything)"
             }
         }
     }

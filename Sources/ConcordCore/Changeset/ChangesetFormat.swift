@@ -11,14 +11,17 @@
 enum ChangesetFormat {
     static let magic: [UInt8] = Array("CNCD".utf8)
     /// The formats this build reads, oldest first: every format ever written, so no older changeset is refused.
-    static let supportedVersions: [UInt16] = [1, 2]
+    static let supportedVersions: [UInt16] = [1, 2, 3]
 
     /// The oldest Concord release that reads each format, by format: written right after the format number
     /// from format 2 on (format 1 names none), and refused if it is not exactly the format's.
     ///
     /// It is fixed with its format rather than taken from ``ConcordRelease/current``: a later release that
     /// still writes format 2 writes "0.2.0", so equal changesets keep encoding to identical bytes.
-    static let needs: [UInt16: String] = [2: "0.2.0"]
+    static let needs: [UInt16: String] = [2: "0.2.0", 3: "0.3.0"]
+
+    /// The first format whose rows say what each write saw (``RowChange/seen``).
+    static let firstWithSeen: UInt16 = 3
 
     /// What the format this build writes needs, as it writes it.
     static let writtenNeeds = needs[Changeset.formatVersion]!
@@ -194,6 +197,29 @@ enum ChangesetFormat {
         if let stamp = liveness.stamp, let reason = problem(stamp: stamp) { return reason }
         return liveness.causalLength > 0 && liveness.stamp == nil
             ? .liveWithoutStamp(causalLength: liveness.causalLength) : nil
+    }
+
+    /// Why a row's `seen` list cannot go with its `registers` under `merges`, or `nil` if it can.
+    ///
+    /// The list lines up with the columns, and has a stamp only for a column of last-writer-wins merge
+    /// that holds a register, at or below that register's own stamp (a write sees only what came before
+    /// it; a stamp equal to the register's own says it saw everything below). Returns the offending
+    /// entry's column (`nil` when the list as a whole is wrong) and why.
+    static func problem(
+        seen: [Stamp?], registers: RowRegisters, merges: [ColumnMerge]
+    ) -> (column: Int?, reason: ChangesetError.Reason)? {
+        guard seen.count == registers.columns.count else {
+            return (nil, .columnCountMismatch(expected: registers.columns.count, found: UInt64(seen.count)))
+        }
+        for (c, entry) in seen.enumerated() {
+            guard let entry else { continue }
+            guard let register = registers.columns[c], merges[c] == .lww else {
+                return (c, .seenWithoutRegister)
+            }
+            if let reason = problem(stamp: entry) { return (c, reason) }
+            if entry > register.stamp { return (c, .seenAfterWrite(seen: entry, write: register.stamp)) }
+        }
+        return nil
     }
 
     /// Checks a table list: valid, distinct names; the key not repeated among the columns; one valid merge per column.

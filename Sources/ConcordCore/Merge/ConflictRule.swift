@@ -2,36 +2,43 @@
 ///
 /// A value that loses to a write made after its writer saw it is an
 /// overwrite, not a conflict (a device's own successive edits, or an edit of a
-/// value synced in earlier). Only a replica's **own** writes come with a record
-/// of what they saw: when this replica writes a last-writer-wins register, it
-/// keeps the stamp of the register it replaced — or, when that was its own
-/// write too, what that one had seen — as the write's *seen* stamp. Registers
-/// only ever grow, so a replica that ever held a value `v` held `v` or
-/// something newer whenever it wrote later: a value stamped above the seen
-/// stamp of this replica's write was never held here before that write.
+/// value synced in earlier). So every last-writer-wins write carries a record
+/// of what it saw: the stamp of the register it replaced on its writer's
+/// device — or, when that was the device's own write too, what that one had
+/// seen — as the write's *seen* stamp (`nil`: it replaced nothing of another
+/// device). Registers only ever grow, so a device that ever held a value `v`
+/// held `v` or something newer whenever it wrote later: a value stamped above
+/// a write's seen stamp was never held by its writer before that write.
 ///
-/// So, when a changeset reaches this replica, a remote value is listed as
-/// having lost when
-/// - it loses to this replica's own write whose seen stamp is below it
-///   (``Loss/Kind/overwritten``), or
+/// Seen stamps travel with their registers in changesets (``RowChange/seen``)
+/// and are kept beside them, so whichever replica holds both sides lists the
+/// loss — the winner's device, the loser's, or a relay that held the winner
+/// when the loser arrived and so never passed the loser on. When a changeset
+/// reaches this replica, a value is listed as having lost when
+/// - a remote value loses to a register held here, of another device, whose
+///   seen stamp is below it (``Loss/Kind/overwritten``);
+/// - a value held here loses to a remote register, of another device, whose
+///   seen stamp is below it, or is this replica's own value, which never left
+///   it (stamped after the clock's reading at its last export) — in both
+///   cases only while the row is alive: a value that loses in a deleted row
+///   lost to the delete;
 /// - the row ends deleted by this replica's own delete, the remote registers
 ///   show the row alive, and the remote value is newer than anything this
 ///   replica held for that column, so the delete never saw it
-///   (``Loss/Kind/deleted``).
+///   (``Loss/Kind/deleted``); or this replica's own never-exported value
+///   loses to a remote delete.
 ///
-/// And one of this replica's own values is listed as having lost when a
-/// remote edit (or delete) wins over it while it never left this replica: it
-/// was stamped after the clock's reading at the replica's last export, so no
-/// other device can have seen it.
-///
-/// Seen stamps are not synced, so a value that left its device and then lost
-/// is listed only by the device whose write won, and only if the value
-/// reaches it. Value-merged columns (`counter`, `max`, `min`, `union`,
-/// custom) lose nothing to a merge: their values are joined.
+/// Deletes carry no seen stamps: a value a delete beat keeps travelling in its
+/// register, so it reaches the deleting device, which lists it. A register
+/// whose changeset did not say what it saw (format 1 or 2) is taken to have
+/// seen everything below it. Value-merged columns (`counter`, `max`, `min`,
+/// `union`, custom) lose nothing to a merge: their values are joined. A value
+/// may be listed on several devices; each lists it once.
 ///
 /// ```swift
 /// let seen = ConflictRule.seen(replacing: old, seen: oldSeen, by: me)
-/// let losses = ConflictRule.losses(local: stored, seen: seenStamps, remote: incoming, rules: rules, node: me)
+/// let losses = ConflictRule.losses(
+///     local: stored, seen: seenStamps, remote: incoming, remoteSeen: row.seen, merged: merged, rules: rules, node: me)
 /// ```
 public enum ConflictRule {
     /// A value that lost to a write that had not seen it.
@@ -111,40 +118,95 @@ public enum ConflictRule {
         }
     }
 
-    /// The values that lost, in this merge, to writes that had not seen them, in column order: remote
-    /// values that lost to writes of `node` (this replica), and, when `exported` is given, this replica's
-    /// own values that lost to a remote write though they never left this replica (stamped after
-    /// `exported`, the clock's reading at its last export), so no other device can have seen them.
+    /// The values that lost, in this merge, to writes that had not seen them, in column order.
     ///
-    /// `local` and `seen` are this replica's registers and seen stamps before the merge, `remote` the
-    /// incoming registers and `merged` what ``RowMerge/merge(local:remote:rules:)`` made of them.
+    /// `local` and `seen` are this replica's registers and their seen stamps before the merge (`nil`:
+    /// saw nothing of another device), `remote` and `remoteSeen` the incoming ones (`remoteSeen` `nil`:
+    /// unknown, each write taken to have seen everything below it), and `merged` what
+    /// ``RowMerge/merge(local:remote:rules:)`` made of them. When `exported` is given (the clock's reading
+    /// at this replica's last export), this replica's own values stamped after it never left it, so they
+    /// are listed when a remote write wins over them whatever it saw.
     public static func losses(
-        local: RowRegisters, seen: [Stamp?], remote: RowRegisters, merged: RowRegisters, rules: RowMerge.Rules,
-        node: NodeID, exported: HLCTimestamp? = nil
+        local: RowRegisters, seen: [Stamp?], remote: RowRegisters, remoteSeen: [Stamp?]? = nil,
+        merged: RowRegisters, rules: RowMerge.Rules, node: NodeID, exported: HLCTimestamp? = nil
     ) -> [Loss] {
+        let theirSeen = remoteSeen ?? remote.columns.map { $0?.stamp }
         var result = remoteLosses(local: local, seen: seen, remote: remote, merged: merged, rules: rules, node: node)
-        if let exported {
-            result += localLosses(
-                local: local, remote: remote, merged: merged, rules: rules, node: node, exported: exported)
-            result.sort { $0.column < $1.column }
-        }
+        result += localLosses(
+            local: local, remote: remote, remoteSeen: theirSeen, merged: merged, rules: rules, node: node,
+            exported: exported)
+        result.sort { $0.column < $1.column }
         return result
     }
 
-    /// This replica's own values, never exported, that lost to a remote write (or delete).
+    /// The seen stamps to keep with the registers a merge made: per last-writer-wins column, those of
+    /// the side whose register won (under the row policy, of the side whose row won); `nil` when none.
+    ///
+    /// A remote register whose changeset did not say what it saw (`remoteSeen` `nil`) keeps its own
+    /// stamp, which says it saw everything below it: nothing it beat is then listed.
+    public static func mergedSeen(
+        local: RowRegisters?, seen: [Stamp?]?, remote: RowRegisters, remoteSeen: [Stamp?]?, merged: RowRegisters,
+        rules: RowMerge.Rules
+    ) -> [Stamp?]? {
+        let count = merged.columns.count
+        let theirSeen = remoteSeen ?? remote.columns.map { $0?.stamp }
+        let ours = { (index: Int) -> Stamp? in
+            guard let seen, index < seen.count else { return nil }
+            return seen[index]
+        }
+        var result = [Stamp?](repeating: nil, count: count)
+        switch rules.policy {
+        case .row:
+            let remoteWon =
+                RowMerge.rowStamp(remote).map { theirs in local.flatMap(RowMerge.rowStamp).map { theirs > $0 } ?? true }
+                ?? false
+            for index in 0..<count { result[index] = remoteWon ? theirSeen[index] : ours(index) }
+        case .column:
+            for index in 0..<count {
+                guard case .lww = rules.merges[index], let register = merged.columns[index] else { continue }
+                let remoteWon =
+                    remote.columns[index]?.stamp == register.stamp
+                    && local?.columns[index]?.stamp != register.stamp
+                result[index] = remoteWon ? theirSeen[index] : ours(index)
+            }
+        }
+        return result.contains { $0 != nil } ? result : nil
+    }
+
+    /// What a changeset says the writes of `registers` saw, from the seen stamps kept with them (`nil`:
+    /// none): an entry only for a last-writer-wins column that holds a register, and never above that
+    /// register's own stamp (an upgraded replica's stamps, taken to have seen everything up to the
+    /// upgrade, are above the older registers; at the register's own stamp they say the same).
+    public static func exported(seen: [Stamp?]?, registers: RowRegisters, merges: [ColumnMerge]) -> [Stamp?] {
+        registers.columns.enumerated().map { index, register in
+            guard let register, case .lww = merges[index], let seen, index < seen.count, let entry = seen[index]
+            else { return nil }
+            return min(entry, register.stamp)
+        }
+    }
+
+    /// The stamp a whole-row write saw: the highest of its columns' (they are all the same when one
+    /// replica wrote the row).
+    private static func rowSeen(_ seen: [Stamp?]) -> Stamp? {
+        seen.lazy.compactMap { $0 }.max()
+    }
+
+    /// Values held here (this replica's or another's) that lost to a remote write whose writer had not
+    /// seen them; and this replica's own never-exported values that lost to a remote edit or delete.
     private static func localLosses(
-        local: RowRegisters, remote: RowRegisters, merged: RowRegisters, rules: RowMerge.Rules, node: NodeID,
-        exported: HLCTimestamp
+        local: RowRegisters, remote: RowRegisters, remoteSeen: [Stamp?], merged: RowRegisters,
+        rules: RowMerge.Rules, node: NodeID, exported: HLCTimestamp?
     ) -> [Loss] {
         var result: [Loss] = []
-        let unsent = { (stamp: Stamp) in stamp.node == node && stamp.hlc > exported }
+        let unsent = { (stamp: Stamp) in stamp.node == node && exported.map { stamp.hlc > $0 } ?? false }
+        let unseen = { (stamp: Stamp, seen: Stamp?) in seen.map { stamp > $0 } ?? true }
         let deletedThere =
             local.liveness.isAlive && !merged.liveness.isAlive && merged.liveness == remote.liveness
             && remote.liveness.stamp.map { $0.node != node } ?? false
         switch rules.policy {
         case .row:
-            guard let ours = RowMerge.rowStamp(local), unsent(ours) else { return [] }
-            if deletedThere, let delete = merged.liveness.stamp {
+            guard let ours = RowMerge.rowStamp(local) else { return [] }
+            if deletedThere, unsent(ours), let delete = merged.liveness.stamp {
                 for (index, register) in local.columns.enumerated() {
                     guard let register else { continue }
                     result.append(
@@ -152,8 +214,8 @@ public enum ConflictRule {
                 }
                 return result
             }
-            guard merged.liveness.isAlive, let theirs = RowMerge.rowStamp(remote), theirs.node != node, theirs > ours,
-                merged.columns == remote.columns
+            guard merged.liveness.isAlive, let theirs = RowMerge.rowStamp(remote), theirs.node != ours.node,
+                theirs > ours, merged.columns == remote.columns, unsent(ours) || unseen(ours, rowSeen(remoteSeen))
             else { return [] }
             for index in local.columns.indices {
                 guard let register = local.columns[index], register.value != remote.columns[index]?.value else {
@@ -166,15 +228,14 @@ public enum ConflictRule {
             }
         case .column:
             for index in local.columns.indices {
-                guard case .lww = rules.merges[index], let ours = local.columns[index], unsent(ours.stamp) else {
-                    continue
-                }
-                if deletedThere, let delete = merged.liveness.stamp {
+                guard case .lww = rules.merges[index], let ours = local.columns[index] else { continue }
+                if deletedThere, unsent(ours.stamp), let delete = merged.liveness.stamp {
                     result.append(Loss(column: index, kind: .deleted, loser: ours, winner: delete, winningValue: nil))
                     continue
                 }
-                guard merged.liveness.isAlive, let theirs = remote.columns[index], theirs.stamp.node != node,
-                    theirs.stamp > ours.stamp, ours.value != theirs.value
+                guard merged.liveness.isAlive, let theirs = remote.columns[index], theirs.stamp.node != ours.stamp.node,
+                    merged.columns[index]?.stamp == theirs.stamp, theirs.stamp > ours.stamp, ours.value != theirs.value,
+                    unsent(ours.stamp) || unseen(ours.stamp, remoteSeen[index])
                 else { continue }
                 result.append(
                     Loss(
@@ -186,7 +247,8 @@ public enum ConflictRule {
         return result
     }
 
-    /// Remote values that lost to writes of this replica that had not seen them.
+    /// Remote values that lost to a register held here (this replica's write or one merged in) whose
+    /// writer had not seen them, or to this replica's own delete made without having seen them.
     private static func remoteLosses(
         local: RowRegisters, seen: [Stamp?], remote: RowRegisters, merged: RowRegisters, rules: RowMerge.Rules,
         node: NodeID
@@ -197,9 +259,9 @@ public enum ConflictRule {
             && local.liveness.stamp?.node == node
         switch rules.policy {
         case .row:
-            guard let theirs = RowMerge.rowStamp(remote), theirs.node != node else { return [] }
+            guard let theirs = RowMerge.rowStamp(remote) else { return [] }
             let ours = RowMerge.rowStamp(local)
-            if deletedHere, ours.map({ theirs > $0 }) ?? true, let delete = merged.liveness.stamp {
+            if deletedHere, theirs.node != node, ours.map({ theirs > $0 }) ?? true, let delete = merged.liveness.stamp {
                 for (index, register) in remote.columns.enumerated() {
                     guard let register else { continue }
                     result.append(
@@ -207,8 +269,9 @@ public enum ConflictRule {
                 }
                 return result
             }
-            guard let ours, ours.node == node, ours > theirs, merged.columns == local.columns,
-                (seen.first ?? nil).map({ theirs > $0 }) ?? true
+            guard merged.liveness.isAlive, let ours, ours.node != theirs.node, ours > theirs,
+                merged.columns == local.columns,
+                rowSeen(seen).map({ theirs > $0 }) ?? true
             else { return [] }
             for index in remote.columns.indices {
                 guard let register = remote.columns[index], register.value != local.columns[index]?.value else {
@@ -221,14 +284,17 @@ public enum ConflictRule {
             }
         case .column:
             for index in remote.columns.indices {
-                guard case .lww = rules.merges[index], let theirs = remote.columns[index], theirs.stamp.node != node
-                else { continue }
+                guard case .lww = rules.merges[index], let theirs = remote.columns[index] else { continue }
                 let ours = local.columns[index]
-                if deletedHere, ours.map({ theirs.stamp > $0.stamp }) ?? true, let delete = merged.liveness.stamp {
+                if deletedHere, theirs.stamp.node != node, ours.map({ theirs.stamp > $0.stamp }) ?? true,
+                    let delete = merged.liveness.stamp
+                {
                     result.append(Loss(column: index, kind: .deleted, loser: theirs, winner: delete, winningValue: nil))
                     continue
                 }
-                guard let ours, ours.stamp.node == node, ours.stamp > theirs.stamp, ours.value != theirs.value,
+                guard merged.liveness.isAlive, let ours, ours.stamp.node != theirs.stamp.node,
+                    merged.columns[index]?.stamp == ours.stamp,
+                    ours.stamp > theirs.stamp, ours.value != theirs.value,
                     (seen.indices.contains(index) ? seen[index] : nil).map({ theirs.stamp > $0 }) ?? true
                 else { continue }
                 result.append(
