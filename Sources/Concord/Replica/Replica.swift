@@ -31,6 +31,8 @@ public final class Replica {
     private(set) var captureFacts: [String: TableInspector.CaptureFacts] = [:]
     /// The register store of each synced table, by name.
     private var stores: [String: RegisterStore] = [:]
+    /// What the last reading of the metadata found of each table, reused while the schema is unchanged.
+    private var inspections = InspectionCache()
     /// Foreign keys between synced tables, by child and by parent table.
     private var parentKeys: [String: [ForeignKey]] = [:]
     private var childKeys: [String: [ForeignKey]] = [:]
@@ -267,14 +269,22 @@ public final class Replica {
         captureFacts = [:]
         forgetSchemaCheck()
         let inspector = TableInspector(database)
+        let tables = self.tables
+        guard !tables.isEmpty else { return }
+        let schema = try InspectionCache.fingerprint(in: database)
         for table in tables {
-            captureFacts[table.name] = try inspector.captureFacts(of: table)
+            captureFacts[table.name] = try inspections.captureFacts(of: table, schema: schema, inspector: inspector)
+        }
+        let keys = try inspections.foreignKeys(of: tables, schema: schema) {
             // A key a migration added onto a table that does not sync refuses its table (see `checkSchemas`);
             // the table's other keys go on hiding and showing its rows.
-            for key in try inspector.foreignKeys(of: table, synced: syncedTables, skippingUnsyncable: true) {
-                parentKeys[key.child, default: []].append(key)
-                childKeys[key.parent, default: []].append(key)
+            try tables.flatMap {
+                try inspector.foreignKeys(of: $0, synced: syncedTables, skippingUnsyncable: true)
             }
+        }
+        for key in keys {
+            parentKeys[key.child, default: []].append(key)
+            childKeys[key.parent, default: []].append(key)
         }
     }
 

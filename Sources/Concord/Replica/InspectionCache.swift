@@ -1,0 +1,106 @@
+@_spi(Testing) import ConcordCore
+
+/// What `Replica.loadSyncedTables()` last read of the synced tables' declarations, so that reading
+/// the metadata again does not inspect every table again while the tables did not change.
+///
+/// Why: the metadata is read again after every table sync is enabled on, at every schema check that
+/// finds the schema moved, and on every open; inspecting each table (its capture facts, its
+/// foreign keys) takes a dozen pragma queries, so enabling `n` tables cost `n²` inspections.
+///
+/// What an inspection finds follows from the tables' `CREATE TABLE` text alone — columns,
+/// types, DEFAULTs, keys, `STRICT`, `WITHOUT ROWID` and foreign keys all live there, and SQLite
+/// rewrites it on `ALTER TABLE` — together with the table's declaration in `_concord_tables`,
+/// and, for foreign keys, the set of synced tables. So a result is reused only while the text of
+/// every table outside Concord's metadata (in `main` and `temp`, byte for byte: ``fingerprint(in:)``)
+/// and the declarations are the same bytes as when it was found. DEFAULTs are evaluated by running
+/// them, so a table with a DEFAULT that is not a plain literal (`CURRENT_TIMESTAMP`, an expression)
+/// is inspected afresh every time, as before.
+struct InspectionCache {
+    /// One table's capture facts and the schema they were read from.
+    private struct Facts {
+        let declaration: [SQLiteName.Key]
+        let schema: SQLiteName.Key
+        let facts: TableInspector.CaptureFacts
+        /// Whether every synced column's DEFAULT is a literal, so inspecting again gives the same facts.
+        let repeatable: Bool
+    }
+
+    /// The foreign keys found by the last load, with what they were found from.
+    private struct Keys {
+        let declarations: [[SQLiteName.Key]]
+        let schema: SQLiteName.Key
+        let keys: [ForeignKey]
+    }
+
+    private var facts: [SQLiteName.Key: Facts] = [:]
+    private var keys: Keys?
+
+    /// The text of every table outside Concord's metadata, in `main` and `temp`, in name order.
+    static func fingerprint(in database: Database) throws -> SQLiteName.Key {
+        SQLiteName.Key(
+            try database.scalar(
+                """
+                SELECT group_concat(db || char(1) || name || char(1) || ifnull(sql, ''), char(2)) FROM (
+                  SELECT 'main' AS db, name, sql FROM main.sqlite_schema
+                    WHERE type = 'table' AND lower(substr(name, 1, 9)) <> '_concord_'
+                  UNION ALL
+                  SELECT 'temp', name, sql FROM temp.sqlite_schema
+                    WHERE type = 'table' AND lower(substr(name, 1, 9)) <> '_concord_'
+                  ORDER BY 1, 2)
+                """)?.textValue ?? "")
+    }
+
+    /// What of `table` the capture facts depend on, byte for byte.
+    private static func declaration(of table: SyncedTable) -> [SQLiteName.Key] {
+        ([table.name, table.key] + table.columns).map(SQLiteName.Key.init)
+    }
+
+    /// `table`'s capture facts: the ones found before when `schema` and its declaration are unchanged,
+    /// else freshly inspected (and kept).
+    mutating func captureFacts(
+        of table: SyncedTable, schema: SQLiteName.Key, inspector: TableInspector
+    ) throws -> TableInspector.CaptureFacts {
+        let declaration = Self.declaration(of: table)
+        let name = SQLiteName.Key(table.name)
+        if let cached = facts[name], cached.repeatable, cached.schema == schema, cached.declaration == declaration {
+            return cached.facts
+        }
+        let declared = try inspector.declaredColumns(of: table)
+        let found = try inspector.captureFacts(of: table, declared: declared)
+        let repeatable = declared.allSatisfy { $0?.defaultSQL.map(Self.isLiteral) ?? true }
+        facts[name] = Facts(declaration: declaration, schema: schema, facts: found, repeatable: repeatable)
+        return found
+    }
+
+    /// The foreign keys between the synced `tables` (in name order): the ones found before when `schema`
+    /// and every declaration are unchanged and every table's DEFAULTs are literals, else `find()`'s.
+    mutating func foreignKeys(
+        of tables: [SyncedTable], schema: SQLiteName.Key, find: () throws -> [ForeignKey]
+    ) rethrows -> [ForeignKey] {
+        let declarations = tables.map(Self.declaration(of:))
+        let repeatable = tables.allSatisfy { facts[SQLiteName.Key($0.name)]?.repeatable ?? false }
+        if repeatable, let keys, keys.schema == schema, keys.declarations == declarations { return keys.keys }
+        let found = try find()
+        keys = Keys(declarations: declarations, schema: schema, keys: found)
+        return found
+    }
+
+    /// Whether a column's DEFAULT text (as `PRAGMA table_xinfo` gives it) is a literal, which evaluates
+    /// to the same value every time: a number, a string, a blob, NULL, TRUE or FALSE, maybe signed.
+    /// Anything else (`CURRENT_TIMESTAMP`, a parenthesized expression) counts as not repeatable.
+    static func isLiteral(_ sql: String) -> Bool {
+        var text = Substring(sql).drop { $0 == " " || $0 == "+" || $0 == "-" }
+        while text.last == " " { text = text.dropLast() }
+        guard let first = text.first else { return false }
+        if first.isASCII && (first.isNumber || first == ".") {
+            return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._+-".contains($0)) }
+        }
+        if first == "x" || first == "X", text.dropFirst().first == "'" { text = text.dropFirst() }
+        if text.first == "'" {
+            // One quoted string: quotes inside it come doubled.
+            guard text.count >= 2, text.last == "'" else { return false }
+            return !text.dropFirst().dropLast().replacing("''", with: "").contains("'")
+        }
+        return ["null", "true", "false"].contains(text.lowercased())
+    }
+}
