@@ -34,6 +34,27 @@ struct InspectionCache {
 
     private var facts: [SQLiteName.Key: Facts] = [:]
     private var keys: Keys?
+    /// Column lists and merges of `_concord_tables`, decoded, by their JSON text.
+    private var columnLists: [SQLiteName.Key: [String]] = [:]
+    private var mergeLists: [SQLiteName.Key: [String: ColumnMerge]] = [:]
+
+    /// `ColumnList.decode(text)`, decoded once per text.
+    mutating func columns(_ text: String) -> [String] {
+        let key = SQLiteName.Key(text)
+        if let columns = columnLists[key] { return columns }
+        let columns = ColumnList.decode(text)
+        columnLists[key] = columns
+        return columns
+    }
+
+    /// `ColumnList.decodeMerges(text)`, decoded once per text.
+    mutating func merges(_ text: String) -> [String: ColumnMerge] {
+        let key = SQLiteName.Key(text)
+        if let merges = mergeLists[key] { return merges }
+        let merges = ColumnList.decodeMerges(text)
+        mergeLists[key] = merges
+        return merges
+    }
 
     /// The text of every table outside Concord's metadata, in `main` and `temp`, in name order.
     static func fingerprint(in database: Database) throws -> SQLiteName.Key {

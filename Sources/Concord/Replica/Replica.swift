@@ -229,10 +229,9 @@ public final class Replica {
         }
     }
 
-    /// The synced tables, in name order.
-    public var tables: [SyncedTable] {
-        syncedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap { syncedTables[$0] }
-    }
+    /// The synced tables, in name order: sorted when the metadata is read (``loadSyncedTables()``),
+    /// not on every call, since each fold and export asks for them.
+    public private(set) var tables: [SyncedTable] = []
 
     /// Reads the node id the file holds now (another process may have given it a new one).
     func refreshNodeID() throws {
@@ -245,6 +244,7 @@ public final class Replica {
 
     func loadSyncedTables() throws {
         syncedTables = [:]
+        tables = []
         tableNames = [:]
         stores = [:]
         for row in try database.query(
@@ -254,8 +254,8 @@ public final class Replica {
                 let columnList = row[3].textValue, let policyName = row[4].textValue,
                 let mergeList = row[5].textValue, let policy = TablePolicy(rawValue: policyName)
             else { continue }
-            let columns = ColumnList.decode(columnList)
-            let merges = ColumnList.decodeMerges(mergeList)
+            let columns = inspections.columns(columnList)
+            let merges = inspections.merges(mergeList)
             let table = SyncedTable(
                 id: id,
                 schema: TableSchema(
@@ -264,12 +264,14 @@ public final class Replica {
             syncedTables[name] = table
             tableNames[id] = name
         }
+        tables = syncedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap {
+            syncedTables[$0]
+        }
         parentKeys = [:]
         childKeys = [:]
         captureFacts = [:]
         forgetSchemaCheck()
         let inspector = TableInspector(database)
-        let tables = self.tables
         guard !tables.isEmpty else { return }
         let schema = try InspectionCache.fingerprint(in: database)
         for table in tables {
