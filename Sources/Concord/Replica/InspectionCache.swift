@@ -56,18 +56,19 @@ struct InspectionCache {
         return merges
     }
 
-    /// The text of every table outside Concord's metadata, in `main` and `temp`, in name order.
+    /// The text of every table outside Concord's metadata, in `main` and then `temp`, in the order
+    /// `sqlite_schema` holds them (the same schema reads the same; a reordered one is only a miss).
+    ///
+    /// One statement without sorting or compound parts: it is prepared again after every schema
+    /// change, and enabling sync changes the schema a dozen times.
     static func fingerprint(in database: Database) throws -> SQLiteName.Key {
         SQLiteName.Key(
             try database.scalar(
                 """
-                SELECT group_concat(db || char(1) || name || char(1) || ifnull(sql, ''), char(2)) FROM (
-                  SELECT 'main' AS db, name, sql FROM main.sqlite_schema
-                    WHERE type = 'table' AND lower(substr(name, 1, 9)) <> '_concord_'
-                  UNION ALL
-                  SELECT 'temp', name, sql FROM temp.sqlite_schema
-                    WHERE type = 'table' AND lower(substr(name, 1, 9)) <> '_concord_'
-                  ORDER BY 1, 2)
+                SELECT ifnull((SELECT group_concat(name || char(1) || ifnull(sql, ''), char(2)) FROM main.sqlite_schema
+                    WHERE type = 'table' AND lower(substr(name, 1, 9)) <> '_concord_'), '') || char(3)
+                  || ifnull((SELECT group_concat(name || char(1) || ifnull(sql, ''), char(2)) FROM temp.sqlite_schema
+                    WHERE type = 'table' AND lower(substr(name, 1, 9)) <> '_concord_'), '')
                 """)?.textValue ?? "")
     }
 

@@ -290,6 +290,13 @@ public final class Replica {
         }
     }
 
+    /// `table`'s capture facts as ``loadSyncedTables()`` finds them: inspected, or kept from the last
+    /// inspection while the schema is unchanged (see ``InspectionCache``).
+    func inspectedFacts(of table: SyncedTable) throws -> TableInspector.CaptureFacts {
+        try inspections.captureFacts(
+            of: table, schema: InspectionCache.fingerprint(in: database), inspector: TableInspector(database))
+    }
+
     /// The synced table SQLite takes `name` for (ASCII letters in any case, other bytes exactly).
     func syncedTable(named name: String) -> SyncedTable? {
         if let table = syncedTables[name], table.name.utf8.elementsEqual(name.utf8) { return table }
