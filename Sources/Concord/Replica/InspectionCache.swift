@@ -1,7 +1,7 @@
 @_spi(Testing) import ConcordCore
 
-/// What `Replica.loadSyncedTables()` last read of the synced tables' declarations, so that reading
-/// the metadata again does not inspect every table again while the tables did not change.
+/// What inspecting the synced tables found, so that reading the metadata again (or opening the same
+/// schema again) does not inspect every table again while the tables did not change.
 ///
 /// Why: the metadata is read again after every table sync is enabled on, at every schema check that
 /// finds the schema moved, and on every open; inspecting each table (its capture facts, its
@@ -14,26 +14,13 @@
 /// every table outside Concord's metadata (in `main` and `temp`, byte for byte: ``fingerprint(in:)``)
 /// and the declarations are the same bytes as when it was found. DEFAULTs are evaluated by running
 /// them, so a table with a DEFAULT that is not a plain literal (`CURRENT_TIMESTAMP`, an expression)
-/// is inspected afresh every time, as before.
+/// is inspected afresh every time, as before. The results live in the process's ``InspectionStore``.
 struct InspectionCache {
-    /// One table's capture facts and the schema they were read from.
-    private struct Facts {
-        let declaration: [SQLiteName.Key]
-        let schema: SQLiteName.Key
-        let facts: TableInspector.CaptureFacts
-        /// Whether every synced column's DEFAULT is a literal, so inspecting again gives the same facts.
-        let repeatable: Bool
-    }
-
-    /// The foreign keys found by the last load, with what they were found from.
-    private struct Keys {
-        let declarations: [[SQLiteName.Key]]
-        let schema: SQLiteName.Key
-        let keys: [ForeignKey]
-    }
-
-    private var facts: [SQLiteName.Key: Facts] = [:]
-    private var keys: Keys?
+    /// Where results are kept: shared by the process's replicas (see ``InspectionStore``).
+    private let store = InspectionStore.shared
+    /// By table name: whether the table's last inspection would repeat exactly (its DEFAULTs are
+    /// literals), so that its results may be kept.
+    private var repeatable: [SQLiteName.Key: Bool] = [:]
     /// Column lists and merges of `_concord_tables`, decoded, by their JSON text.
     private var columnLists: [SQLiteName.Key: [String]] = [:]
     private var mergeLists: [SQLiteName.Key: [String: ColumnMerge]] = [:]
@@ -78,32 +65,35 @@ struct InspectionCache {
     }
 
     /// `table`'s capture facts: the ones found before when `schema` and its declaration are unchanged,
-    /// else freshly inspected (and kept).
+    /// else freshly inspected (and kept when inspecting again would find the same).
     mutating func captureFacts(
         of table: SyncedTable, schema: SQLiteName.Key, inspector: TableInspector
     ) throws -> TableInspector.CaptureFacts {
-        let declaration = Self.declaration(of: table)
+        let key = InspectionStore.FactsKey(schema: schema, declaration: Self.declaration(of: table))
         let name = SQLiteName.Key(table.name)
-        if let cached = facts[name], cached.repeatable, cached.schema == schema, cached.declaration == declaration {
-            return cached.facts
+        if let found = store.facts(key) {
+            repeatable[name] = true
+            return found
         }
         let declared = try inspector.declaredColumns(of: table)
         let found = try inspector.captureFacts(of: table, declared: declared)
-        let repeatable = declared.allSatisfy { $0?.defaultSQL.map(Self.isLiteral) ?? true }
-        facts[name] = Facts(declaration: declaration, schema: schema, facts: found, repeatable: repeatable)
+        let literal = declared.allSatisfy { $0?.defaultSQL.map(Self.isLiteral) ?? true }
+        repeatable[name] = literal
+        if literal { store.store(found, for: key) }
         return found
     }
 
     /// The foreign keys between the synced `tables` (in name order): the ones found before when `schema`
-    /// and every declaration are unchanged and every table's DEFAULTs are literals, else `find()`'s.
+    /// and every declaration are unchanged, else `find()`'s, kept when every table's last inspection
+    /// (``captureFacts(of:schema:inspector:)``, called first) would repeat exactly.
     mutating func foreignKeys(
         of tables: [SyncedTable], schema: SQLiteName.Key, find: () throws -> [ForeignKey]
     ) rethrows -> [ForeignKey] {
-        let declarations = tables.map(Self.declaration(of:))
-        let repeatable = tables.allSatisfy { facts[SQLiteName.Key($0.name)]?.repeatable ?? false }
-        if repeatable, let keys, keys.schema == schema, keys.declarations == declarations { return keys.keys }
+        let key = InspectionStore.KeysKey(schema: schema, declarations: tables.map(Self.declaration(of:)))
+        let literal = tables.allSatisfy { repeatable[SQLiteName.Key($0.name)] ?? false }
+        if literal, let found = store.keys(key) { return found }
         let found = try find()
-        keys = Keys(declarations: declarations, schema: schema, keys: found)
+        if literal { store.store(found, for: key) }
         return found
     }
 
