@@ -31,7 +31,8 @@ public final class Replica {
     private(set) var captureFacts: [String: TableInspector.CaptureFacts] = [:]
     /// The register store of each synced table, by name.
     private var stores: [String: RegisterStore] = [:]
-    /// What the last reading of the metadata found of each table, reused while the schema is unchanged.
+    /// What inspecting the synced tables found (capture facts, foreign keys, decoded column lists), reused
+    /// while the tables' text and declarations are unchanged (see ``InspectionCache``).
     private var inspections = InspectionCache()
     /// Foreign keys between synced tables, by child and by parent table.
     private var parentKeys: [String: [ForeignKey]] = [:]
