@@ -58,7 +58,7 @@ extension Replica {
                     [.text(inspected.name)])?.integerValue ?? 0
             let table = inspected.withID(id)
             try requireFreeNames(of: table)
-            let facts = try TableInspector(database).captureFacts(of: table)
+            let facts = try inspectedFacts(of: table)
             try database.execute(CaptureTriggers(table: table, facts: facts).metadataSQL)
             try installTriggersAndIndexes(for: table, facts: facts, foreignKeys: foreignKeys)
             try recordExistingRows(of: table)
@@ -167,7 +167,11 @@ extension Replica {
         in database: Database, functions: [String: MergeFunction]
     ) throws -> SyncedTable {
         let inspected = try TableInspector(database).inspect(table, policy: policy)
-        let affinities = try TableInspector(database).captureFacts(of: inspected).affinities
+        // Read only when a counter is declared: only a counter's check asks for the columns' affinities.
+        var affinities: [ColumnAffinity] = []
+        if merges.values.contains(.counter) {
+            affinities = try TableInspector(database).captureFacts(of: inspected).affinities
+        }
         for (column, merge) in merges.sorted(by: { $0.key < $1.key }) {
             guard inspected.columns.contains(column) else {
                 throw ReplicaError.invalidMerge(

@@ -56,7 +56,7 @@ extension Replica {
 
     /// Whether the connection enforces foreign keys now.
     private func foreignKeysEnforced() throws -> Bool {
-        try database.scalar("PRAGMA foreign_keys") == .integer(1)
+        try database.enforcesForeignKeys
     }
 
     /// Whether a fold now may write the user tables: the schema changed since it was checked (adopting a

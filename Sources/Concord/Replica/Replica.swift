@@ -31,6 +31,9 @@ public final class Replica {
     private(set) var captureFacts: [String: TableInspector.CaptureFacts] = [:]
     /// The register store of each synced table, by name.
     private var stores: [String: RegisterStore] = [:]
+    /// What inspecting the synced tables found (capture facts, foreign keys, decoded column lists), reused
+    /// while the tables' text and declarations are unchanged (see ``InspectionCache``).
+    private var inspections = InspectionCache()
     /// Foreign keys between synced tables, by child and by parent table.
     private var parentKeys: [String: [ForeignKey]] = [:]
     private var childKeys: [String: [ForeignKey]] = [:]
@@ -227,10 +230,9 @@ public final class Replica {
         }
     }
 
-    /// The synced tables, in name order.
-    public var tables: [SyncedTable] {
-        syncedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap { syncedTables[$0] }
-    }
+    /// The synced tables, in name order: sorted when the metadata is read (``loadSyncedTables()``),
+    /// not on every call, since each fold and export asks for them.
+    public private(set) var tables: [SyncedTable] = []
 
     /// Reads the node id the file holds now (another process may have given it a new one).
     func refreshNodeID() throws {
@@ -243,6 +245,7 @@ public final class Replica {
 
     func loadSyncedTables() throws {
         syncedTables = [:]
+        tables = []
         tableNames = [:]
         stores = [:]
         for row in try database.query(
@@ -252,8 +255,8 @@ public final class Replica {
                 let columnList = row[3].textValue, let policyName = row[4].textValue,
                 let mergeList = row[5].textValue, let policy = TablePolicy(rawValue: policyName)
             else { continue }
-            let columns = ColumnList.decode(columnList)
-            let merges = ColumnList.decodeMerges(mergeList)
+            let columns = inspections.columns(columnList)
+            let merges = inspections.merges(mergeList)
             let table = SyncedTable(
                 id: id,
                 schema: TableSchema(
@@ -262,20 +265,37 @@ public final class Replica {
             syncedTables[name] = table
             tableNames[id] = name
         }
+        tables = syncedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap {
+            syncedTables[$0]
+        }
         parentKeys = [:]
         childKeys = [:]
         captureFacts = [:]
         forgetSchemaCheck()
         let inspector = TableInspector(database)
+        guard !tables.isEmpty else { return }
+        let schema = try InspectionCache.fingerprint(in: database)
         for table in tables {
-            captureFacts[table.name] = try inspector.captureFacts(of: table)
+            captureFacts[table.name] = try inspections.captureFacts(of: table, schema: schema, inspector: inspector)
+        }
+        let keys = try inspections.foreignKeys(of: tables, schema: schema) {
             // A key a migration added onto a table that does not sync refuses its table (see `checkSchemas`);
             // the table's other keys go on hiding and showing its rows.
-            for key in try inspector.foreignKeys(of: table, synced: syncedTables, skippingUnsyncable: true) {
-                parentKeys[key.child, default: []].append(key)
-                childKeys[key.parent, default: []].append(key)
+            try tables.flatMap {
+                try inspector.foreignKeys(of: $0, synced: syncedTables, skippingUnsyncable: true)
             }
         }
+        for key in keys {
+            parentKeys[key.child, default: []].append(key)
+            childKeys[key.parent, default: []].append(key)
+        }
+    }
+
+    /// `table`'s capture facts as ``loadSyncedTables()`` finds them: inspected, or kept from the last
+    /// inspection while the schema is unchanged (see ``InspectionCache``).
+    func inspectedFacts(of table: SyncedTable) throws -> TableInspector.CaptureFacts {
+        try inspections.captureFacts(
+            of: table, schema: InspectionCache.fingerprint(in: database), inspector: TableInspector(database))
     }
 
     /// The synced table SQLite takes `name` for (ASCII letters in any case, other bytes exactly).

@@ -183,6 +183,12 @@ struct TableInspector {
     }
 
     func captureFacts(of table: SyncedTable) throws -> CaptureFacts {
+        try captureFacts(of: table, declared: declaredColumns(of: table))
+    }
+
+    /// The capture facts of `table`, whose synced columns' declared types and DEFAULTs are `declared`
+    /// (see ``declaredColumns(of:)``).
+    func captureFacts(of table: SyncedTable, declared: [(type: String, defaultSQL: String?)?]) throws -> CaptureFacts {
         let key = try database.query(
             "SELECT type, \"notnull\" FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(table.key)]
         ).first
@@ -198,7 +204,6 @@ struct TableInspector {
             try database.scalar(
                 "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
             == .integer(1)
-        let declared = try declaredColumns(of: table)
         let affinities = declared.map {
             $0.map { ColumnAffinity(declaredType: $0.type, strict: strict) } ?? .blob
         }
@@ -256,7 +261,7 @@ struct TableInspector {
 
     /// The declared type and DEFAULT of each synced column, `nil` for one the table no longer declares
     /// (which then compares by type too: that costs time, never a missed change).
-    private func declaredColumns(of table: SyncedTable) throws -> [(type: String, defaultSQL: String?)?] {
+    func declaredColumns(of table: SyncedTable) throws -> [(type: String, defaultSQL: String?)?] {
         var declared: [String: (type: String, defaultSQL: String?)] = [:]
         for row in try database.query(
             "SELECT name, type, dflt_value FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])

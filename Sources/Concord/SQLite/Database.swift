@@ -276,6 +276,20 @@ public final class Database {
         return "\(info.st_dev):\(info.st_ino)"
     }
 
+    /// Whether the connection enforces foreign keys: what `PRAGMA foreign_keys` reads.
+    ///
+    /// Read through `sqlite3_db_config`, not SQL: SQLite compiles every PRAGMA to run once, so a cached
+    /// `PRAGMA foreign_keys` is compiled again each time it runs, and Concord asks before every fold.
+    public var enforcesForeignKeys: Bool {
+        get throws {
+            let enabled = concord_sqlite3_foreign_keys_enabled(handle)
+            guard enabled >= 0 else {
+                throw SQLiteError(connection: handle, code: SQLITE_ERROR, sql: "PRAGMA foreign_keys")
+            }
+            return enabled == 1
+        }
+    }
+
     /// The collation a column of a table in the main schema is declared with (`BINARY` when none is).
     public func columnCollation(table: String, column: String) throws -> String {
         var collation: UnsafePointer<CChar>?

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Table and column names compared as SQLite compares them: ASCII letters without case, every other byte as it is.
 ///
 /// SQLite takes `Reminders` and `reminders` for one table, but `é` written
@@ -32,13 +34,16 @@ public enum SQLiteName {
 
         /// Whether the two strings have the same UTF-8 bytes.
         ///
-        /// Apply looks a table up by name for every row, so the common case (native strings, whose
-        /// bytes are contiguous) compares the two buffers directly rather than iterating views.
+        /// Apply looks a table up by name for every row, and every cached statement is looked up by
+        /// its SQL, so the common case (native strings, whose bytes are contiguous) compares the two
+        /// buffers with `memcmp` rather than byte by byte.
         public static func == (lhs: Key, rhs: Key) -> Bool {
             let (a, b) = (lhs.text.utf8, rhs.text.utf8)
             guard a.count == b.count else { return false }
             let direct = a.withContiguousStorageIfAvailable { x in
-                b.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+                b.withContiguousStorageIfAvailable { y in
+                    x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+                }
             }
             return (direct ?? nil) ?? a.elementsEqual(b)
         }
