@@ -53,9 +53,13 @@ extension Replica {
                     tables: (exported + relayed).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }))
             for table in synced {
                 let more = extras[SQLiteName.Key(table.name)]
+                // Most rows' writes saw nothing of another device: they share one list saying so.
+                let none = [Stamp?](repeating: nil, count: table.columns.count)
                 try store(table).forEachRow(since: version) { key, stored in
                     var registers = stored.registers
-                    var seen = ConflictRule.exported(seen: stored.seen, registers: registers, merges: table.merges)
+                    var seen =
+                        stored.seen == nil
+                        ? none : ConflictRule.exported(seen: stored.seen, registers: registers, merges: table.merges)
                     if let more {
                         let extra =
                             try relay.load(more.name, key: key, columns: more.columns)?.columns

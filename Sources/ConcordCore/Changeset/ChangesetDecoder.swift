@@ -32,6 +32,8 @@ public final class ChangesetDecoder {
     /// Read by one method at a time, never by two overlapping ones; unchecked, since the
     /// run-time exclusivity check on every read of a field cost about 3.7k instructions per row.
     @exclusivity(unchecked) private var reader: ChangesetByteReader
+    /// Per table, the seen list of a row whose writes saw nothing of another device, shared by such rows.
+    private let noneSeen: [[Stamp?]]
     /// Node ids in order of introduction; stamps refer to them by index + 1.
     private var nodes: [NodeID]
     private var knownNodes: Set<NodeID>
@@ -48,6 +50,7 @@ public final class ChangesetDecoder {
             tables.append(try Self.readTable(t, from: &reader, names: &tableNames))
         }
         self.header = ChangesetHeader(source: source, since: since, upTo: upTo, tables: tables)
+        self.noneSeen = tables.map { [Stamp?](repeating: nil, count: $0.columns.count) }
         self.format = format
         self.reader = reader
         self.nodes = [source]
@@ -247,7 +250,7 @@ public final class ChangesetDecoder {
         switch tag {
         case 0: return nil
         case 1: break
-        case 2: return Array(repeating: nil, count: registers.columns.count)
+        case 2: return noneSeen[n]
         default:
             throw ChangesetError.malformed(
                 offset: tagOffset, field: "the seen tag of rows[\(i)] \(tablePlace(n))", reason: .unknownSeenTag(tag))

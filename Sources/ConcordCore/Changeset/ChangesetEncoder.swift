@@ -221,7 +221,8 @@ public final class ChangesetEncoder {
         }
         for (c, register) in registers.columns.enumerated() {
             guard let register else { continue }
-            let place = "(table '\(table.name)', column '\(table.columns[c])')"
+            // Named only when a rule is broken: building it for every register cost more than the checks.
+            var place: String { "(table '\(table.name)', column '\(table.columns[c])')" }
             if let reason = ChangesetFormat.problem(value: register.value) {
                 throw ChangesetError.unencodable(field: "rows[\(i)].columns[\(c)].value \(place)", reason: reason)
             }

@@ -149,6 +149,10 @@ public enum ConflictRule {
         rules: RowMerge.Rules
     ) -> [Stamp?]? {
         let count = merged.columns.count
+        // Most merges move rows that saw nothing of another device on either side: nothing to keep.
+        if let remoteSeen, !remoteSeen.contains(where: { $0 != nil }), !(seen?.contains { $0 != nil } ?? false) {
+            return nil
+        }
         let theirSeen = remoteSeen ?? remote.columns.map { $0?.stamp }
         let ours = { (index: Int) -> Stamp? in
             guard let seen, index < seen.count else { return nil }
