@@ -80,8 +80,10 @@ struct HostilePeerTests {
     }
 
     @Test func messagesTravelInBothForms() {
-        let forms = Set((1...20).map { Wire.form(seed: 3, message: $0) })
-        #expect(forms == [.binary, .json])
+        for seed in 1...50 as ClosedRange<UInt64> {
+            let forms = (1...8).map { Wire.form(seed: seed, message: $0) }
+            #expect(forms.filter { $0 == .json }.count == 1, "seed \(seed): one message in eight is JSON")
+        }
         #expect((1...20).map { Wire.form(seed: 3, message: $0) } == (1...20).map { Wire.form(seed: 3, message: $0) })
     }
 
