@@ -13,13 +13,16 @@ public enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     case insert
     case foldInserts = "fold inserts"
     case insertWithFold = "insert + fold"
+    case insertOtherClient = "insert, other client"
     case update
     case foldUpdates = "fold updates"
     case updateWithFold = "update + fold"
+    case updateOtherClient = "update, other client"
     case export
     case apply
     case size
     case sizeAfterUpdate = "size after update"
+    case sizeAfterTenUpdates = "size after ten updates"
     case sizeApplied = "size of applied replica"
     case pointReads = "point reads"
     case applyConflicts = "apply conflicts"
@@ -36,15 +39,18 @@ public enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
     }
 
     /// Whether the figures are bytes on disk rather than seconds.
-    public var isSize: Bool { self == .size || self == .sizeAfterUpdate || self == .sizeApplied }
+    public var isSize: Bool {
+        self == .size || self == .sizeAfterUpdate || self == .sizeAfterTenUpdates || self == .sizeApplied
+    }
 
     /// What the plain column holds for this phase.
     public var baseline: String {
         switch self {
-        case .insert, .foldInserts, .insertWithFold, .export, .apply: "plain insert"
-        case .update, .foldUpdates, .updateWithFold, .applyConflicts: "plain update"
+        case .insert, .foldInserts, .insertWithFold, .insertOtherClient, .export, .apply: "plain insert"
+        case .update, .foldUpdates, .updateWithFold, .updateOtherClient, .applyConflicts: "plain update"
         case .size, .sizeApplied: "plain file after insert"
         case .sizeAfterUpdate: "plain file after update"
+        case .sizeAfterTenUpdates: "plain file after ten updates"
         case .pointReads: "plain point reads"
         }
     }
@@ -58,6 +64,11 @@ public enum BenchmarkPhaseKind: String, CaseIterable, Encodable, Sendable {
         case .update: "one column of every row, row by row, one transaction, trigger capture only"
         case .foldUpdates: "foldLocalWrites() after the update"
         case .updateWithFold: "update plus its fold"
+        case .insertOtherClient:
+            "the insert through a second, plain connection on SQLite's default VFS (another app, the sqlite3 "
+                + "shell, another process), trigger capture only"
+        case .updateOtherClient: "the update through that plain connection, trigger capture only"
+        case .sizeAfterTenUpdates: "main file after ten rounds of the update, each folded, and a checkpoint"
         case .export: "streamed exportChanges(since: 0) of all N rows to a file, log already folded"
         case .apply: "applyChangeset(atPath:) of that file into a fresh replica (validate + merge)"
         case .size: "main file after fold and wal_checkpoint(TRUNCATE)"

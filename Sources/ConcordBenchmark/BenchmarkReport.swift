@@ -21,6 +21,30 @@ public struct BenchmarkReport: Encodable, Sendable {
     public var recentExport: RecentExport
     /// Measured in the first run only; `nil` when the probe was switched off.
     public var importProbe: ImportProbe?
+    /// File sizes after each of ten rounds of the update, folded and checkpointed (medians over the runs):
+    /// whether what Concord keeps per row stays bounded as rows are edited again and again.
+    public var updateRounds: [UpdateRound] = []
+
+    /// The plain and Concord file sizes after one round of the update.
+    public struct UpdateRound: Encodable, Equatable, Sendable {
+        public var round: Int
+        /// Bytes.
+        public var plain: Double
+        /// Bytes.
+        public var concord: Double
+        /// Concord over plain.
+        public var ratio: Double { plain > 0 ? concord / plain : 0 }
+
+        enum CodingKeys: String, CodingKey { case round, plain, concord, ratio }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(round, forKey: .round)
+            try container.encode(plain, forKey: .plain)
+            try container.encode(concord, forKey: .concord)
+            try container.encode(ratio, forKey: .ratio)
+        }
+    }
 
     /// The phase of that kind.
     ///

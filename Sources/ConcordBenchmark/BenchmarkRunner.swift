@@ -79,8 +79,14 @@ public struct BenchmarkRunner: Sendable {
             writes: recentWrites, changes: outcomes.first?.recentChanges ?? 0,
             seconds: median(outcomes.map(\.recentSeconds)), bytes: outcomes.first?.recentBytes ?? 0,
             fullExportSeconds: phases.first { $0.kind == .export }?.concord ?? 0, fullExportRows: rows)
+        let rounds = (outcomes.map(\.updateRounds.count).min() ?? 0)
         return BenchmarkReport(
             rows: rows, runs: outcomes.count, sqlite: Database.libraryVersion, phases: phases,
-            recentExport: recent, importProbe: outcomes.first?.probe)
+            recentExport: recent, importProbe: outcomes.first?.probe,
+            updateRounds: (0..<rounds).map { round in
+                BenchmarkReport.UpdateRound(
+                    round: round + 1, plain: median(outcomes.map { $0.updateRounds[round].plain }),
+                    concord: median(outcomes.map { $0.updateRounds[round].concord }))
+            })
     }
 }

@@ -39,6 +39,8 @@ struct BenchmarkTrial {
         var recentChanges = 0
         var recentBytes = 0
         var probe: ImportProbe?
+        /// Plain and Concord file sizes after each round of the update, the first round's included.
+        var updateRounds: [Sample] = []
     }
 
     struct Mismatch: Error, CustomStringConvertible {
@@ -54,8 +56,8 @@ struct BenchmarkTrial {
         var changes: String { path("changes.concord") }
     }
 
-    /// Runs every phase in order: insert, point reads, update, export, apply, recent export, conflicts,
-    /// import probe.
+    /// Runs every phase in order: insert, point reads, update, the other client's insert, update and nine
+    /// more update rounds, export, apply, recent export, conflicts, import probe.
     func run(progress: (String) -> Void) throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("concord-bench-\(UUID().uuidString)")
@@ -83,6 +85,9 @@ struct BenchmarkTrial {
         outcome.samples[.sizeAfterUpdate] = Sample(
             plain: try BenchmarkDatabases.checkpointedSize(plain, files.plain),
             concord: try BenchmarkDatabases.checkpointedSize(replica.database, files.concord))
+        let client = try measureOtherClient(files, &outcome, progress)
+        progress(BenchmarkPhaseKind.sizeAfterTenUpdates.rawValue)
+        try measureUpdateRounds(files, client, &outcome)
         progress("export")
         outcome.samples[.export] = Sample(plain: plainInsert, concord: try timeExport(replica, to: files.changes))
         progress("apply")
@@ -94,6 +99,7 @@ struct BenchmarkTrial {
         )
         progress(BenchmarkPhaseKind.applyConflicts.rawValue)
         try measureConflicts(files, replica, peer: applied, plain, &outcome)
+
         if let executable = importProbeExecutable {
             progress("streamed import in a child process")
             outcome.probe = try probeImport(with: executable, files, recent: recent.bytes)
@@ -125,6 +131,59 @@ struct BenchmarkTrial {
             try replica.exportChanges(since: 0, to: sink)
             try sink.close()
         }
+    }
+
+    /// The files the other client wrote: plain SQLite's, and the replica's with its own connection.
+    private struct ClientFiles {
+        let plain: Database
+        let replica: Replica
+    }
+
+    /// Times the insert and the update written by another client: a second, plain connection on SQLite's
+    /// default VFS, on a replica file of its own, against plain SQLite on a file of its own.
+    ///
+    /// A replica's own connection keeps the statement journal the capture trigger's `julianday('now')`
+    /// causes in memory; an app writing through GRDB, the `sqlite3` shell or another process uses the
+    /// default VFS, where that journal spills to a temporary file once it outgrows 64 KiB. This is what
+    /// those apps pay.
+    private func measureOtherClient(
+        _ files: Files, _ outcome: inout Outcome, _ progress: (String) -> Void
+    ) throws -> ClientFiles {
+        let plain = try BenchmarkDatabases.openPlain(files.path("plain-client.sqlite"))
+        let replica = try BenchmarkDatabases.openReplica(files.path("client.sqlite"))
+        let client = try Database(path: files.path("client.sqlite"))
+        progress(BenchmarkPhaseKind.insertOtherClient.rawValue)
+        outcome.samples[.insertOtherClient] = try pair(
+            { try workload.insert(into: plain) }, { try workload.insert(into: client) })
+        progress(BenchmarkPhaseKind.updateOtherClient.rawValue)
+        outcome.samples[.updateOtherClient] = try pair(
+            { try workload.updateEveryRow(in: plain) }, { try workload.updateEveryRow(in: client) })
+        // Every write the other client made was captured: the replica folds one per insert and update.
+        let folded = try replica.foldLocalWrites()
+        guard folded == 2 * workload.rows.count else {
+            throw Mismatch(
+                description: "the other client's writes folded \(folded), expected \(2 * workload.rows.count)")
+        }
+        return ClientFiles(plain: plain, replica: replica)
+    }
+
+    /// The size after each of ten rounds of the update, each folded and checkpointed on both sides (the other
+    /// client's update is the first), and after the tenth as a phase: what Concord keeps per row must not grow
+    /// with the rounds.
+    private func measureUpdateRounds(_ files: Files, _ client: ClientFiles, _ outcome: inout Outcome) throws {
+        for round in 1...10 {
+            if round > 1 {
+                try workload.updateEveryRow(in: client.plain)
+                try workload.updateEveryRow(in: client.replica.database)
+                _ = try timeFold(client.replica, expecting: workload.rows.count)
+            }
+            outcome.updateRounds.append(
+                Sample(
+                    plain: try BenchmarkDatabases.checkpointedSize(client.plain, files.path("plain-client.sqlite")),
+                    concord: try BenchmarkDatabases.checkpointedSize(
+                        client.replica.database, files.path("client.sqlite"))))
+        }
+        outcome.samples[.sizeAfterTenUpdates] = outcome.updateRounds.last
     }
 
     /// Applies the exported changeset to a fresh replica, timed against a plain insert into a fresh table.

@@ -47,6 +47,11 @@ extension BenchmarkReport {
                 + "\(BenchmarkFormat.count(recent.fullExportRows)) rows, \(BenchmarkFormat.seconds(recent.fullExportSeconds)) "
                 + "(\(micro(recent.fullExportPerRow)))"
         ]
+        if !updateRounds.isEmpty {
+            lines.append(
+                "size after each of \(updateRounds.count) update rounds (each folded and checkpointed), Concord over plain: "
+                    + updateRounds.map { "\($0.round): " + BenchmarkFormat.ratio($0.ratio) }.joined(separator: ", "))
+        }
         if let probe = importProbe {
             let megabytes = { (bytes: Int) in BenchmarkFormat.megabytes(Double(bytes)) }
             lines.append(
