@@ -33,6 +33,11 @@ final class ApplySession {
     private var conflictsRecorded = 0
     /// The clock's reading at this replica's last export: its own writes stamped later never left it.
     private let exported: HLCTimestamp
+    /// Rows the changeset names more than once (by table and key hash), found while validating. No export
+    /// repeats a row; in a changeset that does, which of its values lost would depend on the order of its
+    /// rows (a value beaten by a later copy of its row here, by the stored one when applied again), so no
+    /// conflict is listed for them, and applying it twice lists nothing the first time did not.
+    private var repeatedRows: Set<Int64> = []
 
     init(replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int) throws {
         self.replica = replica
@@ -76,14 +81,27 @@ final class ApplySession {
     /// Reads and checks every row; remembers what the second reading must agree with.
     func validate<Rows: ChangeIterator>(_ rows: Rows) throws {
         var rows = rows
+        var identities: [Int64] = []
         while let row = try rows.next() {
             if held.contains(row.table) {
                 report.heldBack += 1
                 continue
             }
             try validated.check(row, plans, relayed: relayed)
+            identities.append(Self.identity(row))
         }
         checksum = rows.checksum
+        identities.sort()
+        for index in identities.indices.dropFirst() where identities[index] == identities[index - 1] {
+            repeatedRows.insert(identities[index])
+        }
+    }
+
+    /// A row's table and key as one hash (two rows with the same one are taken for the same row).
+    private static func identity(_ row: RowChange) -> Int64 {
+        var hash = FNV1a()
+        hash.add(row.table)
+        return KeyHash.of(row.key) &+ Int64(bitPattern: hash.value &* 0x9E37_79B9_7F4A_7C15)
     }
 
     /// The newest stamp of this replica's own node the changeset holds (a sign it was rolled back).
@@ -174,7 +192,7 @@ final class ApplySession {
         }
         let remoteSeen = plan.localSeen(row.seen)
         // A value may lose to a register held here without changing anything here.
-        if let stored { try recordLosses(row.key, stored, remote, remoteSeen, outcome.merged, plan: plan) }
+        if let stored { try recordLosses(row, stored, remote, remoteSeen, outcome.merged, plan: plan) }
         guard outcome.changed else { return report.ignored += 1 }
         report.applied += 1
         run.version += 1
@@ -206,7 +224,7 @@ final class ApplySession {
         let mergedExtras = RowRegisters(liveness: .unknown, columns: Array(outcome.merged.columns[own...]))
         let remoteSeen = plan.localSeen(row.seen)
         if let stored {
-            try recordLosses(row.key, stored, remote, remoteSeen, merged, plan: plan)
+            try recordLosses(row, stored, remote, remoteSeen, merged, plan: plan)
         }
         let ownChanged = merged != stored?.registers
         let extrasChanged = local.map { mergedExtras.columns != Array($0.columns[own...]) } ?? true
@@ -232,9 +250,11 @@ final class ApplySession {
 
     /// Asks the core which values lost to writes that had not seen them, and keeps those in the conflict log.
     private func recordLosses(
-        _ key: SQLiteValue, _ stored: RegisterStore.StoredRow, _ remote: RowRegisters, _ remoteSeen: [Stamp?]?,
+        _ row: RowChange, _ stored: RegisterStore.StoredRow, _ remote: RowRegisters, _ remoteSeen: [Stamp?]?,
         _ merged: RowRegisters, plan: TablePlan
     ) throws {
+        guard repeatedRows.isEmpty || !repeatedRows.contains(Self.identity(row)) else { return }
+        let key = row.key
         let losses = ConflictRule.losses(
             local: stored.registers, seen: stored.seen ?? [], remote: remote, remoteSeen: remoteSeen, merged: merged,
             rules: plan.rules, node: replica.nodeID, exported: exported)
