@@ -33,11 +33,13 @@ final class ApplySession {
     private var conflictsRecorded = 0
     /// The clock's reading at this replica's last export: its own writes stamped later never left it.
     private let exported: HLCTimestamp
-    /// Rows the changeset names more than once (by table and key hash), found while validating. No export
-    /// repeats a row; in a changeset that does, which of its values lost would depend on the order of its
-    /// rows (a value beaten by a later copy of its row here, by the stored one when applied again), so no
-    /// conflict is listed for them, and applying it twice lists nothing the first time did not.
-    private var repeatedRows: Set<Int64> = []
+    /// Rows the changeset names more than once (by table and key hash), found when the first loss is about to
+    /// be recorded. No export repeats a row; in a changeset that does, which of its values lost would depend
+    /// on the order of its rows (a value beaten by a later copy of its row here, by the stored one when applied
+    /// again), so no conflict is listed for them, and applying it twice lists nothing the first time did not.
+    private var repeatedRows: Set<Int64>?
+    /// Reads the changeset again for ``repeatedRows``: set by the caller for the merge, which may need it.
+    var findRepeatedRows: (() throws -> Set<Int64>)?
 
     init(replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int) throws {
         self.replica = replica
@@ -81,27 +83,45 @@ final class ApplySession {
     /// Reads and checks every row; remembers what the second reading must agree with.
     func validate<Rows: ChangeIterator>(_ rows: Rows) throws {
         var rows = rows
-        var identities: [Int64] = []
         while let row = try rows.next() {
             if held.contains(row.table) {
                 report.heldBack += 1
                 continue
             }
             try validated.check(row, plans, relayed: relayed)
-            identities.append(Self.identity(row))
         }
         checksum = rows.checksum
-        identities.sort()
-        for index in identities.indices.dropFirst() where identities[index] == identities[index - 1] {
-            repeatedRows.insert(identities[index])
+    }
+
+    /// The rows `rows` names more than once, as table-and-key hashes (see ``repeatedRows``): 8 bytes a row
+    /// while it reads, then the repeated ones.
+    func repeatedRows<Rows: ChangeIterator>(in rows: Rows) throws -> Set<Int64> {
+        var rows = rows
+        var identities: [Int64] = []
+        var table = (name: "", hash: Int64(0))
+        while let row = try rows.next() {
+            // Rows come table by table: the name's hash is worked out once per run of them.
+            if row.table != table.name { table = (row.table, Self.tableHash(row.table)) }
+            identities.append(KeyHash.of(row.key) &+ table.hash)
         }
+        identities.sort()
+        var repeated: Set<Int64> = []
+        for index in identities.indices.dropFirst() where identities[index] == identities[index - 1] {
+            repeated.insert(identities[index])
+        }
+        return repeated
     }
 
     /// A row's table and key as one hash (two rows with the same one are taken for the same row).
     private static func identity(_ row: RowChange) -> Int64 {
+        KeyHash.of(row.key) &+ tableHash(row.table)
+    }
+
+    /// What a table's name adds to the hash of each of its rows' keys.
+    private static func tableHash(_ name: String) -> Int64 {
         var hash = FNV1a()
-        hash.add(row.table)
-        return KeyHash.of(row.key) &+ Int64(bitPattern: hash.value &* 0x9E37_79B9_7F4A_7C15)
+        hash.add(name)
+        return Int64(bitPattern: hash.value &* 0x9E37_79B9_7F4A_7C15)
     }
 
     /// The newest stamp of this replica's own node the changeset holds (a sign it was rolled back).
@@ -196,9 +216,14 @@ final class ApplySession {
         guard outcome.changed else { return report.ignored += 1 }
         report.applied += 1
         run.version += 1
-        let seen = ConflictRule.mergedSeen(
-            local: stored?.registers, seen: stored?.seen, remote: remote, remoteSeen: remoteSeen,
-            merged: outcome.merged, rules: plan.rules)
+        // Most rows' writes saw nothing of another device, here or there: then neither does the merge.
+        let sawNothing = stored?.seen == nil && remoteSeen.map { !$0.contains { $0 != nil } } ?? false
+        let seen =
+            sawNothing
+            ? nil
+            : ConflictRule.mergedSeen(
+                local: stored?.registers, seen: stored?.seen, remote: remote, remoteSeen: remoteSeen,
+                merged: outcome.merged, rules: plan.rules)
         try write(row.key, outcome.merged, seen: seen, plan: plan, stored: stored, into: &run)
     }
 
@@ -253,12 +278,13 @@ final class ApplySession {
         _ row: RowChange, _ stored: RegisterStore.StoredRow, _ remote: RowRegisters, _ remoteSeen: [Stamp?]?,
         _ merged: RowRegisters, plan: TablePlan
     ) throws {
-        guard repeatedRows.isEmpty || !repeatedRows.contains(Self.identity(row)) else { return }
         let key = row.key
         let losses = ConflictRule.losses(
             local: stored.registers, seen: stored.seen ?? [], remote: remote, remoteSeen: remoteSeen, merged: merged,
             rules: plan.rules, node: replica.nodeID, exported: exported)
         guard !losses.isEmpty else { return }
+        if repeatedRows == nil { repeatedRows = try findRepeatedRows?() ?? [] }
+        guard !repeatedRows!.contains(Self.identity(row)) else { return }
         conflictsRecorded += try conflictLog.record(table: plan.local.id, key: key, losses, at: physical)
     }
 

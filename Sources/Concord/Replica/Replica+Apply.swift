@@ -81,7 +81,12 @@ extension Replica {
         try adoptNewNodeIDIfRolledBack(newestOwnStamp: session.newestOwnStamp)
         defer { forgetNodeCache() }
         // Nothing changed (a changeset applied before, or one's own): the transaction is rolled back, the file untouched.
-        try tentativelyWithoutForeignKeyEnforcement { try session.merge(rows()) ? .commit : .rollBack }
+        try withoutActuallyEscaping(rows) { rows in
+            // Read a third time only if a loss is to be recorded, to find the rows the changeset repeats.
+            session.findRepeatedRows = { try session.repeatedRows(in: rows()) }
+            defer { session.findRepeatedRows = nil }
+            try tentativelyWithoutForeignKeyEnforcement { try session.merge(rows()) ? .commit : .rollBack }
+        }
         return session.report
     }
 
