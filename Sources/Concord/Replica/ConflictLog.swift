@@ -22,17 +22,18 @@ struct ConflictLog {
     /// Stores `losses` of the row `key` of table `table`; returns how many were new.
     func record(table: Int64, key: SQLiteValue, _ losses: [ConflictRule.Loss], at time: Int64) throws -> Int {
         var added = 0
-        // Unless the log holds this value, or a newer one of its device, lost to the same write.
+        // Is this value, or a newer one of its device, already listed as lost to the same write?
+        let listed = try database.cached(
+            "SELECT 1 FROM \(Metadata.conflicts) WHERE tbl = ? AND pk = ? AND col = ? AND node = ? AND hlc >= ? "
+                + "AND whlc = ? AND wnode = ? LIMIT 1")
         let insert = try database.cached(
             "INSERT OR IGNORE INTO \(Metadata.conflicts) "
                 + "(tbl, pk, col, kind, value, hlc, node, whlc, wnode, wvalue, at) "
-                + "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE NOT EXISTS (SELECT 1 FROM "
-                + "\(Metadata.conflicts) WHERE tbl = ?1 AND pk = ?2 AND col = ?3 AND node = ?7 AND hlc >= ?6 "
-                + "AND whlc = ?8 AND wnode = ?9)")
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         // The device's older values listed as lost to the same write lost to this one first.
         let superseded = try database.cached(
-            "DELETE FROM \(Metadata.conflicts) WHERE tbl = ?1 AND pk = ?2 AND col = ?3 AND node = ?4 AND hlc < ?5 "
-                + "AND whlc = ?6 AND wnode = ?7")
+            "DELETE FROM \(Metadata.conflicts) WHERE tbl = ? AND pk = ? AND col = ? AND node = ? AND hlc < ? "
+                + "AND whlc = ? AND wnode = ?")
         for loss in losses {
             let loser = SQLiteValue.integer(try nodes.indexRegistering(loss.loser.stamp.node))
             let winner = SQLiteValue.integer(try nodes.indexRegistering(loss.winner.node))
@@ -40,13 +41,15 @@ struct ConflictLog {
                 SQLiteValue.integer(Int64(loss.column)), SQLiteValue.integer(loss.loser.stamp.hlc.sqliteValue)
             )
             let winnerClock = SQLiteValue.integer(loss.winner.hlc.sqliteValue)
+            let place = [SQLiteValue.integer(table), key, column, loser, loserClock, winnerClock, winner]
+            guard try listed.all(place).isEmpty else { continue }
             try insert.run([
                 .integer(table), key, column, .integer(Int64(loss.kind.rawValue)), loss.loser.value, loserClock,
                 loser, winnerClock, winner, loss.winningValue ?? .null, .integer(time),
             ])
             guard database.changes > 0 else { continue }
             added += 1
-            try superseded.run([.integer(table), key, column, loser, loserClock, winnerClock, winner])
+            try superseded.run(place)
         }
         return added
     }
