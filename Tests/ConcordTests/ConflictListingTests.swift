@@ -2,7 +2,7 @@ import ConcordTestSupport
 import Foundation
 import Testing
 
-@testable import Concord
+@_spi(Simulation) @testable import Concord
 
 /// Which values `conflicts(table:key:)` lists: those that lost to a write that had not seen them, beside
 /// the winner, wherever both meet; never a device's own overwrite or an edit of a value synced in.
@@ -151,6 +151,32 @@ struct ConflictListingTests {
         let before = try fileBytes(directory.path("a.sqlite"))
         _ = try a.apply(repeated)
         #expect(try fileBytes(directory.path("a.sqlite")) == before)
+    }
+
+    @Test func aStreamedChangesetListsItsConflictsAndMergesEveryRow() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try a.exportChanges(since: 0, to: MemoryByteSink())
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        _ = try b.foldLocalWrites()
+        clock.advance(by: 1_000)
+        // More rows after the conflicting one than a merge batch holds (16,384): the merge is still reading
+        // the file when it finds the loss.
+        try b.database.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 17000)
+            INSERT INTO reminders (id, title) SELECT 'n' || i, printf('%0200d', i) FROM n
+            """)
+        let path = directory.path("b.changes")
+        let sink = try FileByteSink(path: path)
+        try b.exportChanges(since: 0, to: sink)
+        try sink.close()
+        #expect(try fileBytes(path).count > 4 * 65_536)
+        let report = try a.applyChangeset(atPath: path, decodingInMemoryUpTo: 0)
+        #expect(report.applied == 17_001)
+        #expect(try a.conflicts().map(\.lost) == ["oat milk"])
+        #expect(try a.canonicalDump() == b.canonicalDump())
     }
 
     @Test func anOverwriteOfASeenValueIsListedNowhereWhateverTheRouteItTakes() throws {

@@ -38,7 +38,8 @@ final class ApplySession {
     /// on the order of its rows (a value beaten by a later copy of its row here, by the stored one when applied
     /// again), so no conflict is listed for them, and applying it twice lists nothing the first time did not.
     private var repeatedRows: Set<Int64>?
-    /// Reads the changeset again for ``repeatedRows``: set by the caller for the merge, which may need it.
+    /// Reads the changeset again for ``repeatedRows`` (through a source of its own: the merge is reading the
+    /// changeset at the time): set by the caller for the merge, which may need it.
     var findRepeatedRows: (() throws -> Set<Int64>)?
 
     init(replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int) throws {
@@ -81,7 +82,10 @@ final class ApplySession {
     }
 
     /// Reads and checks every row; remembers what the second reading must agree with.
-    func validate<Rows: ChangeIterator>(_ rows: Rows) throws {
+    /// Checks every row; with `findingRepeatedRows`, also notes the rows the changeset repeats (for a caller
+    /// that cannot read it again during the merge).
+    func validate<Rows: ChangeIterator>(_ rows: Rows, findingRepeatedRows: Bool = false) throws {
+        var identities = RowIdentities()
         var rows = rows
         while let row = try rows.next() {
             if held.contains(row.table) {
@@ -89,27 +93,40 @@ final class ApplySession {
                 continue
             }
             try validated.check(row, plans, relayed: relayed)
+            if findingRepeatedRows { identities.add(row) }
         }
         checksum = rows.checksum
+        if findingRepeatedRows { repeatedRows = identities.repeated() }
     }
 
     /// The rows `rows` names more than once, as table-and-key hashes (see ``repeatedRows``): 8 bytes a row
     /// while it reads, then the repeated ones.
-    func repeatedRows<Rows: ChangeIterator>(in rows: Rows) throws -> Set<Int64> {
+    static func repeatedRows<Rows: ChangeIterator>(in rows: Rows) throws -> Set<Int64> {
         var rows = rows
-        var identities: [Int64] = []
-        var table = (name: "", hash: Int64(0))
-        while let row = try rows.next() {
+        var identities = RowIdentities()
+        while let row = try rows.next() { identities.add(row) }
+        return identities.repeated()
+    }
+
+    /// Rows' table-and-key hashes as they are read, 8 bytes a row, to find the repeated ones.
+    private struct RowIdentities {
+        private var hashes: [Int64] = []
+        private var table = (name: "", hash: Int64(0))
+
+        mutating func add(_ row: RowChange) {
             // Rows come table by table: the name's hash is worked out once per run of them.
-            if row.table != table.name { table = (row.table, Self.tableHash(row.table)) }
-            identities.append(KeyHash.of(row.key) &+ table.hash)
+            if row.table != table.name { table = (row.table, ApplySession.tableHash(row.table)) }
+            hashes.append(KeyHash.of(row.key) &+ table.hash)
         }
-        identities.sort()
-        var repeated: Set<Int64> = []
-        for index in identities.indices.dropFirst() where identities[index] == identities[index - 1] {
-            repeated.insert(identities[index])
+
+        func repeated() -> Set<Int64> {
+            let sorted = hashes.sorted()
+            var repeated: Set<Int64> = []
+            for index in sorted.indices.dropFirst() where sorted[index] == sorted[index - 1] {
+                repeated.insert(sorted[index])
+            }
+            return repeated
         }
-        return repeated
     }
 
     /// A row's table and key as one hash (two rows with the same one are taken for the same row).
@@ -118,7 +135,7 @@ final class ApplySession {
     }
 
     /// What a table's name adds to the hash of each of its rows' keys.
-    private static func tableHash(_ name: String) -> Int64 {
+    fileprivate static func tableHash(_ name: String) -> Int64 {
         var hash = FNV1a()
         hash.add(name)
         return Int64(bitPattern: hash.value &* 0x9E37_79B9_7F4A_7C15)

@@ -45,8 +45,8 @@ extension Replica {
     public func apply(_ changeset: Changeset) throws -> ApplyReport {
         try apply(
             source: changeset.source, since: changeset.since, upTo: changeset.upTo, tables: changeset.tables,
-            batchSize: max(changeset.rows.count, 1)
-        ) { changeset.rows.makeIterator() }
+            batchSize: max(changeset.rows.count, 1), rows: { changeset.rows.makeIterator() },
+            rereadRows: { try ApplySession.repeatedRows(in: changeset.rows.makeIterator()) })
     }
 
     /// Applies a stream of rows; `rows` is called twice, once to validate and once to apply.
@@ -67,8 +67,12 @@ extension Replica {
     /// of at random places, which on a UUID key more than halves the cost of
     /// writing them. Merges commute, and a key met twice keeps its arrival
     /// order, so the registers, the rows shown and the report are the same.
+    /// `rereadRows`, when given, finds the rows the changeset repeats by reading it once more, only if a
+    /// conflict is to be recorded, from a source of its own (the merge pass is reading `rows()`'s); without
+    /// it they are found while validating, so `rows` is still called just twice.
     func apply<Rows: ChangeIterator>(
-        source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int, rows: () throws -> Rows
+        source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int, rows: () throws -> Rows,
+        rereadRows: (() throws -> Set<Int64>)? = nil
     ) throws -> ApplyReport {
         // Adopting an additive schema change takes a transaction of its own, before the changeset is checked
         // against the declarations; a table refused for a destructive change has its rows held back.
@@ -76,14 +80,14 @@ extension Replica {
         let session = try ApplySession(
             replica: self, source: source, since: since, upTo: upTo, tables: tables,
             batchSize: batchSize)
-        try session.validate(rows())
+        try session.validate(rows(), findingRepeatedRows: rereadRows == nil)
         // A peer holding a stamp of this node newer than any it remembers: this file was rolled back.
         try adoptNewNodeIDIfRolledBack(newestOwnStamp: session.newestOwnStamp)
         defer { forgetNodeCache() }
         // Nothing changed (a changeset applied before, or one's own): the transaction is rolled back, the file untouched.
         try withoutActuallyEscaping(rows) { rows in
             // Read a third time only if a loss is to be recorded, to find the rows the changeset repeats.
-            session.findRepeatedRows = { try session.repeatedRows(in: rows()) }
+            session.findRepeatedRows = rereadRows
             defer { session.findRepeatedRows = nil }
             try tentativelyWithoutForeignKeyEnforcement { try session.merge(rows()) ? .commit : .rollBack }
         }

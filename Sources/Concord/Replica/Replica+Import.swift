@@ -54,14 +54,25 @@ extension Replica {
         let counted = CountingByteSource(file)
         let header = try ChangesetDecoder(source: counted).header
         var pass = ChangesetProgress.Step.validating
-        return try apply(source: header.source, since: header.since, upTo: header.upTo, tables: header.tables) {
-            try file.rewind()
-            counted.count = 0
-            let decoder = try ChangesetDecoder(source: counted)
-            guard decoder.header == header else { throw ReplicaError.changesetChanged }
-            defer { pass = .merging }
-            return ReportingRows(decoder: decoder, step: pass, bytes: counted, fileSize: size, progress: progress)
-        }
+        return try apply(
+            source: header.source, since: header.since, upTo: header.upTo, tables: header.tables,
+            batchSize: Self.applyBatch,
+            rows: {
+                try file.rewind()
+                counted.count = 0
+                let decoder = try ChangesetDecoder(source: counted)
+                guard decoder.header == header else { throw ReplicaError.changesetChanged }
+                defer { pass = .merging }
+                return ReportingRows(decoder: decoder, step: pass, bytes: counted, fileSize: size, progress: progress)
+            },
+            rereadRows: {
+                // The merge is reading `file`: this pass opens the file again.
+                let again = try FileByteSource(path: path)
+                defer { again.close() }
+                let decoder = try ChangesetDecoder(source: again)
+                guard decoder.header == header else { throw ReplicaError.changesetChanged }
+                return try ApplySession.repeatedRows(in: decoder)
+            })
     }
 }
 
