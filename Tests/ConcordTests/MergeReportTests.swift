@@ -97,4 +97,27 @@ struct MergeReportTests {
                 == #"{"applied":1,"changes":{"tables":[{"inserted":["l1"],"table":"lists"}]},"heldBack":0,"ignored":0}"#
         )
     }
+
+    /// An apply that changes more rows than a report holds says so instead of keeping every key: a streamed
+    /// import of millions of rows keeps its memory bounded.
+    @Test func aReportOfMoreRowsThanItHoldsSaysItIsIncomplete() throws {
+        var recorder = MergeRecorder()
+        for index in 0...MergeRecorder.limit {
+            recorder.note(
+                "reminders", .text("r\(index)"), wasShown: false, wasAlive: false, valuesChanged: true, now: .shown)
+        }
+        let report = MergeReport(recorder)
+        #expect(!report.isComplete && report.tables.isEmpty && !report.isEmpty)
+        #expect(report.summary.hasPrefix("more than 100000 shown rows changed"))
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        #expect(json.contains(#""complete":false"#), "\(json)")
+        #expect(!MergeReport().followed(by: report).isComplete)
+        // At the limit itself every row is listed.
+        var full = MergeRecorder()
+        for index in 0..<MergeRecorder.limit {
+            full.note(
+                "reminders", .text("r\(index)"), wasShown: false, wasAlive: false, valuesChanged: true, now: .shown)
+        }
+        #expect(MergeReport(full).isComplete && MergeReport(full).count(.inserted) == MergeRecorder.limit)
+    }
 }

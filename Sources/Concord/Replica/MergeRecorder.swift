@@ -23,15 +23,28 @@ struct MergeRecorder {
         var now: ShownChange.Destination
     }
 
+    /// The most rows a report lists; past it the recorder lets its notes go and says only that it overflowed,
+    /// so that an apply of millions of rows keeps its memory bounded (about 100 bytes a note).
+    static let limit = 100_000
+
     private var names: [String] = []
     private var notes: [[Note]] = []
     private var lastTable = -1
+    private var count = 0
+    /// More rows were noted than ``limit``: nothing is kept.
+    private(set) var overflowed = false
 
     /// Notes that `key` of `table` was (or was not) shown and alive, and goes where `now` says.
     mutating func note(
         _ table: String, _ key: SQLiteValue, wasShown: Bool, wasAlive: Bool, valuesChanged: Bool,
         now: ShownChange.Destination
     ) {
+        guard !overflowed else { return }
+        count += 1
+        guard count <= Self.limit else {
+            (overflowed, names, notes, lastTable) = (true, [], [], -1)
+            return
+        }
         let note = Note(key: key, wasShown: wasShown, wasAlive: wasAlive, valuesChanged: valuesChanged, now: now)
         if lastTable < 0 || !names[lastTable].utf8.elementsEqual(table.utf8) {
             lastTable =

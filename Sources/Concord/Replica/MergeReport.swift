@@ -7,7 +7,11 @@
 /// a parent it needs went away on another device), shown again or parked —
 /// including rows that changed only because another row did (a child hidden
 /// with its deleted parent). Every row whose shown state an apply changed is
-/// listed once, with the last word for it.
+/// listed once, with the last word for it — up to ``MergeRecorder/limit``
+/// rows: an apply that changes more (a first sync of a large table) reports
+/// only that it did (``isComplete`` is false), so that a streamed import keeps
+/// its memory bounded; the app then reads the changes from the version log
+/// (``Replica/changedRows(since:)``).
 ///
 /// ```swift
 /// let report = try phone.apply(changes)
@@ -39,6 +43,8 @@ public struct MergeReport: Hashable, Sendable, Encodable {
 
     /// The tables with a change, in name order (bytewise).
     public private(set) var tables: [Table] = []
+    /// Whether ``tables`` lists every row the apply changed; false when more changed than a report holds.
+    public private(set) var isComplete = true
 
     /// No change.
     public init() {}
@@ -46,10 +52,11 @@ public struct MergeReport: Hashable, Sendable, Encodable {
     /// The report of what `recorder` noted.
     init(_ recorder: MergeRecorder) {
         tables = recorder.tables()
+        isComplete = !recorder.overflowed
     }
 
     /// Whether no shown row changed.
-    public var isEmpty: Bool { tables.isEmpty }
+    public var isEmpty: Bool { tables.isEmpty && isComplete }
 
     /// How many rows changed, as `change` says, in every table.
     public func count(_ change: ShownChange) -> Int { tables.reduce(0) { $0 + $1.keys(change).count } }
@@ -76,6 +83,10 @@ public struct MergeReport: Hashable, Sendable, Encodable {
             }
         }
         var combined = MergeReport()
+        guard isComplete && later.isComplete else {
+            combined.isComplete = false
+            return combined
+        }
         combined.tables = words.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap { name in
             var changes: [ShownChange: [SQLiteValue]] = [:]
             for (key, change) in words[name]! { changes[change, default: []].append(key) }
@@ -86,11 +97,23 @@ public struct MergeReport: Hashable, Sendable, Encodable {
 
     /// `2 inserted, 1 deleted in reminders; ...`, or `no shown row changed`.
     public var summary: String {
+        guard isComplete else {
+            return "more than \(MergeRecorder.limit) shown rows changed, too many to list (see changedRows(since:))"
+        }
         guard !isEmpty else { return "no shown row changed" }
         return tables.map { table in
             ShownChange.allCases.filter { !table.keys($0).isEmpty }
                 .map { "\(table.keys($0).count) \($0.rawValue)" }.joined(separator: ", ") + " in \(table.name)"
         }.joined(separator: "; ")
+    }
+
+    private enum CodingKeys: String, CodingKey { case tables, complete }
+
+    /// The tables, and `"complete": false` when more rows changed than the report lists.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(tables, forKey: .tables)
+        if !isComplete { try container.encode(false, forKey: .complete) }
     }
 
     private struct DynamicKey: CodingKey {
