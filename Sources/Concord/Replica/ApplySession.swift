@@ -234,9 +234,8 @@ final class ApplySession {
         report.applied += 1
         run.version += 1
         // Most rows' writes saw nothing of another device, here or there: then neither does the merge.
-        let sawNothing = stored?.seen == nil && remoteSeen.map { !$0.contains { $0 != nil } } ?? false
         let seen =
-            sawNothing
+            ConflictRule.sawNothing(seen: stored?.seen, remoteSeen: remoteSeen)
             ? nil
             : ConflictRule.mergedSeen(
                 local: stored?.registers, seen: stored?.seen, remote: remote, remoteSeen: remoteSeen,

@@ -149,10 +149,7 @@ public enum ConflictRule {
         rules: RowMerge.Rules
     ) -> [Stamp?]? {
         let count = merged.columns.count
-        // Most merges move rows that saw nothing of another device on either side: nothing to keep.
-        if let remoteSeen, !remoteSeen.contains(where: { $0 != nil }), !(seen?.contains { $0 != nil } ?? false) {
-            return nil
-        }
+        if sawNothing(seen: seen, remoteSeen: remoteSeen) { return nil }
         let theirSeen = remoteSeen ?? remote.columns.map { $0?.stamp }
         let ours = { (index: Int) -> Stamp? in
             guard let seen, index < seen.count else { return nil }
@@ -177,6 +174,14 @@ public enum ConflictRule {
         return result.contains { $0 != nil } ? result : nil
     }
 
+    /// Whether neither side's writes saw anything of another device — the remote side says so (`remoteSeen` is
+    /// known) and the kept stamps `seen` hold none — so that their merge keeps none (``mergedSeen`` is `nil`):
+    /// most merges, which a caller can skip asking about.
+    public static func sawNothing(seen: [Stamp?]?, remoteSeen: [Stamp?]?) -> Bool {
+        guard let remoteSeen, !remoteSeen.contains(where: { $0 != nil }) else { return false }
+        return !(seen?.contains { $0 != nil } ?? false)
+    }
+
     /// What a changeset says the writes of `registers` saw, from the seen stamps kept with them (`nil`:
     /// none): an entry only for a last-writer-wins column that holds a register, and never above that
     /// register's own stamp (an upgraded replica's stamps, taken to have seen everything up to the
@@ -187,6 +192,17 @@ public enum ConflictRule {
             else { return nil }
             return min(entry, register.stamp)
         }
+    }
+
+    /// Whether `loser` lost to `winner`, the register the merge kept (`kept`), without its writer having seen it:
+    /// another device's write of another value, stamped above the loser, whose seen stamp (`nil`: it saw
+    /// nothing of another device) is below the loser; or, with `unsent`, whatever it saw (the loser never left
+    /// this replica).
+    private static func lostUnseen(
+        _ loser: ColumnRegister, to winner: ColumnRegister, kept: Stamp?, winnerSeen: Stamp?, unsent: Bool = false
+    ) -> Bool {
+        winner.stamp.node != loser.stamp.node && kept == winner.stamp && winner.stamp > loser.stamp
+            && loser.value != winner.value && (unsent || winnerSeen.map { loser.stamp > $0 } ?? true)
     }
 
     /// The stamp a whole-row write saw: the highest of its columns' (they are all the same when one
@@ -237,9 +253,10 @@ public enum ConflictRule {
                     result.append(Loss(column: index, kind: .deleted, loser: ours, winner: delete, winningValue: nil))
                     continue
                 }
-                guard merged.liveness.isAlive, let theirs = remote.columns[index], theirs.stamp.node != ours.stamp.node,
-                    merged.columns[index]?.stamp == theirs.stamp, theirs.stamp > ours.stamp, ours.value != theirs.value,
-                    unsent(ours.stamp) || unseen(ours.stamp, remoteSeen[index])
+                guard merged.liveness.isAlive, let theirs = remote.columns[index],
+                    lostUnseen(
+                        ours, to: theirs, kept: merged.columns[index]?.stamp, winnerSeen: remoteSeen[index],
+                        unsent: unsent(ours.stamp))
                 else { continue }
                 result.append(
                     Loss(
@@ -296,10 +313,10 @@ public enum ConflictRule {
                     result.append(Loss(column: index, kind: .deleted, loser: theirs, winner: delete, winningValue: nil))
                     continue
                 }
-                guard merged.liveness.isAlive, let ours, ours.stamp.node != theirs.stamp.node,
-                    merged.columns[index]?.stamp == ours.stamp,
-                    ours.stamp > theirs.stamp, ours.value != theirs.value,
-                    (seen.indices.contains(index) ? seen[index] : nil).map({ theirs.stamp > $0 }) ?? true
+                guard merged.liveness.isAlive, let ours,
+                    lostUnseen(
+                        theirs, to: ours, kept: merged.columns[index]?.stamp,
+                        winnerSeen: seen.indices.contains(index) ? seen[index] : nil)
                 else { continue }
                 result.append(
                     Loss(column: index, kind: .overwritten, loser: theirs, winner: ours.stamp, winningValue: ours.value)
