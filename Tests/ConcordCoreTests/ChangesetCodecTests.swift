@@ -399,6 +399,33 @@ extension Stamp {
     }
 }
 
+/// What the writes of `columns` saw, as a peer may say it: unknown (an older format), nothing at all, or per
+/// last-writer-wins register nothing, its own stamp (everything below it), or any stamp at or below it,
+/// clock 0 and another register's node included.
+private func randomSeen(
+    _ columns: [ColumnRegister?], merges: [ColumnMerge], nodes: [NodeID], _ rng: inout SeededGenerator
+) -> [Stamp?]? {
+    switch Int.random(in: 0..<6, using: &rng) {
+    case 0: return nil
+    case 1: return Array(repeating: nil, count: columns.count)
+    default:
+        return zip(columns, merges).map { register, merge in
+            guard let register, merge == .lww else { return nil }
+            let hlc = register.stamp.hlc.rawValue
+            // Below the register's clock any node will do; at clock 0 only the register's own stamp is not above it.
+            guard hlc > 0 else { return Bool.random(using: &rng) ? nil : register.stamp }
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: return nil
+            case 1: return register.stamp
+            case 2: return Stamp(hlc: HLCTimestamp(rawValue: 0), node: nodes.randomElement(using: &rng)!)
+            default:
+                let below = UInt64.random(in: 0..<hlc, using: &rng)
+                return Stamp(hlc: HLCTimestamp(rawValue: below), node: nodes.randomElement(using: &rng)!)
+            }
+        }
+    }
+}
+
 private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
     let nodes = (0..<Int.random(in: 1...4, using: &rng)).map { _ in NodeID.random(using: &rng) }
     let names = ["reminders", "Lists", "naïve", "表", "a b", "x\"y", "tags", "items"].shuffled(using: &rng)
@@ -449,7 +476,9 @@ private func randomChangeset(_ rng: inout SeededGenerator) -> Changeset {
                 return register
             }
             rows.append(
-                RowChange(table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns)))
+                RowChange(
+                    table: table.name, key: key, registers: RowRegisters(liveness: liveness, columns: columns),
+                    seen: randomSeen(columns, merges: table.merges, nodes: nodes, &rng)))
         }
     }
     let upTo = Int64.random(in: 0...Int64.max, using: &rng)
@@ -1553,6 +1582,7 @@ struct ChangesetCodecTests {
     @Test func randomChangesetsRoundTripInBothForms() throws {
         var contributionsSeen = 0
         var customMergesSeen = 0
+        var seenStamps = 0
         for seed in seeds(200, salt: 1) {
             var rng = SeededGenerator(seed: seed)
             let changes = randomChangeset(&rng)
@@ -1561,6 +1591,7 @@ struct ChangesetCodecTests {
             }
             customMergesSeen +=
                 changes.tables.flatMap(\.merges).filter { if case .custom = $0 { true } else { false } }.count
+            seenStamps += changes.rows.compactMap(\.seen).joined().compactMap { $0 }.count
             let bytes = try changes.encoded()
             let decoded = try Changeset(decoding: bytes)
             #expect(decoded == changes, "seed \(seed) (replay with CONCORD_SEED=\(seed))")
@@ -1578,6 +1609,7 @@ struct ChangesetCodecTests {
         if ProcessInfo.processInfo.environment["CONCORD_SEED"] == nil {
             #expect(contributionsSeen > 200)
             #expect(customMergesSeen > 20)
+            #expect(seenStamps > 25, "the seen lists of format 3 are exercised")
         }
     }
 
