@@ -62,6 +62,9 @@ final class SimulatedDevice {
     /// through its own, as an app that adds Concord to a database it already writes does.
     private(set) var app: Database
 
+    /// A new device whose app was just installed: its disk holds a copy of the installed app's file
+    /// (``InstalledImage``), whose replica takes `node` on opening it; when the seed injects bugs, the app
+    /// installs itself on an empty disk.
     init(
         index: Int, node: NodeID, durability: Durability, skew: Int64, drift: Int64, time: Int64,
         workload: Workload, bugs: InjectedBugs, foldBatch: Int = Replica.foldBatch
@@ -81,11 +84,16 @@ final class SimulatedDevice {
         // The disk's file identity (its name and the file's number): a seed gives the same bytes.
         configuration.disk = disk
         self.configuration = configuration
+        let factory = bugs.isEmpty
+        if factory {
+            disk.createFile(
+                atPath: path, contents: try InstalledImage.bytes(of: workload, journalMode: durability.journalMode))
+        }
         replica = try Replica(path: path, configuration: configuration)
         app = try Self.openApp(path, configuration)
         // Durable settings first: under DELETE + FULL a power loss could roll the install's last step back.
         try durability.prepare(replica, app: app)
-        try workload.install(on: replica)
+        if !factory { try workload.install(on: replica) }
         ledgerVersion = try replica.version
     }
 
