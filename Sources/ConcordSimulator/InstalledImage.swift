@@ -40,13 +40,14 @@ enum InstalledImage {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let key = Key(workload: try encoder.encode(workload), journalMode: journalMode.rawValue)
-        if let bytes = built.withLock({ $0[key] }) { return bytes }
-        let bytes = try build(workload, journalMode: journalMode)
-        built.withLock { images in
+        // Built under the lock: a run on another thread wanting the same image waits for it.
+        return try built.withLock { images in
+            if let bytes = images[key] { return bytes }
+            let bytes = try build(workload, journalMode: journalMode)
             if images.count >= limit { images.removeAll() }
             images[key] = bytes
+            return bytes
         }
-        return bytes
     }
 
     private static func build(_ workload: Workload, journalMode: Durability.JournalMode) throws -> [UInt8] {
