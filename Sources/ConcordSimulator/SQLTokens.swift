@@ -19,15 +19,26 @@ enum SQLTokens {
 
     static func words(of sql: String) -> [Word] {
         var words: [Word] = []
+        forEachWord(of: sql) {
+            words.append($0)
+            return true
+        }
+        return words
+    }
+
+    /// Calls `body` with each word in turn, until it returns `false`: finding a statement's table reads
+    /// only its first few words.
+    static func forEachWord(of sql: String, _ body: (Word) -> Bool) {
+        var going = true
         // Scalars, not characters: a quote followed by a combining mark is one `Character`.
         let characters = Array(sql.unicodeScalars)
         var index = 0
         var bare = ""
         func flush() {
-            if !bare.isEmpty { words.append(Word(text: bare, quoted: false)) }
+            if !bare.isEmpty, going { going = body(Word(text: bare, quoted: false)) }
             bare = ""
         }
-        while index < characters.count {
+        while index < characters.count, going {
             let character = characters[index]
             let closing: Unicode.Scalar? =
                 switch character {
@@ -36,9 +47,7 @@ enum SQLTokens {
                 default: nil
                 }
             guard let closing else {
-                if character.properties.isAlphabetic || character.properties.numericType != nil || character == "_"
-                    || character == "$"
-                {
+                if isWordScalar(character) {
                     bare.unicodeScalars.append(character)
                 } else {
                     flush()
@@ -63,9 +72,17 @@ enum SQLTokens {
                 index += 1
             }
             index += 1
-            if character != "'" { words.append(Word(text: text, quoted: true)) }
+            if character != "'", going { going = body(Word(text: text, quoted: true)) }
         }
         flush()
-        return words
+    }
+
+    /// A letter, digit, `_` or `$` (ASCII answered without Unicode's tables).
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x24, 0x5F: true
+        case 0..<0x80: false
+        default: scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+        }
     }
 }

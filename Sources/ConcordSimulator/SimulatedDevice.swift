@@ -61,6 +61,8 @@ final class SimulatedDevice {
     /// The app's own connection, which its writes go through (see ``openApp(_:_:)``); the replica syncs
     /// through its own, as an app that adds Concord to a database it already writes does.
     private(set) var app: Database
+    /// The tables app statements can change (``writeScope()``), until the schema may have changed.
+    private var scope: WriteScope?
 
     /// A new device whose app was just installed: its disk holds a copy of the installed app's file
     /// (``InstalledImage``), whose replica takes `node` on opening it; when the seed injects bugs, the app
@@ -136,13 +138,28 @@ final class SimulatedDevice {
     /// When the app leaves foreign keys off, SQLite did not cascade its deletes, and Concord will: those
     /// rows are derived from the schema's keys (``Statement/cascades(before:after:foreignKeys:)``).
     func statement(_ sql: String, before: TableSnapshot) throws -> Statement {
-        let after = try TableSnapshot(of: replica)
+        let scope = try writeScope()
+        let after = try TableSnapshot(of: replica, tables: scope.tables(writtenBy: sql))
         var statement = Statement(sql: sql, before: before, after: after)
         if !durability.foreignKeys {
-            statement.cascaded = Statement.cascades(
-                before: before, after: after, foreignKeys: try OracleSchema(of: replica).foreignKeys)
+            statement.cascaded = Statement.cascades(before: before, after: after, foreignKeys: scope.foreignKeys)
         }
         return statement
+    }
+
+    /// The tables as the app sees them now, those `sql` can change: its statement's `before`.
+    func snapshot(before sql: String) throws -> TableSnapshot {
+        try TableSnapshot(of: replica, tables: writeScope().tables(writtenBy: sql))
+    }
+
+    /// The tables app statements can change, read once per schema: only an upgrade changes it (a restore
+    /// upgrades the restored file again, and an upgrade a crash interrupted is finished before anything
+    /// else runs), and an upgrade reads them again.
+    private func writeScope() throws -> WriteScope {
+        if let scope { return scope }
+        let scope = try WriteScope(of: replica)
+        self.scope = scope
+        return scope
     }
 
     /// The app's own connection to the database file on the device's disk, through which it writes:
@@ -167,6 +184,7 @@ final class SimulatedDevice {
     /// where it was going, since a power failure may stop it after some of its migrations landed.
     func upgrade(to target: Int, workload: Workload) throws {
         upgrading = target
+        scope = nil
         try workload.upgrade(replica, from: version, to: target)
         upgrading = nil
         version = max(version, min(target, workload.lastVersion))

@@ -37,7 +37,8 @@ extension SimulationRun {
                 written.statement, touched: touched, tables: tables, standIns: standIns, node: device.node,
                 origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
             // Rows deleted in tables other than the one the statement names were deleted by a cascade.
-            result.cascades += operations.filter { $0.row.table != written.statement.table && $0.kind == .delete }.count
+            let named = written.statement.table
+            result.cascades += operations.filter { $0.row.table != named && $0.kind == .delete }.count
             try observeWrites(operations, on: device)
         }
     }

@@ -185,7 +185,7 @@ final class SimulationRun {
     /// with the tables as the app saw them before and after, for ``collectWrites()`` to record.
     /// A statement that fails as the power fails is settled after the relaunch (``pendingWrite``).
     private func write(_ sql: String, on device: SimulatedDevice) throws {
-        let before = try TableSnapshot(of: device.replica)
+        let before = try device.snapshot(before: sql)
         pendingWrite = (device.index, sql, before)
         do {
             try device.app.execute(sql)

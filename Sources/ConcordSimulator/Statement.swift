@@ -36,14 +36,17 @@ struct Statement {
     /// The table an INSERT, UPDATE or DELETE statement names: the word after its first `INTO`, `UPDATE`
     /// or `FROM` outside quotes, unquoted (a drawn name may hold spaces, quotes and keywords).
     static func table(writtenBy sql: String) -> String? {
-        let words = SQLTokens.words(of: sql)
-        guard
-            let keyword = words.firstIndex(where: {
-                !$0.quoted && ["INTO", "UPDATE", "FROM"].contains($0.text.uppercased())
-            }),
-            keyword + 1 < words.count
-        else { return nil }
-        return words[keyword + 1].text
+        var named: String?
+        var afterKeyword = false
+        SQLTokens.forEachWord(of: sql) { word in
+            if afterKeyword {
+                named = word.text
+                return false
+            }
+            afterKeyword = !word.quoted && ["INTO", "UPDATE", "FROM"].contains(word.text.uppercased())
+            return true
+        }
+        return named
     }
 
     /// The rows a statement deleting parents leaves in place when foreign keys are off, and that Concord

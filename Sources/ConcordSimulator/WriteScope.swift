@@ -1,0 +1,42 @@
+import Concord
+
+/// The synced tables an app statement can change, read from a device's schema once per schema.
+///
+/// Why: the ledger records a statement with the tables as the app saw them
+/// before and after it (``TableSnapshot``), and reading every table twice per
+/// write was a large part of a step. A statement changes the table it names
+/// and, through foreign-key actions (cascades, SET NULL, SET DEFAULT, and
+/// Concord's own cascade when the app leaves foreign keys off), the tables
+/// whose keys reach that one, transitively — nothing else. A statement whose
+/// table cannot be told is given every table.
+///
+/// ```swift
+/// let scope = try WriteScope(of: replica)
+/// scope.tables(writtenBy: "DELETE FROM lists WHERE id = 'l1'")   // lists, reminders, subtasks, reminder_tags
+/// ```
+struct WriteScope {
+    /// The synced tables, as the replica declares them.
+    let tables: [TableSchema]
+    /// The foreign keys between synced tables.
+    let foreignKeys: [ForeignKey]
+    private let children: [String: [String]]
+
+    init(of replica: Replica) throws {
+        tables = replica.tables.map(\.schema)
+        foreignKeys = try OracleSchema(of: replica).foreignKeys
+        children = Dictionary(grouping: foreignKeys, by: \.parent).mapValues { $0.map(\.child) }
+    }
+
+    /// The tables `sql` can change, in declaration order.
+    func tables(writtenBy sql: String) -> [TableSchema] {
+        guard let named = Statement.table(writtenBy: sql),
+            let start = tables.first(where: { SQLiteName.same($0.name, named) })
+        else { return tables }
+        var reached: Set<String> = [start.name]
+        var pending = [start.name]
+        while let parent = pending.popLast() {
+            for child in children[parent] ?? [] where reached.insert(child).inserted { pending.append(child) }
+        }
+        return tables.filter { reached.contains($0.name) }
+    }
+}
