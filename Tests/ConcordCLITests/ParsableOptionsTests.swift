@@ -159,7 +159,7 @@ struct ParsableOptionsTests {
         #expect(try BenchOptions(parsed(Subcommand.bench.spec, ["--scaling"])).sizes == [10_000, 100_000, 1_000_000])
         let simulate = try SimulateOptions(
             parsed(Subcommand.simulate.spec, ["--seeds", "2..4", "--topology", "cloud"]))
-        #expect(simulate.seedRange == 2...4 && simulate.topology == .cloud && simulate.jobs == 1)
+        #expect(simulate.seedRange == 2...4 && simulate.topology == .cloud && simulate.jobs == nil)
         #expect(
             try SimulateOptions(parsed(Subcommand.simulate.spec, ["--seeds", "2..4", "--seed", "9"])).seedRange == 9...9
         )

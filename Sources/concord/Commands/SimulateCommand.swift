@@ -21,8 +21,8 @@ struct SimulateOptions: ParsableOptions {
     var steps: Int?
     @Option(valueName: "kind", help: "How devices exchange changes (default: the scenario's, mesh).")
     var topology: Scenario.Topology?
-    @Option(valueName: "j", help: "Runs in parallel.")
-    var jobs = 1
+    @Option(valueName: "j", help: "Runs in parallel (default: one per core).")
+    var jobs: Int?
     @Option(
         valueName: "K/N",
         help: "Run only the K-th of N disjoint slices of the runs (every N-th, from the K-th), to spread a sweep "
@@ -38,6 +38,10 @@ struct SimulateOptions: ParsableOptions {
             throw UsageError("--duration and --shard cannot be combined; give each machine its own --seeds start")
         }
     }
+
+    /// `--jobs`, else one run per core: runs are independent, and their results are reported in seed
+    /// order whatever finishes first, so the output does not depend on it.
+    var jobCount: Int { jobs ?? ProcessInfo.processInfo.activeProcessorCount }
 
     /// `--seed`, else `--seeds`, else `nil` for each scenario's own seeds.
     var seedRange: ClosedRange<UInt64>? { seed.map { $0...$0 } ?? seeds }
@@ -111,7 +115,7 @@ extension Subcommand {
         let progress: ProgressLine
         if let duration = options.duration {
             let swarm = SimulationSwarm(
-                scenarios: scenarios, firstSeed: options.seedRange?.lowerBound ?? 1, jobs: options.jobs)
+                scenarios: scenarios, firstSeed: options.seedRange?.lowerBound ?? 1, jobs: options.jobCount)
             // Time-boxed: the share done is the time spent; the runs and their rate are the count.
             progress = output.progressLine("simulate", unit: .items("runs"))
             let budget = duration.duration.seconds
@@ -122,7 +126,7 @@ extension Subcommand {
             runs = results.indices.map(swarm.simulation(at:))
         } else {
             let batch = try SimulationBatch(
-                scenarios: scenarios, seeds: options.seedRange, jobs: options.jobs, shard: options.shard)
+                scenarios: scenarios, seeds: options.seedRange, jobs: options.jobCount, shard: options.shard)
             progress = output.progressLine("simulate", total: batch.runs.count, unit: .items("runs"))
             progress.update(0)
             results = try batch.run { done in progress.update(done) }
