@@ -23,10 +23,13 @@ enforces it — so generic brackets such as Array<UInt8> never match.)
 `run` applies each mutant to a separate git worktree (/tmp/concord-mutants, reused so builds
 are incremental), builds the release `concord`, and runs the budget: the default scenario over
 --seeds (1..30) and every Simulations/*.json over --file-seeds (1..5), two jobs each. A mutant
-is "caught" when a simulation exits 1 (or hangs past --timeout), "survived" when every run
+is "caught" when a simulation run fails (or hangs past --timeout), "survived" when every run
 passes, "not built" when the compiler refuses it (a mutant the type system already catches;
-not counted), and "stale" when its line no longer reads as listed. It prints a table and the
-simulator-alone score, and writes the table to Papers/mutants-results.tsv.
+not counted), and "stale" when its line no longer reads as listed. A batch that only fell short
+of a scenario's mustReach events passed: its budget explored too little, and no run failed. The
+unmutated build runs the budget first, and must pass it. It prints a table and the
+simulator-alone score, and writes the table to Papers/mutants-results.tsv (as each mutant is
+judged, so an interrupted run keeps what it found).
 
 Python 3 standard library only.
 """
@@ -180,6 +183,11 @@ def prepare_tree():
             target.write(source.read())
 
 
+# Release, but file by file: a mutant changes one function body, so only its file compiles again (about
+# 12 s on two cores, against a minute or two for a whole-module build), and the simulator runs as fast.
+BUILD = ["swift", "build", "-c", "release", "--product", "concord", "-Xswiftc", "-no-whole-module-optimization"]
+
+
 def try_mutant(mutant, options):
     mid, path, number, rule, column, before, after, _ = mutant
     file = os.path.join(TREE, path)
@@ -193,33 +201,58 @@ def try_mutant(mutant, options):
     try:
         with open(file, "w", encoding="utf-8") as handle:
             handle.write("\n".join(lines))
-        # Release, but file by file: a mutant changes one function body, so only its file compiles again
-        # (about 12 s on two cores, against a minute or two for a whole-module build), and the simulator
-        # runs as fast.
-        status, output = run_command(
-            ["swift", "build", "-c", "release", "--product", "concord", "-Xswiftc", "-no-whole-module-optimization"],
-            TREE, 1800)
+        status, output = run_command(BUILD, TREE, 1800)
         if status != 0:
             return "not built", ""
-        concord = os.path.join(TREE, ".build", "release", "concord")
-        budgets = [[concord, "simulate", "--seeds", options.seeds, "--jobs", str(options.jobs)]]
-        scenarios = sorted(f for f in os.listdir(os.path.join(TREE, "Simulations")) if f.endswith(".json"))
-        if scenarios and options.file_seeds != "0..0":
-            budgets.append([concord, "simulate"] + [os.path.join(TREE, "Simulations", f) for f in scenarios]
-                           + ["--seeds", options.file_seeds, "--jobs", str(options.jobs)])
-        scratch = os.path.join(TREE, ".build", "mutant-runs")
-        os.makedirs(scratch, exist_ok=True)
-        for budget in budgets:
-            status, output = run_command(budget, scratch, options.timeout)
-            if status is None:
-                return "caught", "hang"
-            if status != 0:
-                first = next((l for l in output.splitlines() if l.startswith("Error:")), output.strip()[-200:])
-                return "caught", first[:160]
-        return "survived", ""
+        failure = run_budget(options)
+        return ("caught", failure) if failure is not None else ("survived", "")
     finally:
         with open(file, "w", encoding="utf-8") as handle:
             handle.write(original)
+
+
+# A batch whose runs all passed but that never reached an event its scenario lists in mustReach exits 1
+# too; that says the budget explored too little, not that a run failed, so it is no catch.
+SHORTFALL = re.compile(r"^Error: .*: no run of \d+ reached ")
+
+
+def run_budget(options):
+    """Runs the simulation budget on the tree's release build: the first failure, or None when all pass."""
+    concord = os.path.join(TREE, ".build", "release", "concord")
+    budgets = [[concord, "simulate", "--seeds", options.seeds, "--jobs", str(options.jobs)]]
+    scenarios = sorted(f for f in os.listdir(os.path.join(TREE, "Simulations")) if f.endswith(".json"))
+    if scenarios and options.file_seeds != "0..0":
+        budgets.append([concord, "simulate"] + [os.path.join(TREE, "Simulations", f) for f in scenarios]
+                       + ["--seeds", options.file_seeds, "--jobs", str(options.jobs)])
+    scratch = os.path.join(TREE, ".build", "mutant-runs")
+    os.makedirs(scratch, exist_ok=True)
+    for budget in budgets:
+        status, output = run_command(budget, scratch, options.timeout)
+        if status is None:
+            return "hang"
+        if status != 0:
+            errors = [l for l in output.splitlines() if l.startswith("Error:")]
+            if errors and all(SHORTFALL.match(l) for l in errors):
+                continue
+            return (errors[0] if errors else output.strip()[-200:])[:160]
+    return None
+
+
+def check_baseline(options):
+    """The budget must pass on the unmutated build, or every verdict would be a false catch."""
+    status, output = run_command(BUILD, TREE, 1800)
+    if status != 0:
+        sys.exit("The unmutated tree does not build:\n" + output[-2000:])
+    failure = run_budget(options)
+    if failure is not None:
+        sys.exit(f"The unmutated build fails the budget, so no mutant can be judged: {failure}")
+
+
+def write_results(results):
+    with open(RESULTS, "w", encoding="utf-8") as handle:
+        handle.write("id\tfile\tline\trule\tbefore\tafter\tverdict\tdetail\n")
+        for (mid, path, number, rule, _, before, after, _), verdict, detail in results:
+            handle.write(f"{mid}\t{path}\t{number}\t{rule}\t{before}\t{after}\t{verdict}\t{detail}\n")
 
 
 def run(options):
@@ -230,6 +263,7 @@ def run(options):
     if options.limit:
         mutants = mutants[: options.limit]
     prepare_tree()
+    check_baseline(options)
     results = []
     for index, mutant in enumerate(mutants, 1):
         started = time.time()
@@ -238,10 +272,7 @@ def run(options):
         mid, path, number, rule, _, before, after, _ = mutant
         print(f"[{index}/{len(mutants)}] #{mid} {path}:{number} {rule} '{before.strip()}'->'{after.strip()}': "
               f"{verdict} ({time.time() - started:.0f} s) {detail}", flush=True)
-    with open(RESULTS, "w", encoding="utf-8") as handle:
-        handle.write("id\tfile\tline\trule\tbefore\tafter\tverdict\tdetail\n")
-        for (mid, path, number, rule, _, before, after, _), verdict, detail in results:
-            handle.write(f"{mid}\t{path}\t{number}\t{rule}\t{before}\t{after}\t{verdict}\t{detail}\n")
+        write_results(results)
     counted = [r for r in results if r[1] in ("caught", "survived")]
     caught = sum(1 for r in counted if r[1] == "caught")
     print(f"\n{caught} of {len(counted)} built mutants caught by the simulator alone"
