@@ -24,4 +24,11 @@ public enum HostileAttack: String, Codable, Sendable, CaseIterable {
     case nearDriftLimit
     /// One of the peer's rows with a huge causal length (up to the largest the format holds).
     case hugeCausalLength
+    /// The peer's changeset as a newer release writes it: a format number above this build's, naming the
+    /// release that reads it. It must be refused by an error naming that release, so the user learns what
+    /// to install rather than that the bytes are damaged.
+    case newerFormat
+    /// The peer's binary changeset cut short, sometimes inside its first four bytes: it must be refused as
+    /// cut short, which tells a person the transfer broke, not that the bytes are no changeset at all.
+    case cutShort
 }

@@ -28,6 +28,8 @@ struct HostilePeer {
         var what: String
         /// Whether the rows are the peer's own, unedited (only the header lies).
         var genuineRows = false
+        /// The error the receiver must refuse it with, when the attack decides that.
+        var refusal: Refusal?
 
         /// Bytes made elsewhere (a mutant).
         init(bytes: [UInt8], form: ChangesetMutator.Format, what: String) {
@@ -48,6 +50,36 @@ struct HostilePeer {
             self.genuineRows = genuineRows
         }
     }
+
+    /// The error a forgery must be refused with, beyond being refused at all.
+    enum Refusal: CustomStringConvertible {
+        /// A format newer than this build's: ``ChangesetError/unsupportedVersion(found:supported:needs:)``
+        /// naming the release.
+        case newerFormat(found: UInt64, needs: String)
+        /// Bytes that end too soon: ``ChangesetError/truncated(offset:field:)``.
+        case truncated
+
+        /// What is wrong with refusing by `error`, or `nil` when it is the refusal expected.
+        func problem(with error: any Error) -> String? {
+            switch (self, error as? ChangesetError) {
+            case (.newerFormat(let format, let release), .unsupportedVersion(let found, _, let needs)?)
+            where found == format && needs == release:
+                nil
+            case (.truncated, .truncated?): nil
+            default: "it must be refused \(self), but was refused with: \(error)"
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .newerFormat(let found, let needs): "as format \(found), which needs release \(needs)"
+            case .truncated: "as cut short"
+            }
+        }
+    }
+
+    /// The release a ``HostileAttack/newerFormat`` forgery says it needs.
+    static let futureRelease = "9.9.0"
 
     /// Everything the impersonated peer holds.
     let genuine: Changeset
@@ -85,6 +117,19 @@ struct HostilePeer {
             return Forgery(
                 forged, as: form, what: "\(genuine.rows.count) genuine rows under source \(forged.source)",
                 genuineRows: true)
+        case .newerFormat:
+            return try newerFormat(as: form)
+        case .cutShort:
+            let bytes = try genuine.encoded()
+            // Inside the magic half the time (then nothing says it is a changeset but its start), else anywhere.
+            let length =
+                source.bool()
+                ? Int(source.choose(upTo: 2)) + 1 : Int(source.choose(upTo: UInt64(bytes.count - 2))) + 1
+            var forgery = Forgery(
+                bytes: Array(bytes.prefix(length)), form: .binary,
+                what: "its \(bytes.count) bytes cut to the first \(length)")
+            forgery.refusal = .truncated
+            return forgery
         case .reusedStamp, .farFuture, .nearDriftLimit, .hugeCausalLength:
             guard !genuine.rows.isEmpty else {
                 return Forgery(genuine, as: form, what: "no rows to forge")
@@ -95,6 +140,36 @@ struct HostilePeer {
             forged.rows = [row]
             return Forgery(forged, as: form, what: what)
         }
+    }
+
+    /// The genuine changeset in `form` with its format number one above this build's and the release it
+    /// needs made ``futureRelease``; what follows is left as it was, as nothing after an unknown format
+    /// number is read.
+    private func newerFormat(as form: ChangesetMutator.Format) throws -> Forgery {
+        let format = UInt64(Changeset.formatVersion) + 1
+        var bytes: [UInt8]
+        switch form {
+        case .binary:
+            // "CNCD", the format as a little-endian u16, then the release as a length-prefixed string.
+            let encoded = try genuine.encoded()
+            let release = Array(Self.futureRelease.utf8)
+            bytes = Array(encoded[0..<4]) + [UInt8(format & 0xFF), UInt8(format >> 8), UInt8(release.count)] + release
+            bytes += encoded[(7 + Int(encoded[6]))...]
+        case .json:
+            var text = String(decoding: genuine.jsonData(), as: UTF8.self)
+            let written = "\"format\": \(Changeset.formatVersion),"
+            guard let formatRange = text.range(of: written), let needs = text.range(of: "\"needs\": \"") else {
+                throw HostileForgeryError("the JSON writer's header has changed: no \(written) and \"needs\"")
+            }
+            let end = text[needs.upperBound...].firstIndex(of: "\"")!
+            text.replaceSubrange(needs.upperBound..<end, with: Self.futureRelease)
+            text.replaceSubrange(formatRange, with: "\"format\": \(format),")
+            bytes = Array(text.utf8)
+        }
+        var forgery = Forgery(
+            bytes: bytes, form: form, what: "written as format \(format), needing release \(Self.futureRelease)")
+        forgery.refusal = .newerFormat(found: format, needs: Self.futureRelease)
+        return forgery
     }
 
     /// Edits `row` as `attack` says; returns what it did.
@@ -162,4 +237,10 @@ struct HostilePeer {
         default: .integer(7)
         }
     }
+}
+
+/// A forgery the simulator could not make: its own setup problem, never a finding about the engine.
+struct HostileForgeryError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

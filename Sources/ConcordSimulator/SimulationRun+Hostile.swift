@@ -36,7 +36,14 @@ extension SimulationRun {
         do {
             changeset = try Changeset.decode(anyFormat: forgery.bytes)
         } catch {
+            if let problem = forgery.refusal?.problem(with: error) {
+                return fail(.safety, "device \(device.index) got a hostile changeset (\(forgery.what)): \(problem)")
+            }
             return refused(device, forgery, "by the decoder: \(error)")
+        }
+        if let refusal = forgery.refusal {
+            return fail(
+                .safety, "device \(device.index) decoded a hostile changeset (\(forgery.what)) it must refuse \(refusal)")
         }
         if forgery.genuineRows {
             let knowledge = peer.knowledge.about(changeset.rows.map { RowRef(table: $0.table, key: $0.key) })

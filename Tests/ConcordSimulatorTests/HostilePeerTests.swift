@@ -67,6 +67,50 @@ struct HostilePeerTests {
         #expect(try receiver.replica.registers(of: "lists", key: .text("l1")) != nil)
     }
 
+    /// A forger impersonating `writer` towards `receiver`.
+    static func forger(_ writer: SimulatedDevice, _ receiver: SimulatedDevice) throws -> HostilePeer {
+        HostilePeer(
+            genuine: try writer.replica.changes(since: 0), nodes: [writer.node, receiver.node],
+            receiver: receiver.node, versions: [try writer.replica.version, try receiver.replica.version],
+            now: Simulation.start, maxDrift: 60_000)
+    }
+
+    @Test(arguments: ChangesetMutator.Format.allCases)
+    func aChangesetOfANewerFormatIsRefusedNamingTheReleaseItNeeds(form: ChangesetMutator.Format) throws {
+        let (writer, receiver) = try Self.devices()
+        var source = ChoiceSource(seed: 1)
+        let forgery = try Self.forger(writer, receiver).forge(.newerFormat, as: form, using: &source)
+        let error = #expect(throws: ChangesetError.self) { try Changeset.decode(anyFormat: forgery.bytes) }
+        let refusal = try #require(forgery.refusal)
+        #expect(error.map { refusal.problem(with: $0) } == .some(nil), "\(String(describing: error))")
+        #expect("\(error!)".contains(HostilePeer.futureRelease))
+        // Another refusal is not the one expected: a damaged changeset would not tell the user what to install.
+        #expect(refusal.problem(with: ChangesetError.notAChangeset(prefix: [])) != nil)
+        #expect(
+            refusal.problem(
+                with: ChangesetError.unsupportedVersion(
+                    found: UInt64(Changeset.formatVersion) + 1, supported: [1, 2, 3], needs: nil)) != nil)
+    }
+
+    @Test func aChangesetCutShortIsRefusedAsCutShortWhereverItEnds() throws {
+        let (writer, receiver) = try Self.devices()
+        let forger = try Self.forger(writer, receiver)
+        var lengths: Set<Int> = []
+        for seed in 0..<60 as Range<UInt64> {
+            var source = ChoiceSource(seed: seed)
+            let forgery = try forger.forge(.cutShort, as: .binary, using: &source)
+            lengths.insert(forgery.bytes.count)
+            let refusal = try #require(forgery.refusal)
+            do {
+                _ = try Changeset.decode(anyFormat: forgery.bytes)
+                Issue.record("seed \(seed): \(forgery.what) decoded")
+            } catch {
+                #expect(refusal.problem(with: error) == nil, "seed \(seed): \(forgery.what)")
+            }
+        }
+        #expect(lengths.contains { $0 < 4 } && lengths.contains { $0 > 40 }, "\(lengths.sorted())")
+    }
+
     @Test(arguments: ChangesetMutator.Format.allCases)
     func messagesDecodedFromTheirBytesEqualWhatWasSent(form: ChangesetMutator.Format) throws {
         let changes = try Self.devices().writer.replica.changes(since: 0)
