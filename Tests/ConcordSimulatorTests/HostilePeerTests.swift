@@ -123,6 +123,19 @@ struct HostilePeerTests {
         }
     }
 
+    @Test func jsonMessagesReadAlikeAfterAByteOrderMarkOrWhitespace() throws {
+        let changes = try Self.devices().writer.replica.changes(since: 0)
+        var leads: Set<[UInt8]> = []
+        for padding in 0..<5 {
+            // Trailing blanks (which JSON allows) change the length, and so the lead.
+            let json = changes.jsonData() + Array(repeating: UInt8(ascii: " "), count: padding)
+            let sent = Wire.lead(json)
+            leads.insert(Array(sent.prefix(sent.count - json.count)))
+            #expect(try Changeset.decode(anyFormat: sent) == changes)
+        }
+        #expect(leads.count == 5, "every lead: none, blanks, a byte-order mark, and both")
+    }
+
     @Test func messagesTravelInBothForms() {
         for seed in 1...50 as ClosedRange<UInt64> {
             let forms = (1...8).map { Wire.form(seed: seed, message: $0) }
