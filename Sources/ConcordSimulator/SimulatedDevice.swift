@@ -133,14 +133,16 @@ final class SimulatedDevice {
         ledgerVersion = try replica.version
     }
 
-    /// The app's statement `sql`, just run, with the tables as the app saw them `before` it and now.
+    /// The app's statement `sql`, just run when the device's clock read `physical`, with the tables as the
+    /// app saw them `before` it and now.
     ///
     /// When the app leaves foreign keys off, SQLite did not cascade its deletes, and Concord will: those
     /// rows are derived from the schema's keys (``Statement/cascades(before:after:foreignKeys:)``).
-    func statement(_ sql: String, before: TableSnapshot) throws -> Statement {
+    func statement(_ sql: String, before: TableSnapshot, physical: Int64) throws -> Statement {
         let scope = try writeScope()
         let after = try TableSnapshot(of: replica, tables: scope.tables(writtenBy: sql))
         var statement = Statement(sql: sql, before: before, after: after)
+        statement.physical = physical
         if !durability.foreignKeys {
             statement.cascaded = Statement.cascades(before: before, after: after, foreignKeys: scope.foreignKeys)
         }

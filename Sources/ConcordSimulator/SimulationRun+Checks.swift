@@ -25,6 +25,15 @@ extension SimulationRun {
                         + "wrote nothing (first: \(touched[0].row))")
                 return
             }
+            if let physical = written.statement.physical,
+                let early = touched.first(where: { Int64($0.stamp.hlc.milliseconds) < min(max(physical, 0), 1 << 47 - 1) })
+            {
+                fail(
+                    .safety,
+                    "device \(device.index) stamped \(early.row) at \(early.stamp.hlc.milliseconds) ms, before its clock's "
+                        + "reading of \(physical) ms when its app wrote it: a stamp is never older than its write")
+                return
+            }
             let tables = Dictionary(uniqueKeysWithValues: device.replica.tables.map { ($0.name, $0.schema) })
             // Read only when a row-policy row was written: what its SET NULL / SET DEFAULT columns hold.
             let standIns =

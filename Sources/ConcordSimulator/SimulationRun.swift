@@ -40,7 +40,7 @@ final class SimulationRun {
     /// A power failure armed inside a device's next operations, and the steps left before it is forced.
     var armedCut: (device: Int, stepsLeft: Int)?
     /// An app write whose statement ran as the power failed: settled once the device relaunched.
-    var pendingWrite: (device: Int, sql: String, before: TableSnapshot)?
+    var pendingWrite: (device: Int, sql: String, before: TableSnapshot, physical: Int64)?
     /// A changeset whose apply ran as the power failed, what its sender knew, and the dump before.
     var pendingApply: (device: Int, knowledge: Knowledge, before: String)?
     /// The foreign keys each release declares, read once for coverage (``observeApply(_:on:)``).
@@ -186,7 +186,8 @@ final class SimulationRun {
     /// A statement that fails as the power fails is settled after the relaunch (``pendingWrite``).
     private func write(_ sql: String, on device: SimulatedDevice) throws {
         let before = try device.snapshot(before: sql)
-        pendingWrite = (device.index, sql, before)
+        let physical = device.clock.unixMilliseconds()
+        pendingWrite = (device.index, sql, before, physical)
         do {
             try device.app.execute(sql)
         } catch {
@@ -198,7 +199,7 @@ final class SimulationRun {
         }
         result.writes += 1
         log("device \(device.index) wrote: \(sql)")
-        statement = (device.index, try device.statement(sql, before: before))
+        statement = (device.index, try device.statement(sql, before: before, physical: physical))
         pendingWrite = nil
     }
 

@@ -19,6 +19,9 @@ struct Statement {
     /// Rows Concord deletes as this statement's cascade because the app's connection left foreign keys
     /// off, so SQLite did not (see ``cascades(before:after:foreignKeys:)``); empty when it enforces them.
     var cascaded: Set<RowRef> = []
+    /// The device's clock, in Unix milliseconds, when its app ran the statement: every stamp the statement's
+    /// writes get is at or after it (a hybrid logical clock never stamps below the physical time).
+    var physical: Int64?
 
     /// INSERT (with any conflict clause, or REPLACE), UPDATE or DELETE, from the statement's first word.
     var kind: Ledger.Kind? {
