@@ -9,6 +9,9 @@ extension Workload {
     /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
     /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place whose column has a `DEFAULT`.
     ///
+    /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
+    /// the sign is the value, and a write of one over the other changed the row.
+    ///
     /// Every key column is untyped and holds `{key}`: text and blobs with the same bytes (`'1'`, `x'31'`)
     /// or the same characters (`é` precomposed and decomposed) as different rows, and now and then the
     /// integer `1`, which Concord refuses as a key. Every other column but the counter and the tags is
@@ -32,7 +35,7 @@ extension Workload {
                 merges: ["score": "max", "low": "min", "taps": "counter", "tags": "union", "longest": "longest"]),
             Table(name: "places", policy: "row"), Table(name: "links"), Table(name: "notes", policy: "row"),
         ],
-        operations: wideOwners + widePlaces + wideChildren,
+        operations: wideOwners + widePlaces + wideChildren + wideZeros,
         names: "drawn")
 
     private static let wideOwners = [
@@ -81,5 +84,11 @@ extension Workload {
         "UPDATE {name:notes} SET {name:body} = {value} WHERE {name:id} = {key}",
         "UPDATE {name:notes} SET {name:place} = {key} WHERE {name:id} = {key}",
         "DELETE FROM {name:notes} WHERE {name:id} = {key}",
+    ]
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideZeros = [
+        "UPDATE {name:owners} SET {name:label} = 0.0 WHERE {name:id} = '1'",
+        "UPDATE {name:owners} SET {name:label} = -0.0 WHERE {name:id} = '1'",
     ]
 }
