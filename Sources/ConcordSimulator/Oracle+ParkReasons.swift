@@ -10,7 +10,7 @@ extension Oracle {
     /// misleads as much as a lost row. The model gives, for each hiding foreign key whose parent it does
     /// not show, "missing parent" when no device ever wrote that parent, "on a cycle through …" when
     /// that parent's own hiding keys lead back to the row, and "parent … is not visible" otherwise; and
-    /// a constraint's message where NOT NULL columns may refuse a NULL. The engine may report any one
+    /// a constraint's message where NOT NULL columns may refuse a NULL or a CHECK may refuse the values. The engine may report any one
     /// of them (which parent it names first is its choice).
     ///
     /// ```swift
@@ -22,7 +22,7 @@ extension Oracle {
         for (row, held) in model.registers.sorted(by: { ($0.key.table, $0.key.key) < ($1.key.table, $1.key.key) }) {
             guard model.placement(of: row) == .parked, let reason = reported[row] else { continue }
             let expected = reasons(for: row, held)
-            if expected.contains(reason) || (reason.hasPrefix(constraint) && refusesNull(row)) { continue }
+            if expected.contains(reason) || (reason.hasPrefix(constraint) && mayRefuse(row)) { continue }
             let listed = expected.map { "'\($0)'" }.joined(separator: " or ")
             return "\(row) is parked because '\(reason)', but the reference model gives "
                 + (listed.isEmpty ? "no parent that keeps it hidden" : listed)
@@ -61,8 +61,8 @@ extension Oracle {
         return false
     }
 
-    /// Whether `row`'s table has NOT NULL columns, so a constraint may keep it from showing.
-    private func refusesNull(_ row: RowRef) -> Bool {
-        !(schema.notNull[row.table] ?? []).isEmpty
+    /// Whether `row`'s table has NOT NULL columns or CHECK constraints, so a constraint may keep it from showing.
+    private func mayRefuse(_ row: RowRef) -> Bool {
+        !(schema.notNull[row.table] ?? []).isEmpty || checks?.constrains(table: row.table) == true
     }
 }

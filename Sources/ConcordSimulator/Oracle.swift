@@ -22,21 +22,29 @@ import ConcordTesting
 /// ```
 struct Oracle {
     let schema: OracleSchema
+    /// The CHECK constraints the model holds rows to, when a table has one.
+    let checks: CheckConstraints?
     let model: ReferenceModel
     let ledger: AppLedger
 
     /// The model of `ledger` under the schema `replica` syncs (its tables, foreign keys, NOT NULL columns
     /// and defaults).
     init(schemaOf replica: Replica, ledger: AppLedger) throws {
-        self.init(schema: try OracleSchema(of: replica), ledger: ledger)
+        self.init(schema: try OracleSchema(of: replica), ledger: ledger, checks: try CheckConstraints(of: replica))
     }
 
-    /// The model of `ledger` under `schema` (a release's, from ``VersionSchemas``).
-    init(schema: OracleSchema, ledger: AppLedger) {
+    /// The model of `ledger` under `schema` (a release's, from ``VersionSchemas``), whose tables' CHECK
+    /// constraints, if any, `checks` judges.
+    init(schema: OracleSchema, ledger: AppLedger, checks: CheckConstraints? = nil) {
         self.schema = schema
+        self.checks = checks
+        var accepts: (@Sendable (String, SQLiteValue, [SQLiteValue]) -> Bool)?
+        if let checks {
+            accepts = { @Sendable table, key, values in checks.accepts(table: table, key: key, values: values) }
+        }
         model = ReferenceModel(
             tables: schema.tables, foreignKeys: schema.foreignKeys, ledger: ledger.ledger, notNull: schema.notNull,
-            defaults: schema.defaults, functions: Workload.functionsByName)
+            defaults: schema.defaults, functions: Workload.functionsByName, accepts: accepts)
         self.ledger = ledger
     }
 

@@ -110,6 +110,29 @@ struct ReferenceModelTests {
         #expect(history.model(notNull: ["tasks": [1]]).placement(of: t1) == .shown(overrides: [:]))
     }
 
+    /// Two edits that are each fine may merge into values a CHECK refuses: the row is parked until an edit mends it.
+    @Test func valuesTheTableRefusesParkTheRowUntilAnEditMendsThem() {
+        var history = History()
+        let insert = history.write(Self.ann, .insert, "projects", "p", [0: "Garden", 1: 0], seen: [])
+        // Ann names it, Bob concurrently scores it; the merge holds both.
+        history.write(Self.ann, .update, "projects", "p", [0: "Garden!"], seen: [insert])
+        let score = history.write(Self.bob, .update, "projects", "p", [1: 5], seen: [insert])
+        let p = RowRef(table: "projects", key: "p")
+        // "a name ending in '!' scores nothing": each edit alone was fine.
+        let check: @Sendable (String, SQLiteValue, [SQLiteValue]) -> Bool = { table, _, values in
+            table != "projects" || !(values[0].textValue ?? "").hasSuffix("!") || values[1] == .integer(0)
+        }
+        let model = {
+            ReferenceModel(
+                tables: [Self.people, Self.projects, Self.tasks], foreignKeys: Self.keys, ledger: $0, accepts: check)
+        }
+        #expect(history.model().placement(of: p) == .shown(overrides: [:]))
+        #expect(model(history.ledger).placement(of: p) == .parked)
+        #expect(model(history.ledger).shownColumns(of: p) == nil)
+        history.write(Self.bob, .update, "projects", "p", [0: "Garden"], seen: [insert, score])
+        #expect(model(history.ledger).shownColumns(of: p) == ["Garden", 5])
+    }
+
     @Test func aParkedRowHidesItsChildrenThroughHidingKeys() {
         let lists = TableSchema(name: "lists", key: "id", columns: ["title"], policy: .column)
         let items = TableSchema(name: "items", key: "id", columns: ["list_id"], policy: .column)

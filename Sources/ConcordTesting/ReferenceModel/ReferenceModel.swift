@@ -32,6 +32,9 @@ public struct ReferenceModel: Sendable {
     /// The user-defined merges, by name, that `.custom` columns join their values with; a custom merge not
     /// here is last-writer-wins, as the engine treats one it has no function for.
     public let functions: [String: MergeFunction]
+    /// The tables' other constraints (CHECK), which a ``TableSchema`` does not carry either: whether a
+    /// table takes a row of a key showing these values (every column, in order); `nil` when none can fail.
+    public let accepts: (@Sendable (_ table: String, _ key: SQLiteValue, _ values: [SQLiteValue]) -> Bool)?
     /// What every replica must hold, by row.
     public private(set) var registers: [RowRef: RowRegisters] = [:]
     private var visible: Set<RowRef> = []
@@ -46,8 +49,9 @@ public struct ReferenceModel: Sendable {
     /// name those columns in `notNull` (table → column positions, as in ``TableSchema/columns``). A
     /// column no write has set — one a migration added after the row was written — shows its DEFAULT,
     /// given in `defaults` (table → column position → value), or NULL when `defaults` has none. Leave
-    /// `notNull` empty when no constraint can break. A `.custom` column joins every value written with the
-    /// ``MergeFunction`` of its name in `functions`.
+    /// `notNull` empty when no constraint can break. A row whose shown values `accepts` refuses (a CHECK
+    /// constraint; one that holds whatever a stand-in column shows) is parked too. A `.custom` column joins
+    /// every value written with the ``MergeFunction`` of its name in `functions`.
     ///
     /// ```swift
     /// // reminders(list_id, title NOT NULL, ..., priority NOT NULL DEFAULT 0 added later): a reminder
@@ -57,10 +61,12 @@ public struct ReferenceModel: Sendable {
     /// ```
     public init(
         tables: [TableSchema], foreignKeys: [ForeignKey], ledger: Ledger, notNull: [String: Set<Int>] = [:],
-        defaults: [String: [Int: SQLiteValue]] = [:], functions: [String: MergeFunction] = [:]
+        defaults: [String: [Int: SQLiteValue]] = [:], functions: [String: MergeFunction] = [:],
+        accepts: (@Sendable (_ table: String, _ key: SQLiteValue, _ values: [SQLiteValue]) -> Bool)? = nil
     ) {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
         self.functions = functions
+        self.accepts = accepts
         self.foreignKeys = foreignKeys
         self.notNull = notNull
         self.defaults = defaults
@@ -205,9 +211,11 @@ public struct ReferenceModel: Sendable {
             guard let value = held.columns[key.column]?.value, !value.isNull else { return true }
             return visible.contains(RowRef(table: key.parent, key: value))
         }
-        guard parentsShow, let required = notNull[row.table], !required.isEmpty else { return parentsShow }
+        let required = notNull[row.table] ?? []
+        guard parentsShow, !required.isEmpty || accepts != nil else { return parentsShow }
         let shown = values(row, held, overrides: standIns(row, held))
-        return !required.contains { shown[$0].isNull }
+        if required.contains(where: { shown[$0].isNull }) { return false }
+        return accepts?(row.table, row.key, shown) ?? true
     }
 
     /// What `row` shows column by column: a stand-in, else its register's value, else the column's default.
@@ -286,7 +294,7 @@ public enum ModelPlacement: Hashable, Sendable {
     /// Shown, with the values `SET NULL` / `SET DEFAULT` keys put in place of a parent that does not show (by column).
     case shown(overrides: [Int: SQLiteValue])
     /// Alive, but not shown: a parent it needs does not show, or its values do not fit the table (NULL
-    /// in a column ``ReferenceModel/notNull`` names).
+    /// in a column ``ReferenceModel/notNull`` names, or values ``ReferenceModel/accepts`` refuses).
     case parked
     /// Deleted (or never written).
     case deleted
