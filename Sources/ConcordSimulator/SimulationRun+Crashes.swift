@@ -161,14 +161,15 @@ extension SimulationRun {
     /// A power loss on `device`'s disk, tearing and reordering unsynced writes at the seed's rates.
     /// Torn and reordered files are told from the disk's images (``PowerLossDamage``), for coverage.
     private func cutPower(of device: SimulatedDevice) {
-        let (durable, current) = (device.disk.durableImage(), device.disk.currentImage())
-        let unsynced = current != durable
+        let unsynced = device.disk.hasUnsyncedChanges
+        let before = unsynced ? (durable: device.disk.durableImage(), current: device.disk.currentImage()) : nil
         if unsynced { result.powerLossesWithUnsyncedWrites += 1 }
         device.disk.crash(
             using: &diskGenerator, tornWriteRate: Double(diskRates.tornWrite) / 100,
             reorderRate: Double(diskRates.reorder) / 100)
-        if unsynced {
-            let damage = PowerLossDamage(durable: durable, current: current, after: device.disk.durableImage())
+        if let before {
+            let damage = PowerLossDamage(
+                durable: before.durable, current: before.current, after: device.disk.durableImage())
             result.coverage.record(.tornWrite, times: damage.tornFiles)
             result.coverage.record(.reorderedWrite, times: damage.reorderedFiles)
         }

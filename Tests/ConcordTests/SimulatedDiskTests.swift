@@ -70,6 +70,31 @@ struct SimulatedDiskTests {
         #expect(corrupted > 0 || seeds.count == 1)
     }
 
+    /// `hasUnsyncedChanges` says what comparing the two images says, at every step of a file's life.
+    @Test func unsyncedChangesAreWhatTheImagesDifferIn() throws {
+        let disk = SimulatedDisk(name: "d")
+        func agrees(_ step: String) {
+            #expect(disk.hasUnsyncedChanges == (disk.currentImage() != disk.durableImage()), "\(step)")
+        }
+        agrees("empty")
+        let vfs = ReplicaVFS(disk: disk, unixMilliseconds: { 0 })
+        let database = try Database(path: "/a.sqlite", vfs: vfs)
+        agrees("opened")
+        try database.execute("PRAGMA synchronous = OFF; CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+        #expect(disk.hasUnsyncedChanges, "nothing synced under synchronous = OFF")
+        agrees("written, unsynced")
+        disk.writeBack()
+        #expect(!disk.hasUnsyncedChanges)
+        agrees("written back")
+        disk.createFile(atPath: "/b", contents: [1, 2, 3])
+        agrees("a file created durable")
+        try database.execute("INSERT INTO t VALUES (2)")
+        agrees("written again")
+        disk.crash()
+        #expect(!disk.hasUnsyncedChanges)
+        agrees("after a crash")
+    }
+
     @Test func theSameSeedLeavesTheSameBytes() throws {
         for durability in [
             Durability(journalMode: "DELETE", synchronous: "FULL"), .init(journalMode: "WAL", synchronous: "FULL"),

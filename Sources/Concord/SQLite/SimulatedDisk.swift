@@ -250,6 +250,22 @@ public final class SimulatedDisk: @unchecked Sendable {
         withState { state in Image(files: state.durable.mapValues { $0.durable.bytes }) }
     }
 
+    /// Whether a power loss now could lose anything: ``currentImage()`` differs from ``durableImage()``
+    /// (a file's bytes, or the directory), told without copying either.
+    ///
+    /// ```swift
+    /// if disk.hasUnsyncedChanges { print("a power loss now loses something") }
+    /// ```
+    public var hasUnsyncedChanges: Bool {
+        withState { state in
+            state.current.count != state.durable.count
+                || state.current.contains { path, file in
+                    guard let synced = state.durable[path] else { return true }
+                    return file.current != synced.durable
+                }
+        }
+    }
+
     /// What processes see now: every file's bytes, unsynced changes included.
     public func currentImage() -> Image {
         withState { state in Image(files: state.current.mapValues { $0.current.bytes }) }
