@@ -26,7 +26,9 @@ extension SimulationRun {
                 return
             }
             if let physical = written.statement.physical,
-                let early = touched.first(where: { Int64($0.stamp.hlc.milliseconds) < min(max(physical, 0), 1 << 47 - 1) })
+                let early = touched.first(where: {
+                    Int64($0.stamp.hlc.milliseconds) < min(max(physical, 0), 1 << 47 - 1)
+                })
             {
                 fail(
                     .safety,

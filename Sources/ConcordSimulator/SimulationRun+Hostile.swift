@@ -43,7 +43,8 @@ extension SimulationRun {
         }
         if let refusal = forgery.refusal {
             return fail(
-                .safety, "device \(device.index) decoded a hostile changeset (\(forgery.what)) it must refuse \(refusal)")
+                .safety,
+                "device \(device.index) decoded a hostile changeset (\(forgery.what)) it must refuse \(refusal)")
         }
         if forgery.genuineRows {
             let knowledge = peer.knowledge.about(changeset.rows.map { RowRef(table: $0.table, key: $0.key) })
