@@ -100,6 +100,8 @@ struct ValueOrderTests {
             (.real(1e300), "1e+300"),
             (.real(-.infinity), "-inf"),
             (.text("it's"), "'it''s'"),
+            // A quote carrying a combining mark is still a quote to SQL.
+            (.text("'\u{301}x"), "'''\u{301}x'"),
             (.text(""), "''"),
             (.text("caf\u{E9}"), "'caf\u{E9}'"),
             // Text a literal could not spell: NUL, or bytes that are not UTF-8.

@@ -183,7 +183,14 @@ extension SQLiteValue: CustomStringConvertible {
             guard let string = v.string, !v.bytes.contains(0) else {
                 return "CAST(X'" + v.bytes.map { hex2($0) }.joined() + "' AS TEXT)"
             }
-            return "'" + string.replacingOccurrences(of: "'", with: "''") + "'"
+            // Quotes doubled scalar by scalar: a quote followed by a combining mark is one `Character`, which
+            // a search for the character "'" does not find, and would end the literal there.
+            var quoted = String.UnicodeScalarView()
+            for scalar in string.unicodeScalars {
+                quoted.append(scalar)
+                if scalar == "'" { quoted.append(scalar) }
+            }
+            return "'" + String(quoted) + "'"
         case .blob(let v): return "X'" + v.map { hex2($0) }.joined() + "'"
         }
     }
