@@ -192,6 +192,12 @@ final class SimulationRun {
             try device.app.execute(sql)
         } catch {
             if device.disk.isPoweredOff { throw error }
+            // An app's write may be refused by a constraint (or by Concord, through one); any other error
+            // means the simulator wrote SQL that does not run, and a run that counted it as a refusal would
+            // explore less than it says.
+            if let error = error as? SQLiteError, error.code != 19 {
+                return fail(.error, "device \(device.index)'s app statement does not run: \(sql): \(error)")
+            }
             pendingWrite = nil
             result.rejectedWrites += 1
             log("device \(device.index) was refused: \(sql)")
