@@ -5,6 +5,7 @@
     Scripts/mutate.py run                   # every mutant in the list, the CI-sized budget
     Scripts/mutate.py run --only 3,17,40    # some of them
     Scripts/mutate.py run --limit 20 --seeds 1..10
+    Scripts/mutate.py score                 # the score of the verdicts in Papers/mutants-results.tsv
 
 The rule is fixed and mechanical, so the list is the same for the same sources and nobody
 picks mutants a simulator happens to catch. In the files of FILES (the clock, stamp order,
@@ -28,8 +29,9 @@ passes, "not built" when the compiler refuses it (a mutant the type system alrea
 not counted), and "stale" when its line no longer reads as listed. The unmutated build runs the
 budget first and must pass it, but for falling short of a scenario's mustReach events (the budget
 explored too little); a mutant is excused the same shortfalls, and no others. It prints a table and the
-simulator-alone score, and writes the table to Papers/mutants-results.tsv (as each mutant is
-judged, so an interrupted run keeps what it found).
+simulator-alone score, and writes the verdicts into Papers/mutants-results.tsv as each mutant is
+judged (keeping the other listed mutants' verdicts, so an interrupted run keeps what it found and
+`--only` re-runs some).
 
 Python 3 standard library only.
 """
@@ -258,10 +260,23 @@ def check_baseline(options):
 
 
 def write_results(results):
+    """Writes the verdicts of `results` into the table, keeping the verdicts of listed mutants this run
+    did not judge (so `--only` re-runs some, and an interrupted run keeps what it found)."""
+    listed = {m[0] for m in read_list()}
+    rows = {}
+    if os.path.exists(RESULTS):
+        with open(RESULTS, encoding="utf-8") as handle:
+            next(handle, None)
+            for raw in handle:
+                fields = raw.rstrip("\n").split("\t")
+                if fields[0].isdigit() and int(fields[0]) in listed:
+                    rows[int(fields[0])] = "\t".join(fields)
+    for (mid, path, number, rule, _, before, after, _), verdict, detail in results:
+        rows[mid] = f"{mid}\t{path}\t{number}\t{rule}\t{before}\t{after}\t{verdict}\t{detail}"
     with open(RESULTS, "w", encoding="utf-8") as handle:
         handle.write("id\tfile\tline\trule\tbefore\tafter\tverdict\tdetail\n")
-        for (mid, path, number, rule, _, before, after, _), verdict, detail in results:
-            handle.write(f"{mid}\t{path}\t{number}\t{rule}\t{before}\t{after}\t{verdict}\t{detail}\n")
+        for mid in sorted(rows):
+            handle.write(rows[mid] + "\n")
 
 
 def run(options):
@@ -294,6 +309,20 @@ def run(options):
     return 0
 
 
+def score():
+    """Counts the table's verdicts: caught, survived, not built and stale, and the share caught of those built."""
+    with open(RESULTS, encoding="utf-8") as handle:
+        next(handle, None)
+        verdicts = [raw.rstrip("\n").split("\t")[6] for raw in handle if raw.strip()]
+    listed = sum(1 for _ in read_list())
+    counts = {v: verdicts.count(v) for v in ("caught", "survived", "not built", "stale")}
+    built = counts["caught"] + counts["survived"]
+    print(f"{len(verdicts)} of {listed} listed mutants judged: {counts['caught']} caught, {counts['survived']} survived, "
+          f"{counts['not built']} not built, {counts['stale']} stale; the simulator alone catches "
+          f"{counts['caught']} of {built} built" + (f" ({100.0 * counts['caught'] / built:.1f}%)" if built else ""))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -305,7 +334,10 @@ def main():
     runner.add_argument("--file-seeds", type=seeds, default="1..5", help="seeds of each scenario file (1..5)")
     runner.add_argument("--jobs", type=int, default=2)
     runner.add_argument("--timeout", type=int, default=900, help="seconds before a simulate run counts as a hang")
+    sub.add_parser("score", help="the simulator-alone score of the verdicts in Papers/mutants-results.tsv")
     options = parser.parse_args()
+    if options.command == "score":
+        return score()
     if options.command == "list":
         rows = generate()
         write_list(rows)
