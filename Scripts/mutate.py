@@ -207,7 +207,8 @@ def try_mutant(mutant, options):
         if status != 0:
             return "not built", ""
         failure = run_budget(options, options.excused)
-        return ("caught", failure[:160]) if failure is not None else ("survived", "")
+        # One line of the table: a crash's tail may hold newlines and tabs.
+        return ("caught", " ".join(failure.split())[:160]) if failure is not None else ("survived", "")
     finally:
         with open(file, "w", encoding="utf-8") as handle:
             handle.write(original)
