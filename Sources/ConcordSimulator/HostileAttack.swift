@@ -31,4 +31,8 @@ public enum HostileAttack: String, Codable, Sendable, CaseIterable {
     /// The peer's binary changeset cut short, sometimes inside its first four bytes: it must be refused as
     /// cut short, which tells a person the transfer broke, not that the bytes are no changeset at all.
     case cutShort
+    /// One of the peer's rows with a `union` column holding text that is no union (`[1`, `[1.5]`, `{"a":1}`):
+    /// the receiver's capture refuses such text from its own app, so only a peer brings it to the merge,
+    /// which must read it without crashing.
+    case notAUnion
 }

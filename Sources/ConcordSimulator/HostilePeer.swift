@@ -132,6 +132,21 @@ struct HostilePeer {
                 what: "its \(bytes.count) bytes cut to the first \(length)")
             forgery.refusal = .truncated
             return forgery
+        case .notAUnion:
+            let unions = genuine.rows.indices.flatMap { index in
+                let merges = genuine.tables.first { $0.name == genuine.rows[index].table }?.merges ?? []
+                return merges.indices.filter {
+                    merges[$0] == .union && genuine.rows[index].registers.columns[$0] != nil
+                }.map { (row: index, column: $0) }
+            }
+            guard !unions.isEmpty else { return Forgery(genuine, as: form, what: "no union column to forge") }
+            let (index, column) = unions[Int(source.choose(upTo: UInt64(unions.count - 1)))]
+            var row = genuine.rows[index]
+            let value = Gen.notAUnionArray.generate(using: &source)
+            row.registers.columns[column]!.value = value
+            var forged = genuine
+            forged.rows = [row]
+            return Forgery(forged, as: form, what: "column \(column) of \(row.table) \(row.key) made \(value)")
         case .reusedStamp, .farFuture, .nearDriftLimit, .hugeCausalLength:
             guard !genuine.rows.isEmpty else {
                 return Forgery(genuine, as: form, what: "no rows to forge")
