@@ -332,27 +332,12 @@ static void fold(void) {
     else fold_row_by_row();
 }
 
-int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: folds <design> <phase> <rows> <file>\n");
-        return 64;
-    }
-    design = argv[1];
-    const char *phase = argv[2];
-    unsigned rows = (unsigned)atoi(argv[3]);
-    remove(argv[4]);
-    char wal[1024];
-    snprintf(wal, sizeof wal, "%s-wal", argv[4]);
-    remove(wal);
-    if (sqlite3_open(argv[4], &db) != SQLITE_OK) fail("open");
-    exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;");
-    exec(user_schema);
-    if (strcmp(design, "plain") != 0) create_metadata();
-    sqlite3_stmt *insert = prepare("INSERT INTO items (id, title, qty, price, note) VALUES (?, ?, ?, ?, ?)");
-    sqlite3_stmt *update = prepare("UPDATE items SET qty = qty + 1 WHERE id = ?");
-    int plain = strcmp(design, "plain") == 0;
-    int counting = strcmp(phase, "insert") == 0;
-    if (counting) CALLGRIND_TOGGLE_COLLECT;
+static const char *phase;
+static unsigned rows;
+static int plain;
+static sqlite3_stmt *insert, *update;
+
+static void insert_rows(void) {
     exec("BEGIN");
     for (unsigned index = 0; index < rows; index++) {
         char key[37], title[64], note[64];
@@ -367,38 +352,59 @@ int main(int argc, char **argv) {
         done(insert);
     }
     exec("COMMIT");
-    if (counting) CALLGRIND_TOGGLE_COLLECT;
-    counting = strcmp(phase, "insert-fold") == 0;
-    if (counting) CALLGRIND_TOGGLE_COLLECT;
-    if (!plain) {
-        exec("BEGIN IMMEDIATE");
-        fold();
-        exec("COMMIT");
+}
+
+static void update_rows(void) {
+    exec("BEGIN");
+    for (unsigned index = 0; index < rows; index++) {
+        char key[37];
+        uuid(index, key);
+        sqlite3_bind_text(update, 1, key, -1, SQLITE_TRANSIENT);
+        done(update);
     }
+    exec("COMMIT");
+}
+
+static void fold_in_transaction(void) {
+    if (plain) return;
+    exec("BEGIN IMMEDIATE");
+    fold();
+    exec("COMMIT");
+}
+
+/* Runs `body`, counting its instructions when it is the phase measured. */
+static void run_phase(const char *name, void (*body)(void)) {
+    int counting = strcmp(phase, name) == 0;
     if (counting) CALLGRIND_TOGGLE_COLLECT;
-    if (strncmp(phase, "update", 6) == 0 || strcmp(phase, "ten-updates") == 0) {
-        int times = strcmp(phase, "ten-updates") == 0 ? 10 : 1;
-        for (int round = 0; round < times; round++) {
-            counting = strcmp(phase, "update") == 0;
-            if (counting) CALLGRIND_TOGGLE_COLLECT;
-            exec("BEGIN");
-            for (unsigned index = 0; index < rows; index++) {
-                char key[37];
-                uuid(index, key);
-                sqlite3_bind_text(update, 1, key, -1, SQLITE_TRANSIENT);
-                done(update);
-            }
-            exec("COMMIT");
-            if (counting) CALLGRIND_TOGGLE_COLLECT;
-            counting = strcmp(phase, "update-fold") == 0;
-            if (counting) CALLGRIND_TOGGLE_COLLECT;
-            if (!plain) {
-                exec("BEGIN IMMEDIATE");
-                fold();
-                exec("COMMIT");
-            }
-            if (counting) CALLGRIND_TOGGLE_COLLECT;
-        }
+    body();
+    if (counting) CALLGRIND_TOGGLE_COLLECT;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: folds <design> <phase> <rows> <file>\n");
+        return 64;
+    }
+    design = argv[1];
+    phase = argv[2];
+    rows = (unsigned)atoi(argv[3]);
+    remove(argv[4]);
+    char wal[1024];
+    snprintf(wal, sizeof wal, "%s-wal", argv[4]);
+    remove(wal);
+    if (sqlite3_open(argv[4], &db) != SQLITE_OK) fail("open");
+    exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;");
+    exec(user_schema);
+    plain = strcmp(design, "plain") == 0;
+    if (!plain) create_metadata();
+    insert = prepare("INSERT INTO items (id, title, qty, price, note) VALUES (?, ?, ?, ?, ?)");
+    update = prepare("UPDATE items SET qty = qty + 1 WHERE id = ?");
+    run_phase("insert", insert_rows);
+    run_phase("insert-fold", fold_in_transaction);
+    int rounds = strcmp(phase, "ten-updates") == 0 ? 10 : strncmp(phase, "update", 6) == 0 ? 1 : 0;
+    for (int round = 0; round < rounds; round++) {
+        run_phase("update", update_rows);
+        run_phase("update-fold", fold_in_transaction);
     }
     sqlite3_finalize(insert);
     sqlite3_finalize(update);
