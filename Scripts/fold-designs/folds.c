@@ -167,26 +167,23 @@ static void fold_row_by_row(void) {
                         "h2 = CASE WHEN ?3 & 4 THEN ?2 ELSE h2 END, n2 = CASE WHEN ?3 & 4 THEN 0 ELSE n2 END, "
                         "h3 = CASE WHEN ?3 & 8 THEN ?2 ELSE h3 END, n3 = CASE WHEN ?3 & 8 THEN 0 ELSE n3 END "
                         "WHERE kh = ?4 AND pk = ?5");
+    /* The rowid layouts find a row by its key's hash, the others by the key itself. */
+    int hashed = is("version-rowid") || is("version-rowid-blind") || is("hash-rowid") || is("hash-rowid-blind");
+    const char *by = hashed ? "kh" : "pk";
+    snprintf(sql, sizeof sql, "SELECT ver, pk, %s FROM reg WHERE %s = ?", columns, by);
+    load = prepare(sql);
+    store = prepare(hashed ? "INSERT INTO reg (ver, kh, pk, cl, hlc, node, h0, n0, h1, n1, h2, n2, h3, n3) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                           : "INSERT INTO reg (ver, pk, cl, hlc, node, h0, n0, h1, n1, h2, n2, h3, n3) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (is("version-rowid") || is("version-rowid-blind")) {
-        snprintf(sql, sizeof sql, "SELECT ver, pk, %s FROM reg WHERE kh = ?", columns);
-        load = prepare(sql);
         remove = prepare("DELETE FROM reg WHERE ver = ?");
-        store = prepare("INSERT INTO reg (ver, kh, pk, cl, hlc, node, h0, n0, h1, n1, h2, n2, h3, n3) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    } else if (is("hash-rowid") || is("hash-rowid-blind")) {
-        snprintf(sql, sizeof sql, "SELECT ver, pk, %s FROM reg WHERE kh = ?", columns);
-        load = prepare(sql);
-        store = prepare("INSERT INTO reg (ver, kh, pk, cl, hlc, node, h0, n0, h1, n1, h2, n2, h3, n3) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        update = prepare("UPDATE reg SET ver = ?, cl = ?, hlc = ?, node = ?, h0 = ?, n0 = ?, h1 = ?, n1 = ?, "
-                         "h2 = ?, n2 = ?, h3 = ?, n3 = ? WHERE kh = ?");
     } else {
-        snprintf(sql, sizeof sql, "SELECT ver, pk, %s FROM reg WHERE pk = ?", columns);
-        load = prepare(sql);
-        store = prepare("INSERT INTO reg (ver, pk, cl, hlc, node, h0, n0, h1, n1, h2, n2, h3, n3) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        update = prepare("UPDATE reg SET ver = ?, cl = ?, hlc = ?, node = ?, h0 = ?, n0 = ?, h1 = ?, n1 = ?, "
-                         "h2 = ?, n2 = ?, h3 = ?, n3 = ? WHERE pk = ?");
+        snprintf(sql, sizeof sql,
+                 "UPDATE reg SET ver = ?, cl = ?, hlc = ?, node = ?, h0 = ?, n0 = ?, h1 = ?, n1 = ?, "
+                 "h2 = ?, n2 = ?, h3 = ?, n3 = ? WHERE %s = ?",
+                 by);
+        update = prepare(sql);
     }
     int64_t last = 0;
     for (;;) {
