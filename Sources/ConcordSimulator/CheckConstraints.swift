@@ -10,7 +10,8 @@ import Foundation
 /// carries no CHECK; rather than read the engine's verdict, the model tries
 /// the values on an empty copy of the table in a scratch database, whose
 /// CREATE statement is the replica's own, so SQLite judges them as it judges
-/// the app's writes. Only tables whose statement has a CHECK are copied.
+/// the app's writes. Only tables whose statement mentions CHECK are copied (a
+/// name holding the word only costs a copy: its verdict is still SQLite's).
 ///
 /// ```swift
 /// let checks = try CheckConstraints(of: replica)

@@ -10,8 +10,8 @@ extension Oracle {
     /// misleads as much as a lost row. The model gives, for each hiding foreign key whose parent it does
     /// not show, "missing parent" when no device ever wrote that parent, "on a cycle through …" when
     /// that parent's own hiding keys lead back to the row, and "parent … is not visible" otherwise; and
-    /// a constraint's message where NOT NULL columns may refuse a NULL or a CHECK may refuse the values. The engine may report any one
-    /// of them (which parent it names first is its choice).
+    /// a constraint's message where NOT NULL columns may refuse a NULL or a CHECK may refuse the values.
+    /// The engine may report any one of them (which parent it names first is its choice).
     ///
     /// ```swift
     /// if let problem = try oracle.parkReasonProblem(on: replica) { print(problem) }

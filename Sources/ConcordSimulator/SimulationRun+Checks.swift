@@ -48,8 +48,7 @@ extension SimulationRun {
                 written.statement, touched: touched, tables: tables, standIns: standIns, node: device.node,
                 origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
             // Rows deleted in tables other than the one the statement names were deleted by a cascade.
-            let named = written.statement.table
-            result.cascades += operations.filter { $0.row.table != named && $0.kind == .delete }.count
+            result.cascades += operations.filter { $0.row.table != written.statement.table && $0.kind == .delete }.count
             try observeWrites(operations, on: device)
         }
     }

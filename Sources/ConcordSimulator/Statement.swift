@@ -24,17 +24,25 @@ struct Statement {
     var physical: Int64?
 
     /// INSERT (with any conflict clause, or REPLACE), UPDATE or DELETE, from the statement's first word.
-    var kind: Ledger.Kind? {
-        switch sql.split(whereSeparator: \.isWhitespace).first?.uppercased() {
-        case "INSERT", "REPLACE": .insert
-        case "UPDATE": .update
-        case "DELETE": .delete
-        default: nil
-        }
-    }
-
+    let kind: Ledger.Kind?
     /// The table the statement names.
-    var table: String? { Self.table(writtenBy: sql) }
+    let table: String?
+
+    /// `sql`, with the tables as the app saw them `before` and `after` it; its kind and table are read
+    /// from it once, as every row it touched asks for them.
+    init(sql: String, before: TableSnapshot, after: TableSnapshot) {
+        self.sql = sql
+        self.before = before
+        self.after = after
+        kind =
+            switch sql.split(whereSeparator: \.isWhitespace).first?.uppercased() {
+            case "INSERT", "REPLACE": .insert
+            case "UPDATE": .update
+            case "DELETE": .delete
+            default: nil
+            }
+        table = Self.table(writtenBy: sql)
+    }
 
     /// The table an INSERT, UPDATE or DELETE statement names: the word after its first `INTO`, `UPDATE`
     /// or `FROM` outside quotes, unquoted (a drawn name may hold spaces, quotes and keywords).
