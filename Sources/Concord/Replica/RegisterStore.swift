@@ -4,8 +4,8 @@
 /// the user table (for shown rows) or the hidden table (for the rest) into
 /// ``RowRegisters``, and writes merged registers back, materializing the row
 /// in the user table when it is shown and moving its values to the hidden
-/// table when it is not. Its SQL is built once per table and its statements
-/// prepared once, since apply and fold call it for every row.
+/// table when it is not. Its SQL is built and its statements prepared once per
+/// table, on first use, since apply and fold call it for every row.
 final class RegisterStore {
     let table: SyncedTable
     let database: Database
@@ -43,7 +43,6 @@ final class RegisterStore {
         case insertMetadataSeen, updateMetadataSeen
     }
 
-    private var sql: [String] = []
     private var statements: [Statement?] = Array(repeating: nil, count: Slot.allCases.count)
 
     init(
@@ -56,57 +55,70 @@ final class RegisterStore {
         self.affinities = affinities
         self.defaults = defaults ?? table.columns.map { _ in .null }
         self.isRevivable = isRevivable
+    }
+
+    /// The SQL of `slot`, built when the slot is first prepared: a replica makes a store for every synced
+    /// table each time it opens, and most opens run only a few of a store's statements.
+    private func sql(_ slot: Slot) -> String {
         let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
-        let values = zip(table.hiddenColumns, table.quotedColumns).map {
-            "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($1) END"
-        }
-        let selected = (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
-            .joined(separator: ", ")
-        let joins =
-            " FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
-            + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk"
         let byKey = " WHERE m.kh = ? AND m.pk = ?"
-        // Reading a row also reads what the writes of its registers saw.
-        let loadSQL = "SELECT m.pk, m.ver, " + selected + ", m.seen" + joins + byKey
-        let stampsSQL =
-            "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + ", m.seen FROM \(table.rowsTable) AS m" + byKey
         let registerColumns = ["ver", "cl", "hlc", "node", "clh", "cln"] + table.stampColumns
-        let insertMetadataSQL =
-            "INSERT INTO \(table.rowsTable) (\((registerColumns + ["kh", "pk"]).joined(separator: ", "))) "
-            + "VALUES (\(Self.placeholders(registerColumns.count + 2)))"
-        let updateMetadataSQL =
-            "UPDATE \(table.rowsTable) SET "
-            + registerColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE ver = ?"
-        let seenColumns = registerColumns + ["seen"]
-        let insertMetadataSeenSQL =
-            "INSERT INTO \(table.rowsTable) (\((seenColumns + ["kh", "pk"]).joined(separator: ", "))) "
-            + "VALUES (\(Self.placeholders(seenColumns.count + 2)))"
-        let updateMetadataSeenSQL =
-            "UPDATE \(table.rowsTable) SET "
-            + seenColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE ver = ?"
-        let update =
-            table.quotedColumns.isEmpty
-            ? "NOTHING" : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        // The alias: in a table named `excluded`, `excluded.c` would name the table's own row, not the new one.
-        let upsertShownSQL =
-            "INSERT INTO \(table.quotedName) AS _concord_row "
-            + "(\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
-            + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
-        let writeHiddenSQL =
-            "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
-            + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
-        sql = [
-            loadSQL, stampsSQL, insertMetadataSQL, updateMetadataSQL, upsertShownSQL, writeHiddenSQL,
-            "DELETE FROM \(table.hiddenTable) WHERE pk = ?",
-            "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?",
-            "SELECT m.pk, m.ver, " + selected + ", m.seen" + joins + " WHERE m.ver > ? ORDER BY m.ver",
-            insertMetadataSeenSQL, updateMetadataSeenSQL,
-        ]
+        /// The stamps, placement and values of a row, and what the writes of its registers saw.
+        func load(_ filter: String) -> String {
+            let values = zip(table.hiddenColumns, table.quotedColumns).map {
+                "CASE WHEN h.pk IS NOT NULL THEN h.\($0) ELSE t.\($1) END"
+            }
+            let selected = (stamps + ["h.pk IS NOT NULL", "t.\(table.quotedKey) IS NOT NULL"] + values)
+                .joined(separator: ", ")
+            return "SELECT m.pk, m.ver, " + selected + ", m.seen FROM \(table.rowsTable) AS m "
+                + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
+                + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk" + filter
+        }
+        func insertMetadata(_ columns: [String]) -> String {
+            "INSERT INTO \(table.rowsTable) (\((columns + ["kh", "pk"]).joined(separator: ", "))) "
+                + "VALUES (\(Self.placeholders(columns.count + 2)))"
+        }
+        func updateMetadata(_ columns: [String]) -> String {
+            "UPDATE \(table.rowsTable) SET " + columns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE ver = ?"
+        }
+        switch slot {
+        case .select:
+            return load(byKey)
+        case .since:
+            return load(" WHERE m.ver > ? ORDER BY m.ver")
+        case .stamps:
+            return "SELECT m.pk, m.ver, " + stamps.joined(separator: ", ") + ", m.seen FROM \(table.rowsTable) AS m"
+                + byKey
+        case .insertMetadata:
+            return insertMetadata(registerColumns)
+        case .updateMetadata:
+            return updateMetadata(registerColumns)
+        case .insertMetadataSeen:
+            return insertMetadata(registerColumns + ["seen"])
+        case .updateMetadataSeen:
+            return updateMetadata(registerColumns + ["seen"])
+        case .upsertShown:
+            let update =
+                table.quotedColumns.isEmpty
+                ? "NOTHING"
+                : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            // The alias: in a table named `excluded`, `excluded.c` would name the table's own row, not the new one.
+            return "INSERT INTO \(table.quotedName) AS _concord_row "
+                + "(\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
+                + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
+        case .writeHidden:
+            return "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
+                + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
+        case .deleteHidden:
+            return "DELETE FROM \(table.hiddenTable) WHERE pk = ?"
+        case .deleteShown:
+            return "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
+        }
     }
 
     private func statement(_ slot: Slot) throws -> Statement {
         if let statement = statements[slot.rawValue] { return statement }
-        let statement = try database.prepare(sql[slot.rawValue])
+        let statement = try database.prepare(sql(slot))
         statements[slot.rawValue] = statement
         return statement
     }

@@ -24,6 +24,42 @@ public struct SyncedTable: Hashable, Sendable {
     init(id: Int64, schema: TableSchema) {
         self.id = id
         self.schema = schema
+        names = Names(id: id, schema: schema)
+    }
+
+    /// The quoted names SQL is built from, derived once: the fold, export and apply build statements
+    /// from them for every table on every call, and quoting each name again each time showed in profiles.
+    private let names: Names
+
+    private final class Names: Sendable {
+        let rowsTable, hiddenTable, countersTable, logValuesTable, zerosTable, quotedName, quotedKey: String
+        let quotedColumns, hiddenColumns, stampColumns: [String]
+        let joinedColumns, counterColumns: [Int]
+
+        init(id: Int64, schema: TableSchema) {
+            rowsTable = quoteIdentifier(Metadata.rowsTable(id))
+            hiddenTable = quoteIdentifier(Metadata.hiddenTable(id))
+            countersTable = quoteIdentifier(Metadata.countersTable(id))
+            logValuesTable = quoteIdentifier(Metadata.logValuesTable(id))
+            zerosTable = quoteIdentifier(Metadata.zerosTable(id))
+            quotedName = quoteIdentifier(schema.name)
+            quotedKey = quoteIdentifier(schema.key)
+            quotedColumns = schema.columns.map(quoteIdentifier)
+            hiddenColumns = schema.columns.indices.map(Metadata.valueColumn)
+            stampColumns =
+                schema.policy == .column
+                ? schema.columns.indices.flatMap { [Metadata.stampColumn($0), Metadata.nodeColumn($0)] } : []
+            joinedColumns = schema.merges.indices.filter { schema.merges[$0].joinsValues }
+            counterColumns = schema.merges.indices.filter { schema.merges[$0] == .counter }
+        }
+    }
+
+    // Equal when the declaration and id are: everything else is derived from them.
+    public static func == (lhs: SyncedTable, rhs: SyncedTable) -> Bool { lhs.id == rhs.id && lhs.schema == rhs.schema }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(schema)
     }
 
     /// The same declaration under the id `_concord_tables` gave it.
@@ -52,28 +88,25 @@ public struct SyncedTable: Hashable, Sendable {
     }
 
     /// Indexes of the columns whose local writes must be joined by value (all but `lww`).
-    var joinedColumns: [Int] { merges.indices.filter { merges[$0].joinsValues } }
+    var joinedColumns: [Int] { names.joinedColumns }
 
     /// Indexes of `counter` columns.
-    var counterColumns: [Int] { merges.indices.filter { merges[$0] == .counter } }
+    var counterColumns: [Int] { names.counterColumns }
 
-    var rowsTable: String { quoteIdentifier(Metadata.rowsTable(id)) }
-    var hiddenTable: String { quoteIdentifier(Metadata.hiddenTable(id)) }
-    var countersTable: String { quoteIdentifier(Metadata.countersTable(id)) }
-    var logValuesTable: String { quoteIdentifier(Metadata.logValuesTable(id)) }
-    var zerosTable: String { quoteIdentifier(Metadata.zerosTable(id)) }
-    var quotedName: String { quoteIdentifier(name) }
-    var quotedKey: String { quoteIdentifier(key) }
-    var quotedColumns: [String] { columns.map(quoteIdentifier) }
+    var rowsTable: String { names.rowsTable }
+    var hiddenTable: String { names.hiddenTable }
+    var countersTable: String { names.countersTable }
+    var logValuesTable: String { names.logValuesTable }
+    var zerosTable: String { names.zerosTable }
+    var quotedName: String { names.quotedName }
+    var quotedKey: String { names.quotedKey }
+    var quotedColumns: [String] { names.quotedColumns }
     /// The columns of the hidden table that hold the values, by position (`c0`, `c1`, ...).
-    var hiddenColumns: [String] { columns.indices.map(Metadata.valueColumn) }
+    var hiddenColumns: [String] { names.hiddenColumns }
 
     /// Whether each column has its own stamp (column policy) or shares the row's.
     var hasColumnStamps: Bool { policy == .column }
 
     /// The metadata columns after `pk, cl, ver, hlc, node, clh, cln`.
-    var stampColumns: [String] {
-        guard hasColumnStamps else { return [] }
-        return columns.indices.flatMap { [Metadata.stampColumn($0), Metadata.nodeColumn($0)] }
-    }
+    var stampColumns: [String] { names.stampColumns }
 }
