@@ -15,9 +15,12 @@ extension Replica {
     @_spi(Simulation) public func parkedReasons() throws -> [RowRef: String] {
         try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
+            // One query for every table: the simulator asks after every step, and most tables park nothing.
+            let names = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0.name) })
             var reasons: [RowRef: String] = [:]
-            for table in tables {
-                for row in try parkedRows(of: table) { reasons[RowRef(table: table.name, key: row.key)] = row.reason }
+            for row in try database.query("SELECT tbl, pk, reason FROM \(Metadata.parked)") {
+                guard let id = row[0].integerValue, let name = names[id] else { continue }
+                reasons[RowRef(table: name, key: row[1])] = row[2].textValue ?? ""
             }
             return reasons
         }
