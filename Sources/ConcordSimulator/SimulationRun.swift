@@ -261,16 +261,25 @@ final class SimulationRun {
     }
 
     /// Columns where `changeset` and `device`'s registers hold different values under different stamps.
+    ///
+    /// Reads the device's registers table by table (in the order the changeset first names them),
+    /// folding once per table rather than once per row.
     private func countConflicts(_ changeset: Changeset, on device: SimulatedDevice) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         let tables = Dictionary(uniqueKeysWithValues: device.replica.tables.map { ($0.name, $0) })
-        for row in changeset.rows {
-            guard let table = tables[row.table], let local = try device.replica.registers(of: row.table, key: row.key)
-            else { continue }
-            for (index, (ours, theirs)) in zip(local.columns, row.registers.columns).enumerated() {
-                guard let ours, let theirs, ours.stamp != theirs.stamp, ours.value != theirs.value else { continue }
-                counts[table.policy == .row ? "row" : table.merges[index].name, default: 0] += 1
-                if table.policy == .row { break }
+        let known = changeset.rows.filter { tables[$0.table] != nil }
+        var names: [String] = []
+        for row in known where !names.contains(row.table) { names.append(row.table) }
+        for name in names {
+            let table = tables[name]!
+            let rows = known.filter { $0.table == name }
+            for (row, local) in zip(rows, try device.replica.registers(of: name, keys: rows.map(\.key))) {
+                guard let local else { continue }
+                for (index, (ours, theirs)) in zip(local.columns, row.registers.columns).enumerated() {
+                    guard let ours, let theirs, ours.stamp != theirs.stamp, ours.value != theirs.value else { continue }
+                    counts[table.policy == .row ? "row" : table.merges[index].name, default: 0] += 1
+                    if table.policy == .row { break }
+                }
             }
         }
         return counts

@@ -47,8 +47,19 @@ extension Replica {
 extension Replica {
     /// The registers of one row, after folding pending local writes; `nil` for a row never heard of.
     public func registers(of table: String, key: SQLiteValue) throws -> RowRegisters? {
+        try registers(of: table, keys: [key])[0]
+    }
+
+    /// The registers of several rows of one table, in the order of `keys`, after folding pending local
+    /// writes once; `nil` for a row never heard of.
+    ///
+    /// ```swift
+    /// let rows = try replica.registers(of: "reminders", keys: [.text("r1"), .text("r2")])
+    /// ```
+    public func registers(of table: String, keys: [SQLiteValue]) throws -> [RowRegisters?] {
         guard let synced = syncedTables[table] else { throw ReplicaError.tableNotSynced(table: table) }
         try foldLocalWrites()
-        return try store(synced).load(key)?.registers
+        let store = store(synced)
+        return try database.readTransaction { try keys.map { try store.load($0)?.registers } }
     }
 }
