@@ -107,7 +107,8 @@ final class RegisterStore {
                 + "(\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
                 + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
         case .writeHidden:
-            return "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
+            return
+                "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
                 + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
         case .deleteHidden:
             return "DELETE FROM \(table.hiddenTable) WHERE pk = ?"
