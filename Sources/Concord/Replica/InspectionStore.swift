@@ -28,9 +28,17 @@ final class InspectionStore: @unchecked Sendable {
     /// How many entries of each kind the store keeps before it starts over.
     static let limit = 512
 
+    /// A schema check finds nothing to refuse or adopt from the whole schema's text (`main` and `temp`)
+    /// and the declarations of the synced tables.
+    struct CleanKey: Hashable {
+        let schema: String
+        let tables: [SyncedTable]
+    }
+
     private let lock = NSLock()
     private var facts: [FactsKey: TableInspector.CaptureFacts] = [:]
     private var keys: [KeysKey: [ForeignKey]] = [:]
+    private var clean: Set<CleanKey> = []
 
     func facts(_ key: FactsKey) -> TableInspector.CaptureFacts? {
         lock.withLock { facts[key] }
@@ -51,6 +59,18 @@ final class InspectionStore: @unchecked Sendable {
         lock.withLock {
             if keys.count >= Self.limit { keys.removeAll() }
             keys[key] = found
+        }
+    }
+
+    /// Whether a schema check of this schema and these declarations found nothing to refuse or adopt.
+    func isClean(_ key: CleanKey) -> Bool {
+        lock.withLock { clean.contains(key) }
+    }
+
+    func storeClean(_ key: CleanKey) {
+        lock.withLock {
+            if clean.count >= Self.limit { clean.removeAll() }
+            clean.insert(key)
         }
     }
 }

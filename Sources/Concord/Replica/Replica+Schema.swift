@@ -27,6 +27,14 @@ extension Replica {
             checkedSchema = (version, fingerprint)
             return
         }
+        // The first check since the tables were read (on opening, after enabling sync): when the process
+        // already checked this very schema and these declarations and found nothing, it would again.
+        let clean = InspectionStore.CleanKey(schema: fingerprint, tables: tables)
+        if checkedSchema == nil, InspectionStore.shared.isClean(clean) {
+            refusedTables = [:]
+            checkedSchema = (version, fingerprint)
+            return
+        }
         // Adopting a change may write the user tables.
         try requireForeignKeysOffForUserWrites()
         isAdoptingSchemas = true
@@ -35,6 +43,7 @@ extension Replica {
             checkedSchema = (try database.scalar("PRAGMA schema_version")?.integerValue, try schemaFingerprint())
         } else {
             checkedSchema = (version, fingerprint)
+            if refusedTables.isEmpty, clean.tables == tables { InspectionStore.shared.storeClean(clean) }
         }
     }
 
@@ -63,12 +72,15 @@ extension Replica {
     /// (No hashing while nothing is refused: the fold asks for every write.)
     func isRefused(_ name: String) -> Bool { !refusedTables.isEmpty && refusedTables[name] != nil }
 
-    /// Every object's type, names and SQL, in name order.
+    /// Every object's type, names and SQL, in name order, in `main` and then in `temp` (a temporary table
+    /// of the same name hides a synced table from the pragmas that inspect it).
     private func schemaFingerprint() throws -> String {
         try database.scalar(
             """
-            SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
-            FROM (SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name)
+            SELECT ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
+                FROM (SELECT type, name, tbl_name, sql FROM main.sqlite_schema ORDER BY name)), '') || char(3)
+              || ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
+                FROM (SELECT type, name, tbl_name, sql FROM temp.sqlite_schema ORDER BY name)), '')
             """)?.textValue ?? ""
     }
 
