@@ -37,6 +37,10 @@ struct Durability: Equatable, CustomStringConvertible {
     /// Whether the app turns `PRAGMA foreign_keys` on, as a careful app does; many leave SQLite's default,
     /// off, and may then write a child whose parent is gone. Drawn apart (``foreignKeys(rate:seed:device:)``).
     var foreignKeys = true
+    /// Whether the app binds the values of its statements as parameters and keeps each statement prepared,
+    /// as most apps do, or writes them into the SQL, as a script or the `sqlite3` shell does. Drawn apart
+    /// (``bindsValues(seed:device:)``).
+    var bindsValues = false
 
     /// A durability drawn from `generator`: WAL or DELETE with even odds, and for WAL, FULL or EXTRA.
     static func draw(using generator: inout SeededGenerator) -> Durability {
@@ -53,6 +57,13 @@ struct Durability: Equatable, CustomStringConvertible {
         guard rate > 0 else { return true }
         var generator = SeededGenerator(seed: seed &* 0xBF58_476D_1CE4_E5B9 &+ 0xF0E1_0000 &+ UInt64(device))
         return Int.random(in: 0..<100, using: &generator) >= rate
+    }
+
+    /// Whether device `device`'s app binds its values: three apps in four do, from a generator of their own
+    /// (from the seed and the device), so no other draw shifts.
+    static func bindsValues(seed: UInt64, device: Int) -> Bool {
+        var generator = SeededGenerator(seed: seed &* 0xE703_7ED1_A0B4_28DB &+ 0xB1D5 &+ UInt64(device))
+        return Int.random(in: 0..<4, using: &generator) != 0
     }
 
     /// The percent of apps leaving foreign keys off for a seed, drawn from `range` by a generator of its own.

@@ -1,3 +1,5 @@
+import ConcordCore
+
 /// The words of an SQL statement, enough to find the table it writes: string literals skipped, quoted
 /// identifiers (`"…"`, `` `…` ``, `[…]`) read whole and unquoted, other words split at anything that
 /// is not a letter, digit, `_` or `$`.
@@ -84,5 +86,114 @@ enum SQLTokens {
         case 0..<0x80: false
         default: scalar.properties.isAlphabetic || scalar.properties.numericType != nil
         }
+    }
+}
+
+extension SQLTokens {
+    /// `sql` with each string literal (`'…'`) and blob literal (`X'…'`) replaced by a `?` parameter, and
+    /// the values to bind to them in order; `nil` when it holds none, or more than one statement, or a
+    /// blob literal that is not whole bytes in hex (SQLite reports those; the literal text then runs).
+    ///
+    /// Numbers stay as they are: `ORDER BY 1` means a column, `ORDER BY ?` a constant, and
+    /// SQLite reads some numeric literals (`-9223372036854775808`) as no bound value could say.
+    ///
+    /// ```swift
+    /// SQLTokens.parameterized("UPDATE t SET a = 'x''y', b = X'00' WHERE id = 3")
+    /// // ("UPDATE t SET a = ?, b = ? WHERE id = 3", [.text("x'y"), .blob([0])])
+    /// ```
+    static func parameterized(_ sql: String) -> (sql: String, values: [SQLiteValue])? {
+        let bytes = Array(sql.utf8)
+        var output: [UInt8] = []
+        var values: [SQLiteValue] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
+                // A quoted identifier, copied whole.
+                let closing = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
+                var end = index + 1
+                while end < bytes.count {
+                    if bytes[end] == closing {
+                        if closing != UInt8(ascii: "]"), end + 1 < bytes.count, bytes[end + 1] == closing {
+                            end += 2
+                            continue
+                        }
+                        break
+                    }
+                    end += 1
+                }
+                output += bytes[index..<min(end + 1, bytes.count)]
+                index = end + 1
+            case UInt8(ascii: "'"):
+                var text: [UInt8] = []
+                var end = index + 1
+                while end < bytes.count {
+                    if bytes[end] == UInt8(ascii: "'") {
+                        guard end + 1 < bytes.count, bytes[end + 1] == UInt8(ascii: "'") else { break }
+                        end += 1
+                    }
+                    text.append(bytes[end])
+                    end += 1
+                }
+                guard end < bytes.count else { return nil }
+                let isBlob =
+                    output.last.map { $0 == UInt8(ascii: "X") || $0 == UInt8(ascii: "x") } ?? false
+                    && !(output.dropLast().last.map(isWordByte) ?? false)
+                if isBlob {
+                    guard let blob = hexBytes(text) else { return nil }
+                    output.removeLast()
+                    values.append(.blob(blob))
+                } else {
+                    values.append(.text(SQLiteText(bytes: text)))
+                }
+                output.append(UInt8(ascii: "?"))
+                index = end + 1
+            case UInt8(ascii: ";"):
+                // One statement only: what follows must be blank.
+                guard bytes[(index + 1)...].allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+                output.append(byte)
+                index += 1
+            case UInt8(ascii: "-") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "-"),
+                UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*"):
+                return nil  // Comments are left to SQLite.
+            default:
+                output.append(byte)
+                index += 1
+            }
+        }
+        guard !values.isEmpty else { return nil }
+        return (String(decoding: output, as: UTF8.self), values)
+    }
+
+    /// Whether `byte` can be part of an unquoted word (ASCII letters, digits, `_`, `$`, or any byte of a
+    /// multi-byte character).
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x24, 0x5F, 0x80...: true
+        default: false
+        }
+    }
+
+    /// The bytes of an even number of hex digits, or `nil`.
+    private static func hexBytes(_ digits: [UInt8]) -> [UInt8]? {
+        guard digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x41...0x46: digit - 0x41 + 10
+            case 0x61...0x66: digit - 0x61 + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
     }
 }

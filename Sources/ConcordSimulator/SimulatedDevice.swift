@@ -149,6 +149,22 @@ final class SimulatedDevice {
         return statement
     }
 
+    /// Runs the app's statement `sql` on its own connection: with its string and blob literals bound as
+    /// parameters of a statement kept prepared when the app binds values (``Durability/bindsValues``),
+    /// as the literal text otherwise, or when the statement cannot take parameters there.
+    func runAppStatement(_ sql: String) throws {
+        guard durability.bindsValues, let (template, values) = SQLTokens.parameterized(sql) else {
+            return try app.execute(sql)
+        }
+        let statement: Concord.Statement
+        do {
+            statement = try app.cached(template)
+        } catch {
+            return try app.execute(sql)
+        }
+        try statement.run(values)
+    }
+
     /// The tables as the app sees them now, those `sql` can change: its statement's `before`.
     func snapshot(before sql: String) throws -> TableSnapshot {
         try TableSnapshot(of: replica, tables: writeScope().tables(writtenBy: sql))

@@ -49,6 +49,7 @@ extension SimulationRun {
         var durability = Durability.draw(using: &generator)
         let rate = Durability.foreignKeysOffRate(simulation.scenario.faults.foreignKeysOff, seed: simulation.seed)
         durability.foreignKeys = Durability.foreignKeys(rate: rate, seed: simulation.seed, device: index)
+        durability.bindsValues = Durability.bindsValues(seed: simulation.seed, device: index)
         return durability
     }
 

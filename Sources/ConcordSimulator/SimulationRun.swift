@@ -189,7 +189,7 @@ final class SimulationRun {
         let physical = device.clock.unixMilliseconds()
         pendingWrite = (device.index, sql, before, physical)
         do {
-            try device.app.execute(sql)
+            try device.runAppStatement(sql)
         } catch {
             if device.disk.isPoweredOff { throw error }
             // An app's write may be refused by a constraint (or by Concord, through one); any other error
