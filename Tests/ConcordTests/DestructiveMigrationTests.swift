@@ -106,6 +106,39 @@ struct DestructiveMigrationTests {
         #expect(try a.canonicalDump() == b.canonicalDump())
     }
 
+    /// The first schema check after opening may trust what another replica of the process found in the
+    /// very same schema; a file changed while closed is a different schema, and is inspected.
+    @Test func aChangeMadeWhileClosedIsRefusedThoughTheProcessFoundTheOldSchemaClean() throws {
+        let directory = TemporaryDirectory()
+        func open(_ name: String) throws -> Replica {
+            try Replica(path: directory.path(name), configuration: configuration(node: 1, clock: clock))
+        }
+        for name in ["clean.sqlite", "changed.sqlite"] {
+            let replica = try open(name)
+            try replica.database.execute(Self.schema)
+            try replica.enableSync(on: "reminders")
+            try replica.foldLocalWrites()
+            #expect(replica.schemaRefusals.isEmpty)
+        }
+        // Both files hold the same schema; the process has found it clean, and does again on reopening.
+        #expect(try open("clean.sqlite").status().tables.count == 1)
+        do {
+            let plain = try Database(path: directory.path("changed.sqlite"))
+            try plain.execute("ALTER TABLE reminders RENAME COLUMN title TO name")
+        }
+        let changed = try open("changed.sqlite")
+        try changed.foldLocalWrites()
+        #expect(try refusal(changed).change == "column(s) title dropped or renamed")
+        do {
+            let plain = try Database(path: directory.path("changed.sqlite"))
+            try plain.execute("ALTER TABLE reminders RENAME COLUMN name TO title")
+        }
+        let restored = try open("changed.sqlite")
+        try restored.foldLocalWrites()
+        #expect(restored.schemaRefusals.isEmpty)
+        #expect(try restored.check().isConsistent)
+    }
+
     @Test func anotherKeyIsRefused() throws {
         let (a, _) = try pair()
         try a.database.execute(

@@ -17,7 +17,9 @@ extension Replica {
     /// capture moves it too, and a rolled-back transaction moves it back —
     /// a fingerprint of the whole schema (one query) tells whether anything
     /// really differs from the schema last checked; only then are the tables
-    /// inspected.
+    /// inspected. The first check after opening skips the inspection too when
+    /// the process already found nothing in the same schema with the same
+    /// declarations (``InspectionStore``): what it finds follows from that text alone.
     func checkSchemas() throws {
         guard !isAdoptingSchemas else { return }
         let version = try database.scalar("PRAGMA schema_version")?.integerValue
