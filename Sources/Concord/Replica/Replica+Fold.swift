@@ -114,10 +114,12 @@ final class FoldSession {
 
     /// Folds every write the log holds, in write order.
     func foldLog() throws {
-        let writes = try database.prepare(
+        // Kept prepared, as a fold runs after nearly every write; reset when done, so no read stays open.
+        let writes = try database.cached(
             "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT ?")
+        defer { writes.reset() }
         let size = max(1, replica.configuration.foldBatch)
-        let trim = try database.prepare("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
+        let trim = try database.cached("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
         var last = Int64.min
         var batch = 0
         repeat {
@@ -296,7 +298,8 @@ final class FoldSession {
         // A row re-inserted after a delete loses its hidden copy, unless a later delete
         // in the log made a new one: decided on the final liveness. Only those
         // re-inserts are left in the log by now, so this holds nothing in memory per write.
-        let reinserts = try database.prepare("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
+        let reinserts = try database.cached("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
+        defer { reinserts.reset() }
         try reinserts.bind([.integer(Metadata.Operation.insert.rawValue)])
         while try reinserts.step() {
             guard let name = replica.tableNames[reinserts.int64(0)], let table = replica.syncedTables[name],
