@@ -48,6 +48,8 @@ public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
         case unionNotCanonical(RowRef, column: String, holds: SQLiteValue, canonical: SQLiteValue)
         /// Listed as parked, but with no registers.
         case parkedWithoutRegisters(RowRef)
+        /// Registers stored at a version above the replica's own, which exports after that version skip.
+        case versionAhead(RowRef, version: Int64, replica: Int64)
 
         /// The problem in one line, naming the table and key (or column) it is about.
         public var description: String {
@@ -74,6 +76,8 @@ public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
             case .unionNotCanonical(let row, let column, let holds, let canonical):
                 "\(Self.name(row)).\(column): union holds \(holds), not the canonical \(canonical)"
             case .parkedWithoutRegisters(let row): "\(Self.name(row)): parked but has no registers"
+            case .versionAhead(let row, let version, let replica):
+                "\(Self.name(row)): stored at version \(version), above the replica's \(replica)"
             }
         }
 

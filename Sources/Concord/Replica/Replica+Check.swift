@@ -27,6 +27,14 @@ extension Replica {
             for table in tables where !isRefused(table.name) {
                 problems += try ProjectionCheck(replica: self, table: table).problems()
             }
+            let version = try self.version
+            for row in try database.query(
+                "SELECT name, pk, ver FROM \(RelayStore.rows) WHERE ver > ? ORDER BY name, pk LIMIT 20",
+                [.integer(version)])
+            {
+                let ref = RowRef(table: row[0].textValue ?? "?", key: row[1])
+                problems.append(.versionAhead(ref, version: row[2].integerValue ?? 0, replica: version))
+            }
             return CheckReport(problems: problems)
         }
     }
@@ -60,9 +68,13 @@ private struct ProjectionCheck {
     func problems() throws -> [CheckReport.Problem] {
         var problems = try unrecordedRows() + duplicateRegisters()
         var seen: Set<SQLiteValue> = []
+        let version = try replica.version
         try replica.store(table).forEachRow(since: .min) { key, row in
             seen.insert(key)
             problems += try placementProblems(key, row) + valueProblems(key, row)
+            if row.version > version {
+                problems.append(.versionAhead(ref(key), version: row.version, replica: version))
+            }
         }
         for key in parked.keys.sorted() where !seen.contains(key) && !unsyncable.contains(key) {
             problems.append(.parkedWithoutRegisters(ref(key)))

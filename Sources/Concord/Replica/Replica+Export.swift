@@ -37,7 +37,8 @@ extension Replica {
                 "UPDATE \(Metadata.state) SET exported = own WHERE own > exported"
             ).run([])
             var version = version
-            if version > (try self.version) {
+            let current = try self.version
+            if version > current {
                 try adoptNewNodeID()
                 version = 0
             }
@@ -51,6 +52,8 @@ extension Replica {
                 ChangesetHeader(
                     source: nodeID, since: version, upTo: try exportedUpTo(since: version),
                     tables: (exported + relayed).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }))
+            // Every stored change has a version no higher than the replica's: none is newer than that.
+            guard version < current else { return }
             for table in synced {
                 let more = extras[SQLiteName.Key(table.name)]
                 // Most rows' writes saw nothing of another device: they share one list saying so.
