@@ -74,15 +74,17 @@ extension Replica {
     /// (No hashing while nothing is refused: the fold asks for every write.)
     func isRefused(_ name: String) -> Bool { !refusedTables.isEmpty && refusedTables[name] != nil }
 
-    /// Every object's type, names and SQL, in name order, in `main` and then in `temp` (a temporary table
-    /// of the same name hides a synced table from the pragmas that inspect it).
+    /// Every object's type, names and SQL, in `main` and then in `temp` (a temporary table of the same name
+    /// hides a synced table from the pragmas that inspect it), in the order the schema tables hold them:
+    /// unsorted, since sorting the schema's text cost more than reading it, and the same schema reads the
+    /// same (a reordered one is only inspected again).
     private func schemaFingerprint() throws -> String {
         try database.scalar(
             """
             SELECT ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
-                FROM (SELECT type, name, tbl_name, sql FROM main.sqlite_schema ORDER BY name)), '') || char(3)
+                FROM main.sqlite_schema), '') || char(3)
               || ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
-                FROM (SELECT type, name, tbl_name, sql FROM temp.sqlite_schema ORDER BY name)), '')
+                FROM temp.sqlite_schema), '')
             """)?.textValue ?? ""
     }
 
