@@ -99,6 +99,13 @@ enum JSONText {
 
     private static func writeString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (hex, base64, names) need no escape: copied whole, as a changeset's values can be
+        // kilobytes long.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += text.utf8
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out += #"\""#.utf8
@@ -300,6 +307,20 @@ enum JSONText {
         mutating func string() throws -> String {
             let start = index
             index += 1
+            // A string without escapes (the usual case) is read as one slice of the bytes.
+            var end = index
+            while end < bytes.count, bytes[end] >= 0x20, bytes[end] != UInt8(ascii: "\""),
+                bytes[end] != UInt8(ascii: "\\")
+            {
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                guard let text = String(validating: bytes[index..<end], as: UTF8.self) else {
+                    throw ChangesetError.malformed(offset: start, field: "the JSON text", reason: .invalidUTF8)
+                }
+                index = end + 1
+                return text
+            }
             var out: [UInt8] = []
             while true {
                 let byte = try peek()
