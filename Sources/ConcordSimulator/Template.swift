@@ -1,5 +1,6 @@
 import Concord
 import ConcordTesting
+import Synchronization
 
 /// An SQL template split into text and placeholders, parsed once so a bad placeholder is caught when
 /// the scenario loads rather than when a step draws it.
@@ -94,6 +95,21 @@ struct Template {
             "operation '\(template)' has placeholder '{\(name)}'; use {word}, {key}, {value}, {union}, "
                 + "{name:X} or {A..B} with A <= B")
     }
+
+    /// The template `text` parsed, from a cache the process shares (`nil` when it does not parse): a plan
+    /// draws an operation per write step, and parsing its template again each time cost more than
+    /// rendering it. Starts over past a few hundred templates (workload names are drawn per seed).
+    static func parsed(_ text: String) -> Template? {
+        if let known = cache.withLock({ $0[text] }) { return known }
+        let template = try? Template(text)
+        cache.withLock { templates in
+            if templates.count >= 512 { templates.removeAll() }
+            templates[text] = template
+        }
+        return template
+    }
+
+    private static let cache = Mutex<[String: Template?]>([:])
 
     func render(_ source: inout ChoiceSource) -> String {
         parts.map { part in

@@ -129,7 +129,7 @@ public struct Workload: Codable, Equatable, Sendable {
     func operation(_ source: inout ChoiceSource, version: Int = 1) -> String {
         let templates = operations(at: version)
         let template = templates[source.int(in: 0...templates.count - 1)]
-        return (try? Template(template))?.render(&source) ?? template
+        return Template.parsed(template)?.render(&source) ?? template
     }
 
     /// Words `{word}` draws from.
