@@ -141,7 +141,7 @@ extension SQLTokens {
                     output.last.map { $0 == UInt8(ascii: "X") || $0 == UInt8(ascii: "x") } ?? false
                     && !(output.dropLast().last.map(isWordByte) ?? false)
                 if isBlob {
-                    guard let blob = hexBytes(text) else { return nil }
+                    guard let blob = Hex.decode(String(decoding: text, as: UTF8.self)) else { return nil }
                     output.removeLast()
                     values.append(.blob(blob))
                 } else {
@@ -173,27 +173,5 @@ extension SQLTokens {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x24, 0x5F, 0x80...: true
         default: false
         }
-    }
-
-    /// The bytes of an even number of hex digits, or `nil`.
-    private static func hexBytes(_ digits: [UInt8]) -> [UInt8]? {
-        guard digits.count % 2 == 0 else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 0x30...0x39: digit - 0x30
-            case 0x41...0x46: digit - 0x41 + 10
-            case 0x61...0x66: digit - 0x61 + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
     }
 }

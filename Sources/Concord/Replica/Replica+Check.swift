@@ -24,10 +24,10 @@ extension Replica {
                 problems.append(
                     .foreignKey(table: row[0].textValue ?? "?", rowid: row[1], parent: row[2].textValue ?? "?"))
             }
-            for table in tables where !isRefused(table.name) {
-                problems += try ProjectionCheck(replica: self, table: table).problems()
-            }
             let version = try self.version
+            for table in tables where !isRefused(table.name) {
+                problems += try ProjectionCheck(replica: self, table: table, version: version).problems()
+            }
             for row in try database.query(
                 "SELECT name, pk, ver FROM \(RelayStore.rows) WHERE ver > ? ORDER BY name, pk LIMIT 20",
                 [.integer(version)])
@@ -50,10 +50,13 @@ private struct ProjectionCheck {
     /// Rows parked because their values break a constraint of the table.
     let constrained: Set<SQLiteValue>
     let reprojection: Reprojection
+    /// The replica's version: no register may be stored above it.
+    let version: Int64
 
-    init(replica: Replica, table: SyncedTable) throws {
+    init(replica: Replica, table: SyncedTable, version: Int64) throws {
         self.replica = replica
         self.table = table
+        self.version = version
         let rows = try replica.parkedRows(of: table)
         parked = Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0.reason) })
         unsyncable = Set(rows.filter { $0.kind == ParkReason.unsyncableKey(type: "").kind }.map(\.key))
@@ -68,7 +71,6 @@ private struct ProjectionCheck {
     func problems() throws -> [CheckReport.Problem] {
         var problems = try unrecordedRows() + duplicateRegisters()
         var seen: Set<SQLiteValue> = []
-        let version = try replica.version
         try replica.store(table).forEachRow(since: .min) { key, row in
             seen.insert(key)
             problems += try placementProblems(key, row) + valueProblems(key, row)
