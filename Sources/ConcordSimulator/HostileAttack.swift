@@ -35,4 +35,9 @@ public enum HostileAttack: String, Codable, Sendable, CaseIterable {
     /// the receiver's capture refuses such text from its own app, so only a peer brings it to the merge,
     /// which must read it without crashing.
     case notAUnion
+    /// One of the peer's rows with a `union` column holding a set that is not written as its canonical
+    /// array: out of order, repeated or spaced (`[ "b","a","b"]`). The receiver must store the canonical
+    /// array it stands for, even for a row it never held (then nothing merges it with anything), or its
+    /// check finds the column not settled.
+    case unsortedUnion
 }

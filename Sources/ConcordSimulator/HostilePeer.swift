@@ -132,7 +132,7 @@ struct HostilePeer {
                 what: "its \(bytes.count) bytes cut to the first \(length)")
             forgery.refusal = .truncated
             return forgery
-        case .notAUnion:
+        case .notAUnion, .unsortedUnion:
             let unions = genuine.rows.indices.flatMap { index in
                 let merges = genuine.tables.first { $0.name == genuine.rows[index].table }?.merges ?? []
                 return merges.indices.filter {
@@ -142,7 +142,9 @@ struct HostilePeer {
             guard !unions.isEmpty else { return Forgery(genuine, as: form, what: "no union column to forge") }
             let (index, column) = unions[Int(source.choose(upTo: UInt64(unions.count - 1)))]
             var row = genuine.rows[index]
-            let value = Gen.notAUnionArray.generate(using: &source)
+            let value =
+                attack == .notAUnion
+                ? Gen.notAUnionArray.generate(using: &source) : Self.unsorted(Gen.unionArray.generate(using: &source))
             row.registers.columns[column]!.value = value
             var forged = genuine
             forged.rows = [row]
@@ -230,6 +232,17 @@ struct HostilePeer {
                 row.seen![index] = row.registers.columns[index]!.stamp
             }
         }
+    }
+
+    /// `set` (a union array) written other than canonically: as drawn when it already is (most drawn
+    /// arrays come unsorted, repeated or spaced), else with a space after its opening bracket.
+    ///
+    /// ```swift
+    /// HostilePeer.unsorted(.text(#"["a","b"]"#))   // [ "a","b"]
+    /// ```
+    static func unsorted(_ set: SQLiteValue) -> SQLiteValue {
+        guard UnionValue.canonical(set) == set, case .text(let text) = set else { return set }
+        return .text(SQLiteText(bytes: [UInt8(ascii: "["), UInt8(ascii: " ")] + text.bytes.dropFirst()))
     }
 
     /// One of `elements` (not empty).

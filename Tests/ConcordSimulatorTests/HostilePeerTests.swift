@@ -116,6 +116,37 @@ struct HostilePeerTests {
         #expect(lengths.contains { $0 < 4 } && lengths.contains { $0 > 40 }, "\(lengths.sorted())")
     }
 
+    @Test func aSetNotWrittenCanonicallyIsStoredAsItsCanonicalArray() throws {
+        #expect(HostilePeer.unsorted(.text(#"["a","b"]"#)) == .text(#"[ "a","b"]"#))
+        #expect(HostilePeer.unsorted(.text("[]")) == .text("[ ]"))
+        #expect(HostilePeer.unsorted(.text(#"["b","a","b"]"#)) == .text(#"["b","a","b"]"#))
+        var source = ChoiceSource(seed: 17)
+        for _ in 0..<200 {
+            let set = HostilePeer.unsorted(Gen.unionArray.generate(using: &source))
+            #expect(UnionValue.canonical(set) != set, "\(set) is canonical")
+        }
+
+        let schema = "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, tags TEXT)"
+        let peer = try Replica(database: .inMemory())
+        try peer.database.execute(schema)
+        try peer.enableSync(on: "items", merges: ["tags": .union])
+        try peer.database.execute(#"INSERT INTO items VALUES ('i1', '["a"]')"#)
+        let peers = [NodeID(bytes: Array(repeating: 0xAB, count: NodeID.byteCount))!, peer.nodeID]
+        let receiver = try Replica(database: .inMemory())
+        try receiver.database.execute(schema)
+        try receiver.enableSync(on: "items", merges: ["tags": .union])
+        let forger = HostilePeer(
+            genuine: try peer.changes(since: 0), nodes: peers, receiver: receiver.nodeID, versions: [0, 1],
+            now: 0, maxDrift: 60_000)
+        let forgery = try forger.forge(.unsortedUnion, as: .binary, using: &source)
+        let forged = try Changeset.decode(anyFormat: forgery.bytes)
+        let sent = try #require(forged.rows.first?.registers.columns.compactMap { $0 }.first?.value)
+        #expect(UnionValue.canonical(sent) != sent, "\(forgery.what)")
+        _ = try receiver.apply(forged)
+        #expect(try receiver.database.scalar("SELECT tags FROM items") == UnionValue.canonical(sent))
+        #expect(try receiver.check().isConsistent)
+    }
+
     @Test(arguments: ChangesetMutator.Format.allCases)
     func messagesDecodedFromTheirBytesEqualWhatWasSent(form: ChangesetMutator.Format) throws {
         let changes = try Self.devices().writer.replica.changes(since: 0)
