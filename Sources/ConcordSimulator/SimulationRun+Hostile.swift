@@ -19,7 +19,8 @@ import Foundation
 ///   the engine. So forged content is checked for never crashing anyone and
 ///   for being refused cleanly, and, for a reused stamp, for settling the tie
 ///   alike everywhere: two more copies get rival contents under that stamp,
-///   read each other's changes, and must end identical.
+///   read each other's changes, and must end identical, the tie settled on the
+///   later value in SQLite's total order.
 extension SimulationRun {
     /// `device` receives `attack`, forged from what `peer` holds, drawn from `seed`.
     func receiveHostile(_ device: SimulatedDevice, from peer: SimulatedDevice, attack: HostileAttack, seed: UInt64)
@@ -118,11 +119,13 @@ extension SimulationRun {
     }
 
     /// Two copies of `device` each get another content under the one stamp `changeset` reuses, then
-    /// read each other's changes: the tie must settle the same way on both, whichever arrived first.
+    /// read each other's changes: the tie must settle the same way on both, whichever arrived first, and
+    /// on the later value in SQLite's total order.
     ///
     /// Why: the oracle cannot judge forged content (no app wrote it), so a tie-break that prefers
     /// whichever value arrived last would pass everywhere else; two rival contents in opposite orders
-    /// make it diverge.
+    /// make it diverge. A tie-break that turned the other way would still agree everywhere, so the
+    /// winner is derived here too, from the contents alone.
     private func checkTiesSettleAlike(
         _ changeset: Changeset, _ forgery: HostilePeer.Forgery, of device: SimulatedDevice
     )
@@ -135,6 +138,8 @@ extension SimulationRun {
         var rival = changeset
         rival.rows = [row]
         let (first, second) = (try scratchCopy(of: device, node: 0xEE), try scratchCopy(of: device, node: 0xED))
+        let forged = changeset.rows[0].registers.columns[index]!
+        let held = try tiedRegister(forged.stamp, column: index, of: row, in: changeset, on: first)
         do {
             _ = try first.apply(changeset)
             _ = try second.apply(rival)
@@ -147,12 +152,42 @@ extension SimulationRun {
         }
         let (a, b) = (try first.canonicalDump(), try second.canonicalDump())
         if a != b {
-            fail(
+            return fail(
                 .convergence,
                 "two copies of device \(device.index) given rival contents under one reused stamp "
                     + "(\(forgery.what)) hold different states after reading each other:\n"
                     + firstDifference(a, b, labels: ("forged copy", "rival copy")))
         }
+        // Agreeing is not enough: the tie goes to the later value in SQLite's total order, among the two
+        // forged ones and what the device held under the same stamp.
+        guard let settled = try tiedRegister(forged.stamp, column: index, of: row, in: changeset, on: first) else {
+            return
+        }
+        let contents = [forged.value, row.registers.columns[index]!.value] + (held.map { [$0.value] } ?? [])
+        let later = contents.max { SQLiteValue.totallyOrdered($0, before: $1) }!
+        if settled.value != later {
+            fail(
+                .oracle,
+                "two copies of device \(device.index) given rival contents under one reused stamp "
+                    + "(\(forgery.what)) settled the tie on \(settled.value), not on the later value \(later)")
+        }
+    }
+
+    /// The register `replica` holds for column `index` of `row` (numbered as in `changeset`) when its stamp
+    /// is `stamp`, and the tie rule applies to it: a last-writer-wins column, or any column of a row-policy
+    /// row (two contents of one row-policy write that differ in one column compare by that column). `nil`
+    /// for a value merge (which joins tied values rather than pick one), and once a newer write replaced both.
+    private func tiedRegister(
+        _ stamp: Stamp, column index: Int, of row: RowChange, in changeset: Changeset, on replica: Replica
+    ) throws -> ColumnRegister? {
+        guard let table = changeset.tables.first(where: { $0.name == row.table }),
+            table.policy == .row || table.merges[index] == .lww,
+            let local = replica.tables.first(where: { $0.name == row.table })?.columns.firstIndex(
+                of: table.columns[index]),
+            let register = try replica.registers(of: row.table, key: row.key)?.columns[local],
+            register.stamp == stamp
+        else { return nil }
+        return register
     }
 
     /// A replica on a disk of its own, made from `device`'s files as they are now (its write-ahead log
