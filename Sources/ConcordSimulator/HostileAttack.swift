@@ -40,4 +40,8 @@ public enum HostileAttack: String, Codable, Sendable, CaseIterable {
     /// array it stands for, even for a row it never held (then nothing merges it with anything), or its
     /// check finds the column not settled.
     case unsortedUnion
+    /// One of the peer's rows with a `counter` column's register stripped of its contributions, its value
+    /// kept: what a client that takes a counter for a plain value would relay. The register then counts
+    /// for nothing, and a receiver that takes it must still be able to pass its changes on in both forms.
+    case counterWithoutContributions
 }

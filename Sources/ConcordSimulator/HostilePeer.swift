@@ -133,22 +133,18 @@ struct HostilePeer {
             forgery.refusal = .truncated
             return forgery
         case .notAUnion, .unsortedUnion:
-            let unions = genuine.rows.indices.flatMap { index in
-                let merges = genuine.tables.first { $0.name == genuine.rows[index].table }?.merges ?? []
-                return merges.indices.filter {
-                    merges[$0] == .union && genuine.rows[index].registers.columns[$0] != nil
-                }.map { (row: index, column: $0) }
+            return forgeColumn(merged: .union, as: form, using: &source) { register, source in
+                register.value =
+                    attack == .notAUnion
+                    ? Gen.notAUnionArray.generate(using: &source)
+                    : Self.unsorted(Gen.unionArray.generate(using: &source))
+                return "made \(register.value)"
             }
-            guard !unions.isEmpty else { return Forgery(genuine, as: form, what: "no union column to forge") }
-            let (index, column) = unions[Int(source.choose(upTo: UInt64(unions.count - 1)))]
-            var row = genuine.rows[index]
-            let value =
-                attack == .notAUnion
-                ? Gen.notAUnionArray.generate(using: &source) : Self.unsorted(Gen.unionArray.generate(using: &source))
-            row.registers.columns[column]!.value = value
-            var forged = genuine
-            forged.rows = [row]
-            return Forgery(forged, as: form, what: "column \(column) of \(row.table) \(row.key) made \(value)")
+        case .counterWithoutContributions:
+            return forgeColumn(merged: .counter, as: form, using: &source) { register, _ in
+                register.contributions = []
+                return "stripped of its contributions, its value \(register.value) kept"
+            }
         case .reusedStamp, .farFuture, .nearDriftLimit, .hugeCausalLength:
             guard !genuine.rows.isEmpty else {
                 return Forgery(genuine, as: form, what: "no rows to forge")
@@ -159,6 +155,27 @@ struct HostilePeer {
             forged.rows = [row]
             return Forgery(forged, as: form, what: what)
         }
+    }
+
+    /// One of the peer's rows with one register of a column merged as `merge` edited by `edit`, which
+    /// says what it did; the genuine changeset when no row has such a register.
+    private func forgeColumn(
+        merged merge: ColumnMerge, as form: ChangesetMutator.Format, using source: inout ChoiceSource,
+        edit: (inout ColumnRegister, inout ChoiceSource) -> String
+    ) -> Forgery {
+        let candidates = genuine.rows.indices.flatMap { index in
+            let merges = genuine.tables.first { $0.name == genuine.rows[index].table }?.merges ?? []
+            return merges.indices.filter {
+                merges[$0] == merge && genuine.rows[index].registers.columns[$0] != nil
+            }.map { (row: index, column: $0) }
+        }
+        guard !candidates.isEmpty else { return Forgery(genuine, as: form, what: "no \(merge.name) column to forge") }
+        let (index, column) = Self.pick(candidates, using: &source)
+        var row = genuine.rows[index]
+        let what = edit(&row.registers.columns[column]!, &source)
+        var forged = genuine
+        forged.rows = [row]
+        return Forgery(forged, as: form, what: "column \(column) of \(row.table) \(row.key) \(what)")
     }
 
     /// The genuine changeset in `form` with its format number one above this build's and the release it

@@ -101,20 +101,41 @@ extension SimulationRun {
         throws -> Bool
     {
         let copy = try scratchCopy(of: device, node: 0xEE)
+        let report: ApplyReport
         do {
-            let report = try copy.apply(changeset)
-            let check = try copy.check()
-            if !check.isConsistent {
-                fail(
-                    .safety,
-                    "a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)) "
-                        + "and became inconsistent: \(check)")
-            }
-            result.hostileAccepted += 1
-            log("a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)): \(report)")
-            return true
+            report = try copy.apply(changeset)
         } catch {
             return false
+        }
+        result.hostileAccepted += 1
+        log("a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)): \(report)")
+        let check = try copy.check()
+        if !check.isConsistent {
+            fail(
+                .safety,
+                "a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)) "
+                    + "and became inconsistent: \(check)")
+        } else if let problem = passOnProblem(of: copy) {
+            fail(
+                .safety,
+                "a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)) "
+                    + "and cannot pass its changes on: \(problem)")
+        }
+        return true
+    }
+
+    /// Why `replica` cannot send what it holds, or `nil`: its whole export must read back as sent in
+    /// both forms. What a replica accepted it passes on to every peer, so content it took in but cannot
+    /// write out in a form they read would stop their syncing, not its own.
+    private func passOnProblem(of replica: Replica) -> String? {
+        do {
+            let changes = try replica.changes(since: 0)
+            for form in ChangesetMutator.Format.allCases {
+                _ = try Wire.decode(try Wire.encode(changes, as: form), as: form, expecting: changes)
+            }
+            return nil
+        } catch {
+            return "\(error)"
         }
     }
 

@@ -147,6 +147,30 @@ struct HostilePeerTests {
         #expect(try receiver.check().isConsistent)
     }
 
+    @Test func aCounterStrippedOfItsContributionsCountsForNothingAndIsPassedOnReadably() throws {
+        let schema = "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, taps INTEGER NOT NULL DEFAULT 0)"
+        let (peer, receiver) = (try Replica(database: .inMemory()), try Replica(database: .inMemory()))
+        for replica in [peer, receiver] {
+            try replica.database.execute(schema)
+            try replica.enableSync(on: "items", merges: ["taps": .counter])
+        }
+        try peer.database.execute("INSERT INTO items VALUES ('i1', 5)")
+        let forger = HostilePeer(
+            genuine: try peer.changes(since: 0), nodes: [peer.nodeID], receiver: receiver.nodeID, versions: [1],
+            now: 0, maxDrift: 60_000)
+        var source = ChoiceSource(seed: 3)
+        let forgery = try forger.forge(.counterWithoutContributions, as: .json, using: &source)
+        let forged = try Changeset.decode(anyFormat: forgery.bytes)
+        #expect(forged.rows.first?.registers.columns.first??.contributions == [], "\(forgery.what)")
+        _ = try receiver.apply(forged)
+        #expect(try receiver.database.scalar("SELECT taps FROM items") == .integer(0))
+        #expect(try receiver.check().isConsistent)
+        let passedOn = try receiver.changes(since: 0)
+        for form in ChangesetMutator.Format.allCases {
+            #expect(try Wire.decode(try Wire.encode(passedOn, as: form), as: form, expecting: passedOn) == passedOn)
+        }
+    }
+
     @Test(arguments: ChangesetMutator.Format.allCases)
     func messagesDecodedFromTheirBytesEqualWhatWasSent(form: ChangesetMutator.Format) throws {
         let changes = try Self.devices().writer.replica.changes(since: 0)
