@@ -23,7 +23,8 @@ enforces it — so generic brackets such as Array<UInt8> never match.)
 
 `run` applies each mutant to a separate git worktree (/tmp/concord-mutants, reused so builds
 are incremental), builds the release `concord`, and runs the budget: the default scenario over
---seeds (1..30) and every Simulations/*.json over --file-seeds (1..5), two jobs each. A mutant
+--seeds (1..30) and every Simulations/*.json over --file-seeds (1..64, the seeds .ci/run simulates
+every file with, so the budget is the CI's own), two jobs each: about a minute per mutant. A mutant
 is "caught" when a simulation run fails (or hangs past --timeout), "survived" when every run
 passes, "not built" when the compiler refuses it (a mutant the type system already catches;
 not counted), and "stale" when its line no longer reads as listed. The unmutated build runs the
@@ -332,7 +333,8 @@ def main():
     runner.add_argument("--only", help="comma-separated mutant ids")
     runner.add_argument("--limit", type=int, help="the first N mutants (after --only)")
     runner.add_argument("--seeds", type=seeds, default="1..30", help="seeds of the default scenario (1..30)")
-    runner.add_argument("--file-seeds", type=seeds, default="1..5", help="seeds of each scenario file (1..5)")
+    runner.add_argument("--file-seeds", type=seeds, default="1..64",
+                        help="seeds of each scenario file (1..64, what .ci/run simulates)")
     runner.add_argument("--jobs", type=int, default=2)
     runner.add_argument("--timeout", type=int, default=900, help="seconds before a simulate run counts as a hang")
     sub.add_parser("score", help="the simulator-alone score of the verdicts in Papers/mutants-results.tsv")
