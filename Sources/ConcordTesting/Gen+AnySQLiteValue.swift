@@ -201,12 +201,30 @@ extension Gen where Value == SQLiteValue {
 
     /// Values an app may write to a `union` column that are not arrays of strings and integers, which
     /// a union counts as the empty set: other JSON (reals, objects, nested arrays, `true`), JSON that
-    /// SQLite refuses (a trailing comma, an open string, a raw control byte), and values of other types.
+    /// SQLite refuses (a trailing comma, an open string, a raw control byte), values of other types,
+    /// and, a third of the time, a ``unionArray`` cut off before its closing bracket (mid-string,
+    /// mid-number, after a comma), as a write that was cut short leaves it.
     ///
     /// ```swift
     /// let tags = Gen.frequency([(weight: 1, gen: .notAUnionArray), (weight: 9, gen: .unionArray)])
     /// ```
     public static var notAUnionArray: Gen<SQLiteValue> {
+        let weighted: [(weight: UInt64, gen: Gen<SQLiteValue>)] = [(2, notAUnionOddities), (1, cutUnionArray)]
+        return .frequency(weighted)
+    }
+
+    /// A ``unionArray`` cut somewhere after its opening bracket and before its closing one.
+    private static var cutUnionArray: Gen<SQLiteValue> {
+        Gen { source in
+            guard case .text(let text) = unionArray.generate(using: &source),
+                let open = text.bytes.firstIndex(of: UInt8(ascii: "[")),
+                let close = text.bytes.lastIndex(of: UInt8(ascii: "]"))
+            else { return .text("[1") }
+            return .text(SQLiteText(bytes: Array(text.bytes[..<source.int(in: open + 1...close)])))
+        }
+    }
+
+    private static var notAUnionOddities: Gen<SQLiteValue> {
         .element(of: [
             .text("[1.5]"), .text("[1e3]"), .text("[true]"), .text("[null]"), .text(#"[["a"]]"#),
             .text(#"{"a":1}"#), .text(#""a""#), .text("7"), .text("[1,]"), .text("[,1]"), .text(#"["a"#),

@@ -137,4 +137,28 @@ struct AnySQLiteValueGenTests {
         #expect(spellings > 10 && oddities > 10, "\(spellings) decomposed spellings, \(oddities) oddities")
         #expect(Gen.unionArray.replay([]) == .text("[]"))
     }
+
+    @Test func valuesThatAreNotUnionArraysIncludeArraysCutShortMidNumber() throws {
+        let database = try Database.inMemory()
+        var cutMidNumber = 0
+        for seed: UInt64 in 0..<1_500 {
+            let value = Gen.notAUnionArray.sample(seed: seed)
+            #expect(UnionValue.parse(value) == nil, "\(value)")
+            let shape = try database.scalar(
+                "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'array' ELSE 0 END", [value])
+            if case .text(let text) = value, shape == .integer(1) {
+                let elements = try database.scalar(
+                    "SELECT count(*) FROM json_each(?) WHERE type NOT IN ('integer', 'text')", [value])
+                #expect(elements != .integer(0), "\(text): an array of strings and integers")
+            }
+            // Past its first element and ending in a digit: an array cut inside a number (no fixed oddity is).
+            if case .text(let text) = value, text.bytes.first == UInt8(ascii: "["),
+                text.bytes.contains(UInt8(ascii: ",")),
+                let last = text.bytes.last, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(last)
+            {
+                cutMidNumber += 1
+            }
+        }
+        #expect(cutMidNumber > 20, "\(cutMidNumber) arrays cut inside a number after their first element")
+    }
 }
