@@ -36,6 +36,10 @@ extension Workload {
     /// merged last-writer-wins, a best score merged by max, a fastest tap time merged by min, badges
     /// earned merged as a union (a JSON array each device appends to), and themes under the row policy
     /// (a theme's colours always come from one write).
+    ///
+    /// The fastest time starts NULL, the smallest value of all, so under `min` it stays NULL: every time
+    /// an app writes folds back to it. That is the `min` merge as documented, kept here as a trap an app
+    /// may fall into (MergePolicies.md says how to avoid it); the wide app's `min` column gets values.
     public static let counter = Workload(
         schema: """
             CREATE TABLE counters (id TEXT PRIMARY KEY NOT NULL, label TEXT NOT NULL,

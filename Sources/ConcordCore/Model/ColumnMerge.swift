@@ -21,7 +21,7 @@ public enum ColumnMerge: Hashable, Sendable, CustomStringConvertible {
     case lww
     /// The largest value in SQLite's order; equal values are settled by stamp.
     case max
-    /// The smallest value in SQLite's order; equal values are settled by stamp.
+    /// The smallest value in SQLite's order, in which NULL is smallest of all; equal values are settled by stamp.
     case min
     /// The sum of every node's contribution: concurrent increments add up.
     case counter
