@@ -219,11 +219,12 @@ extension Gen where Value == SQLiteValue {
             guard case .text(let text) = unionArray.generate(using: &source),
                 let open = text.bytes.firstIndex(of: UInt8(ascii: "[")),
                 let close = text.bytes.lastIndex(of: UInt8(ascii: "]"))
-            else { return .text("[1") }
+            else { return .text("[1") }  // Never taken: a drawn array always has both brackets.
             return .text(SQLiteText(bytes: Array(text.bytes[..<source.int(in: open + 1...close)])))
         }
     }
 
+    /// Fixed values that are no union array, each a way an app or a peer gets one wrong.
     private static var notAUnionOddities: Gen<SQLiteValue> {
         .element(of: [
             .text("[1.5]"), .text("[1e3]"), .text("[true]"), .text("[null]"), .text(#"[["a"]]"#),
