@@ -41,10 +41,24 @@ public struct SimulationBatch: Sendable {
     ///
     /// `progress` is called on the calling thread with the number of runs
     /// finished, at most five times a second and once at the end.
-    public func run(progress: (Int) -> Void = { _ in }) throws -> [SimulationResult] {
+    ///
+    /// With `stoppingAtFirstFailure`, the results end at the first run, in
+    /// the batch's order, that fails or throws: no later run is started once
+    /// one has failed, and any already running is left out. Every run before
+    /// it still finishes, so which runs come back does not depend on timing.
+    ///
+    /// ```swift
+    /// let results = try batch.run(stoppingAtFirstFailure: true)
+    /// results.last?.passed   // false when some run failed: the first one, in seed order
+    /// ```
+    public func run(stoppingAtFirstFailure: Bool = false, progress: (Int) -> Void = { _ in }) throws
+        -> [SimulationResult]
+    {
         let slots = Mutex<[Result<SimulationResult, any Error>?]>(Array(repeating: nil, count: runs.count))
         let next = Mutex(0)
         let done = Mutex(0)
+        // The lowest index of a run that failed, when stopping at the first failure.
+        let firstFailure = Mutex(Int.max)
         let runs = self.runs
         let group = DispatchGroup()
         for _ in 0..<min(jobs, runs.count) {
@@ -54,10 +68,13 @@ public struct SimulationBatch: Sendable {
                         defer { value += 1 }
                         return value
                     }
-                    guard index < runs.count else { return }
+                    guard index < runs.count, index < firstFailure.withLock({ $0 }) else { return }
                     let outcome = Result { try runs[index].run() }
                     slots.withLock { $0[index] = outcome }
                     done.withLock { $0 += 1 }
+                    if stoppingAtFirstFailure, (try? outcome.get().passed) != true {
+                        firstFailure.withLock { $0 = min($0, index) }
+                    }
                 }
             }
         }
@@ -70,6 +87,7 @@ public struct SimulationBatch: Sendable {
             }
         }
         progress(runs.count)
-        return try slots.withLock { $0 }.map { try $0!.get() }
+        let kept = firstFailure.withLock { $0 } == Int.max ? runs.count : firstFailure.withLock { $0 } + 1
+        return try slots.withLock { $0 }.prefix(kept).map { try $0!.get() }
     }
 }

@@ -1,9 +1,10 @@
+@_spi(Testing) import Concord
 import ConcordTestSupport
 import Foundation
 import Synchronization
 import Testing
 
-@testable import ConcordSimulator
+@_spi(Testing) @testable import ConcordSimulator
 
 @Suite("Simulation batches", .tags(.simulation), .timeLimit(.hangGuard))
 struct SimulationBatchTests {
@@ -18,6 +19,20 @@ struct SimulationBatchTests {
         let alone = try batch.runs.map { try $0.run() }
         #expect(results == alone, "a batch gives what the runs give one by one")
         #expect(reported.withLock { $0.last } == 4, "the last progress report counts every run")
+    }
+
+    @Test func stoppingAtTheFirstFailureEndsTheResultsThereWhateverTheThreads() throws {
+        let passing = Simulation(scenario: InjectedBugTests.scenario("capture"), seed: 1)
+        var failing = passing
+        failing.injectedBugs = .captureMergeWrites
+        let runs = [passing, passing, failing, passing, failing, passing]
+        for jobs in [1, 2, 3] {
+            let batch = SimulationBatch(runs: runs, jobs: jobs)
+            let stopped = try batch.run(stoppingAtFirstFailure: true)
+            #expect(stopped.map(\.passed) == [true, true, false], "\(jobs) threads")
+            #expect(try batch.run().count == runs.count, "without stopping, every run is reported")
+        }
+        #expect(try SimulationBatch(runs: [passing, passing], jobs: 2).run(stoppingAtFirstFailure: true).count == 2)
     }
 
     @Test func withoutSeedsEachScenarioRunsItsOwn() throws {
