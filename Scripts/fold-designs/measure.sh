@@ -8,13 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 rows=${1:-20000}
 size_rows=${2:-100000}
-missing=()
-[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
-[ -f /usr/include/valgrind/callgrind.h ] || missing+=(valgrind)
-if [ ${#missing[@]} -gt 0 ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
-fi
+source ../require-packages.sh
+require_packages header:sqlite3.h:libsqlite3-dev header:valgrind/callgrind.h:valgrind
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -Wall -o "$work/folds" folds.c -lsqlite3

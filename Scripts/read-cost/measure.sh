@@ -10,14 +10,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rows=${1:-100000}
-missing=()
-[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
-command -v sqlite3 >/dev/null || missing+=(sqlite3)
-[ -f /usr/include/valgrind/callgrind.h ] || missing+=(valgrind)
-if [ ${#missing[@]} -gt 0 ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
-fi
+source "$root/Scripts/require-packages.sh"
+require_packages header:sqlite3.h:libsqlite3-dev command:sqlite3:sqlite3 header:valgrind/callgrind.h:valgrind
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -Wall -o "$work/reads" "$root/Scripts/read-cost/reads.c" -lsqlite3
