@@ -181,6 +181,29 @@ struct MergePoliciesExamples {
         }
     }
 
+    @Test func aMinColumnHoldingNullKeepsItAndADefaultAvoidsThat() throws {
+        let (_, phone, laptop) = try twoDevices()
+
+        // Merge Policies, "Merges per column": under min, NULL holds against every value.
+        try phone.database.execute("CREATE TABLE taps (id TEXT PRIMARY KEY NOT NULL, fastest INTEGER)")
+        try phone.enableSync(on: "taps", merges: ["fastest": .min])
+        try phone.database.execute("INSERT INTO taps (id) VALUES ('t1')")
+        try phone.foldLocalWrites()
+        try phone.database.execute("UPDATE taps SET fastest = 855 WHERE id = 't1'")
+        try phone.foldLocalWrites()
+        #expect(try phone.database.scalar("SELECT fastest FROM taps") == .null, "the write folds back to NULL")
+
+        // The fix the article gives: a value from the start.
+        try laptop.database.execute(
+            "CREATE TABLE taps (id TEXT PRIMARY KEY NOT NULL, fastest INTEGER NOT NULL DEFAULT 1000000)")
+        try laptop.enableSync(on: "taps", merges: ["fastest": .min])
+        try laptop.database.execute("INSERT INTO taps (id) VALUES ('t1')")
+        try laptop.foldLocalWrites()
+        try laptop.database.execute("UPDATE taps SET fastest = 855 WHERE id = 't1'")
+        try laptop.foldLocalWrites()
+        #expect(try laptop.database.scalar("SELECT fastest FROM taps") == .integer(855))
+    }
+
     @Test func rowPolicyRefusesColumnMerges() throws {
         let phone = try twoDevices().1
         try phone.database.execute("CREATE TABLE addresses (id TEXT PRIMARY KEY NOT NULL, street TEXT, city TEXT)")
