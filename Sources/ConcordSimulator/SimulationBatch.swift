@@ -87,7 +87,8 @@ public struct SimulationBatch: Sendable {
             }
         }
         progress(runs.count)
-        let kept = firstFailure.withLock { $0 } == Int.max ? runs.count : firstFailure.withLock { $0 } + 1
+        // Up to and including the first failure; every run when none failed (Int.max).
+        let kept = min(firstFailure.withLock { $0 }, runs.count - 1) + 1
         return try slots.withLock { $0 }.prefix(kept).map { try $0!.get() }
     }
 }
