@@ -17,6 +17,15 @@ extension SimulationRun {
             let touched = try OwnWrite.collect(
                 from: device.replica, node: device.node, newest: &device.newestOwnStamp,
                 version: &device.ledgerVersion)
+            if let written, written.device == device.index,
+                let missed = written.statement.firstCascadeUnstamped(in: touched)
+            {
+                return fail(
+                    .oracle,
+                    "device \(device.index)'s app deleted rows with foreign keys off (\(written.statement.sql)): "
+                        + "\(missed) showed through an ON DELETE CASCADE key to one of them, so Concord must delete "
+                        + "it as this device's write, but stamped nothing on it")
+            }
             guard !touched.isEmpty else { continue }
             guard let written, written.device == device.index else {
                 fail(

@@ -77,6 +77,22 @@ struct Statement {
         return cascaded
     }
 
+    /// The first row (in table and key order) the statement cascaded to (``cascaded``) that `touched`,
+    /// the rows its device's fold stamped, leaves out; `nil` when every one was stamped.
+    ///
+    /// The ledger records only the rows a fold stamped, so a cascade the engine skipped would leave
+    /// the model silent too: the child would stay alive in both, hidden while its parent is gone, and
+    /// come back with it. Checking the derived set against the stamped one closes that gap.
+    ///
+    /// ```swift
+    /// statement.firstCascadeUnstamped(in: touched)   // reminders/r1: Concord left it alive
+    /// ```
+    func firstCascadeUnstamped(in touched: [OwnWrite]) -> RowRef? {
+        guard !cascaded.isEmpty else { return nil }
+        let stamped = Set(touched.map(\.row))
+        return cascaded.filter { !stamped.contains($0) }.min { ($0.table, $0.key) < ($1.table, $1.key) }
+    }
+
     /// What the statement did to `row`: its own kind for a row of its table (a row a DELETE left in
     /// place was set by a self-referencing key), otherwise the foreign-key action that changed it.
     func kind(of row: RowRef) -> Ledger.Kind {

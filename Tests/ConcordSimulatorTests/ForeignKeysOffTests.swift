@@ -50,6 +50,30 @@ struct ForeignKeysOffTests {
         #expect(folded[RowRef(table: "pins", key: "p1")] == [.null], "the pin shows NULL for its deleted list")
     }
 
+    /// The fold stamps every row the statement cascaded to; a cascade it skipped is named, the first in
+    /// table and key order, since the ledger alone (which records stamped rows) would not notice.
+    @Test func aCascadeTheFoldDidNotStampIsNamed() throws {
+        let replica = try Replica.inMemory()
+        try replica.database.execute(Self.schema)
+        for table in ["lists", "items", "notes", "pins"] { try replica.enableSync(on: table) }
+        try replica.database.execute("PRAGMA foreign_keys = OFF")
+        try replica.database.execute(
+            "INSERT INTO lists VALUES ('l1', 'a'); INSERT INTO items VALUES ('i1', 'l1'), ('i3', 'l1');")
+        var (newest, version): (Stamp?, Int64) = (nil, 0)
+        _ = try OwnWrite.collect(from: replica, node: replica.nodeID, newest: &newest, version: &version)
+        let before = try TableSnapshot(of: replica)
+        try replica.database.execute("DELETE FROM lists WHERE id = 'l1'")
+        var statement = Statement(
+            sql: "DELETE FROM lists WHERE id = 'l1'", before: before, after: try TableSnapshot(of: replica))
+        statement.cascaded = Statement.cascades(
+            before: before, after: statement.after, foreignKeys: try OracleSchema(of: replica).foreignKeys)
+        let touched = try OwnWrite.collect(from: replica, node: replica.nodeID, newest: &newest, version: &version)
+        #expect(Set(touched.map(\.row)).isSuperset(of: statement.cascaded))
+        #expect(statement.firstCascadeUnstamped(in: touched) == nil)
+        let skipped = touched.filter { $0.row.table != "items" }
+        #expect(statement.firstCascadeUnstamped(in: skipped) == RowRef(table: "items", key: "i1"))
+    }
+
     @Test func drawingEnforcementShiftsNoPlan() {
         var off = Scenario(name: "x", steps: 60)
         off.faults.foreignKeysOff = [50, 50]
