@@ -28,8 +28,9 @@ every file with, so the budget is the CI's own), two jobs each, each stopping at
 failing run (--fail-fast): about a minute per mutant that survives, less for one caught early.
 A mutant is "caught" when a simulation run fails (or hangs past --timeout), "survived" when every run
 passes, "not built" when the compiler refuses it (a mutant the type system already catches;
-not counted), and "stale" when its line no longer reads as listed. The unmutated build runs the
-budget first and must pass it, but for falling short of a scenario's mustReach events (the budget
+not counted), and "stale" when no line of its file reads as listed any more (a mutant is found by
+its line's text, so lines added or removed elsewhere in the file move it, not lose it). The
+unmutated build runs the budget first and must pass it, but for falling short of a scenario's mustReach events (the budget
 explored too little); a mutant is excused the same shortfalls, and no others. It prints a table and the
 simulator-alone score, and writes the verdicts into Papers/mutants-results.tsv as each mutant is
 judged (keeping the other listed mutants' verdicts, so an interrupted run keeps what it found and
@@ -192,13 +193,29 @@ def prepare_tree():
 BUILD = ["swift", "build", "-c", "release", "--product", "concord", "-Xswiftc", "-no-whole-module-optimization"]
 
 
+def locate(lines, path, number, source):
+    """The line a listed mutant is on now, so that edits elsewhere in its file (lines added above it)
+    leave the list valid: among the lines that read (stripped) as its listed source, the k-th when it
+    was the k-th listed so; else the listed line if it still reads so, or the nearest that does.
+    None when no line reads so (the mutant is stale)."""
+    same = [index + 1 for index, line in enumerate(lines) if line.strip() == source]
+    if not same:
+        return None
+    # Same-reading lines carry the same mutants, so the list names every one of them.
+    listed = sorted({m[2] for m in read_list() if m[1] == path and m[7] == source})
+    if number in listed and len(listed) == len(same):
+        return same[listed.index(number)]
+    return min(same, key=lambda candidate: abs(candidate - number))
+
+
 def try_mutant(mutant, options):
-    mid, path, number, rule, column, before, after, _ = mutant
+    mid, path, number, rule, column, before, after, source = mutant
     file = os.path.join(TREE, path)
     with open(file, encoding="utf-8") as handle:
         original = handle.read()
     lines = original.split("\n")
-    line = lines[number - 1] if number <= len(lines) else ""
+    number = locate(lines, path, number, source)
+    line = lines[number - 1] if number and number <= len(lines) else ""
     if line[column:column + len(before)] != before:
         return "stale", ""
     lines[number - 1] = line[:column] + after + line[column + len(before):]
