@@ -14,7 +14,10 @@ struct MetadataLayoutTests {
     /// The node id each upgraded replica takes (see ``MetadataMigration``), and the one it had.
     static let renewed = node(9), original = node(1)
 
-    @Test(arguments: ["layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7"])
+    @Test(
+        arguments: [
+            "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
+        ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
         let path = directory.path("replica.sqlite")
@@ -34,7 +37,7 @@ struct MetadataLayoutTests {
             "layout 7's conflict log is there, empty")
         #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_readers")
-                == .integer(fixture == "layout-7" ? 2 : 0),
+                == .integer(["layout-7", "layout-8"].contains(fixture) ? 2 : 0),
             "layout 7's record of what peers have read is there (empty before layout 7)")
         #expect(
             try replica.database.scalar("SELECT exported > 0 FROM _concord_state") == .integer(1),
@@ -135,6 +138,30 @@ struct MetadataLayoutTests {
             ] + (0...4).map { "reminders/'R3' \($0) \(node(1))" } + [
                 "settings/X'01' 0 \(node(2))", "settings/X'01' 1 \(node(2))",
             ])
+    }
+
+    /// Layout 9 renews the delete triggers: in an upgraded layout-8 file, deleting a row the app inserted
+    /// again since the last fold keeps the value its value-merged columns join with, the previous life's.
+    @Test func layout8GetsDeleteTriggersThatKeepWhatAReinsertJoinsWith() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("replica.sqlite")
+        try FileManager.default.copyItem(
+            atPath: Self.fixtures.appendingPathComponent("layout-8.sqlite").path, toPath: path)
+        let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
+        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock), create: false)
+        let before = try #require(try replica.registers(of: "stats", key: "S1")?.columns)
+        try replica.database.execute(
+            """
+            DELETE FROM stats WHERE id = 'S1';
+            INSERT INTO stats (id, views, best, first_seen, tags, label) VALUES ('S1', 0, NULL, NULL, '[]', 'again');
+            DELETE FROM stats WHERE id = 'S1';
+            """)
+        _ = try replica.foldLocalWrites()
+        let after = try #require(try replica.registers(of: "stats", key: "S1")?.columns)
+        // tags (union) and best (max) join the new life's '[]' and NULL with what the row held: unchanged.
+        #expect(after[3]?.value == before[3]?.value, "tags: \(String(describing: after[3]))")
+        #expect(after[1]?.value == before[1]?.value, "best: \(String(describing: after[1]))")
+        #expect(try replica.check().isConsistent)
     }
 
     @Test(arguments: [Int64(0), Metadata.layoutVersion + 1])

@@ -213,6 +213,11 @@ struct CaptureTriggers {
     ///
     /// A `SET NULL` / `SET DEFAULT` column showing its stand-in (its parent is not in its table) has the
     /// real reference in the row's hidden copy: that one is kept, not the stand-in the table showed.
+    ///
+    /// A value-merged column of a row the app inserted again since the last fold keeps the hidden copy's
+    /// value: the previous life's, which the fold joins that insert with (the join of what the row last
+    /// held). The fold then stores the joined value there; without this, deleting the new row before the
+    /// fold replaced the value it joins with by the new row's unjoined one.
     private var deleteTrigger: String {
         let columns = table.hiddenColumns.map { ", \($0)" }.joined()
         var values = table.quotedColumns.map { "OLD.\($0)" }
@@ -223,8 +228,18 @@ struct CaptureTriggers {
                 + "AND NOT EXISTS (SELECT 1 FROM \(quoteIdentifier(standIn.parent)) AS p "
                 + "WHERE p.\(quoteIdentifier(standIn.parentKey)) = \(kept)) THEN \(kept) ELSE \(shown) END"
         }
+        // Asked only of a row with a hidden copy (CASE stops at its first true WHEN): the log has no index
+        // on keys, and a row the app deletes has none but when inserted again, or showing a stand-in.
+        let reinserted =
+            "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) "
+            + "AND pk = OLD.\(table.quotedKey) AND op = \(Metadata.Operation.insert.rawValue))"
+        for column in joined where values.indices.contains(column) {
+            values[column] =
+                "CASE WHEN h.pk IS NULL THEN \(values[column]) WHEN \(reinserted) "
+                + "THEN h.\(table.hiddenColumns[column]) ELSE \(values[column]) END"
+        }
         let source =
-            facts.standIns.isEmpty
+            facts.standIns.isEmpty && joined.isEmpty
             ? "VALUES (OLD.\(table.quotedKey)\(values.map { ", \($0)" }.joined()))"
             : "SELECT OLD.\(table.quotedKey)\(values.map { ", \($0)" }.joined()) FROM (SELECT 1) "
                 + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = OLD.\(table.quotedKey)"

@@ -66,9 +66,10 @@ enum Metadata {
     /// each peer has read this replica (`_concord_readers`), and the clock's
     /// reading when this replica last stamped a write of its own
     /// (`_concord_state.own`) as of its last export (`exported`); layout 8
-    /// keeps the seen stamps of the registers merged in from other devices too.
+    /// keeps the seen stamps of the registers merged in from other devices too; layout 9's delete
+    /// triggers keep a re-inserted row's previous value-merged values for the fold to join with.
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 8
+    static let layoutVersion: Int64 = 9
 
     static let createSQL = """
         CREATE TABLE \(state) (

@@ -36,7 +36,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...7
+    static let upgradable: ClosedRange<Int64> = 1...8
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -68,6 +68,8 @@ struct MetadataMigration {
             }
             // Layout 8 keeps what every register's write saw; layout 7 kept it for this replica's own only.
             if found == 7 { try markMergedRegistersSeen() }
+            // Layout 9 changes the delete triggers (see `CaptureTriggers`); layouts 1 to 4 got them new above.
+            if found >= 5 { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }
@@ -178,6 +180,13 @@ struct MetadataMigration {
     }
 
     /// Drops every trigger Concord made; the current ones are made again at the end.
+    /// Puts every synced table's triggers back as this build writes them.
+    private func reinstallTriggers() throws {
+        try dropTriggers()
+        try replica.loadSyncedTables()
+        for table in replica.tables { try replica.installTriggersAndIndexes(for: table) }
+    }
+
     private func dropTriggers() throws {
         let names = try database.query(
             "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND substr(name, 1, 9) = '_concord_' ORDER BY name")

@@ -200,6 +200,7 @@ final class FoldSession {
                 policy: write.table.policy, merges: write.table.merges)
         try self.store(
             after, of: ref, before: before, changed: changed, operation: write.operation, seenStamps: seenStamps)
+        report(write.seq, ref, stamp, after)
         if write.operation == .delete { try cascade(from: ref, at: write.seq, time: write.time) }
         return write.operation == .insert && before != nil
     }
@@ -232,11 +233,15 @@ final class FoldSession {
         try store.writeMetadata(ref.key, after, version: version, previous: before?.version, seen: seenStamps)
         if operation == .delete && table.policy == .column && !table.counterColumns.isEmpty {
             // A counter shows what its row's current life contributed: nothing, once deleted, as a merge settles it.
+            // Silenced: when the app inserted the key again before this fold, the table holds that new row, and
+            // this is Concord's write to it, not the app's (the new life's own writes are folded after).
             let life = after.liveness.causalLength
-            for index in table.counterColumns {
-                try store.setValue(
-                    ref.key, column: index,
-                    .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
+            try replica.withoutCapture {
+                for index in table.counterColumns {
+                    try store.setValue(
+                        ref.key, column: index,
+                        .integer(RowMerge.counterValue(after.columns[index]?.contributions ?? [], life: life)))
+                }
             }
             joins.settleCounters(of: ref.key, in: table, life: life)
         }
@@ -275,14 +280,34 @@ final class FoldSession {
                 let store = replica.store(child)
                 let before = try store.loadStamps(childKey)
                 guard before?.registers.liveness.isAlive ?? false else { continue }
+                if try insertLogged(child, childKey, before: seq) {
+                    // Inserted again since its last delete: its hidden copy, kept for `finish()` to drop, holds
+                    // that earlier life's values; the table shows this life's, which the delete must keep.
+                    try store.refreshHiddenCopy(childKey, changed: child.columns.map { _ in true })
+                }
                 let stamp = Stamp(hlc: clock.tick(physical: time), node: replica.nodeID)
                 let after = LocalWrite.delete.applied(
                     to: before?.registers, columnCount: child.columns.count,
                     stamp: stamp, policy: child.policy)
                 try self.store(after, of: ref, before: before, changed: [], operation: .delete)
+                report(seq, ref, stamp, after)
                 try cascade(from: ref, at: seq, time: time)
             }
         }
+    }
+
+    /// Whether the log still holds an insert of `key` into `table` before position `seq`.
+    private func insertLogged(_ table: SyncedTable, _ key: SQLiteValue, before seq: Int64) throws -> Bool {
+        try database.scalar(
+            "SELECT EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = ? AND pk = ? AND op = ? AND seq < ?)",
+            [.integer(table.id), key, .integer(Metadata.Operation.insert.rawValue), .integer(seq)]) == .integer(1)
+    }
+
+    /// Tells the replica's ``Replica/foldObserver``, if any, that the write at `seq` stamped `row`, when its
+    /// registers hold the stamp.
+    private func report(_ seq: Int64, _ row: RowRef, _ stamp: Stamp, _ registers: RowRegisters) {
+        guard let observer = replica.foldObserver, FoldedWrite.holds(stamp, in: registers) else { return }
+        observer(FoldedWrite(seq: seq, row: row, stamp: stamp))
     }
 
     /// The position of the last write the log holds for `row`.

@@ -156,6 +156,21 @@ extension Replica {
         try database.scalar("SELECT count(*) FROM \(Metadata.log)")?.integerValue ?? 0
     }
 
+    /// The capture log's last position (0 when empty): the writes of a statement run after this reading
+    /// take the positions above it, up to the next reading (see ``FoldedWrite/seq``).
+    @_spi(Simulation) public func captureLogEnd() throws -> Int64 {
+        try database.scalar("SELECT coalesce(max(seq), 0) FROM \(Metadata.log)")?.integerValue ?? 0
+    }
+
+    /// The rows the capture log holds writes of after position `seq`, with each write's position, in log order.
+    @_spi(Simulation) public func capturedRows(after seq: Int64) throws -> [(seq: Int64, row: RowRef)] {
+        try database.query("SELECT seq, tbl, pk FROM \(Metadata.log) WHERE seq > ? ORDER BY seq", [.integer(seq)])
+            .compactMap { entry in
+                guard let name = tableNames[entry[1].integerValue ?? -1] else { return nil }
+                return (entry[0].integerValue ?? 0, RowRef(table: name, key: entry[2]))
+            }
+    }
+
     private func parkedRows() throws -> [ReplicaStatus.Parked] {
         try tables.flatMap { table in
             try parkedRows(of: table).map {

@@ -48,6 +48,8 @@ public final class Replica {
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
     /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
     var bettingOnNoUserWrites = false
+    /// Told of each write a fold stamps, in stamping order (see ``FoldedWrite``); `nil` but in the simulator.
+    @_spi(Simulation) public var foldObserver: ((FoldedWrite) -> Void)?
 
     /// Finalizes the stores' statements before the connection goes, so it closes at once.
     deinit { stores.removeAll() }

@@ -68,7 +68,7 @@ CREATE TABLE "_concord_2_counters" (
 CREATE TRIGGER "_concord_2_delete" AFTER DELETE ON "items"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) VALUES (OLD."id", OLD."list", OLD."title", OLD."done", OLD."likes", OLD."tags");
+  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT OLD."id", OLD."list", OLD."title", OLD."done", CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = OLD."id" AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = OLD."id" AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = OLD."id";
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, OLD."id", 3, julianday('now'), NULL);
 END;
 
@@ -207,7 +207,7 @@ CREATE TABLE "_concord_4_zeros" (seq INTEGER NOT NULL, col INTEGER NOT NULL, old
 CREATE TRIGGER "_concord_5_delete" AFTER DELETE ON "scores"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_5_hidden" (pk, c0) VALUES (OLD."id", OLD."best");
+  INSERT OR REPLACE INTO "_concord_5_hidden" (pk, c0) SELECT OLD."id", CASE WHEN h.pk IS NULL THEN OLD."best" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 5 AND pk = OLD."id" AND op = 1) THEN h.c0 ELSE OLD."best" END FROM (SELECT 1) LEFT JOIN "_concord_5_hidden" AS h ON h.pk = OLD."id";
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, OLD."id", 3, julianday('now'), NULL);
 END;
 
