@@ -115,6 +115,10 @@ public struct Scenario: Codable, Equatable, Sendable {
         public var sync = 35
         /// Steps where a device's app upgrades to its next release (4 by default; only with versions).
         public var upgrade = 4
+        /// How many statements a write step's app runs before Concord folds them together, drawn per step
+        /// from `[low, high]` (`[1, 1]` by default: a fold after every statement). A real app writes many
+        /// between two syncs; a fold of several is where one write's stamp hides another's.
+        public var batch = [1, 1]
         /// The default weights: 45 writes, 35 syncs, 4 upgrades when the app has versions, the rest faults.
         public init() {}
     }
@@ -200,6 +204,14 @@ public struct Scenario: Codable, Equatable, Sendable {
             throw ScenarioError(
                 "mix gives write \(mix.write) and sync \(mix.sync); both must be >= 0 and add up to at most 100")
         }
+        guard mix.batch.count == 2, 1 <= mix.batch[0], mix.batch[0] <= mix.batch[1], mix.batch[1] <= 20 else {
+            throw ScenarioError("mix.batch is \(mix.batch); give it as [low, high] with 1 <= low <= high <= 20")
+        }
+        guard mix.batch[1] == 1 || faults.midOperation[1] == 0 else {
+            throw ScenarioError(
+                "mix.batch is \(mix.batch) and faults.midOperation is \(faults.midOperation): a power failure "
+                    + "inside a batch of statements is not simulated yet; set faults.midOperation to [0, 0]")
+        }
         guard app.lastVersion == 1 || (mix.upgrade >= 0 && mix.write + mix.sync + mix.upgrade <= 100) else {
             throw ScenarioError(
                 "mix gives write \(mix.write), sync \(mix.sync) and upgrade \(mix.upgrade); "
@@ -262,13 +274,14 @@ extension Scenario.Faults {
 }
 
 extension Scenario.Mix {
-    /// Reads step weights, either of which may be left out, taking its default.
+    /// Reads step weights and the batch range, any of which may be left out, taking its default.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
         write = try container.decodeIfPresent(Int.self, forKey: .write) ?? write
         sync = try container.decodeIfPresent(Int.self, forKey: .sync) ?? sync
         upgrade = try container.decodeIfPresent(Int.self, forKey: .upgrade) ?? upgrade
+        batch = try container.decodeIfPresent([Int].self, forKey: .batch) ?? batch
     }
 }
 

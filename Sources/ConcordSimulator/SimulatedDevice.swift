@@ -165,6 +165,9 @@ final class SimulatedDevice {
         try statement.run(values)
     }
 
+    /// The foreign keys between the synced tables, as the write scope reads them.
+    func foreignKeys() throws -> [ForeignKey] { try writeScope().foreignKeys }
+
     /// The tables as the app sees them now, those `sql` can change: its statement's `before`.
     func snapshot(before sql: String) throws -> TableSnapshot {
         try TableSnapshot(of: replica, tables: writeScope().tables(writtenBy: sql))

@@ -136,7 +136,12 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
             let action: SimulationStep.Action
             // Hostile comes after idle, so a recorded choice of idle still means idle.
             switch source.index(weights: (weights + [idle] + (hostile > 0 ? [hostile] : [])).map { UInt64($0) }) {
-            case 0: action = .write(sql: workload.operation(&source, version: releases.version(of: device)))
+            case 0:
+                // Drawn only for a scenario with batches, so the choices of every other plan keep their meaning.
+                let count =
+                    scenario.mix.batch == [1, 1] ? 1 : source.int(in: scenario.mix.batch[0]...scenario.mix.batch[1])
+                let sql = (0..<count).map { _ in workload.operation(&source, version: releases.version(of: device)) }
+                action = count == 1 ? .write(sql: sql[0]) : .batch(sql: sql)
             case 1 where scenario.topology == .mesh:
                 let from = (device + source.int(in: 1...devices - 1)) % devices
                 let copies = percent(rates.loss) ? 0 : percent(rates.duplicate) ? 2 : 1

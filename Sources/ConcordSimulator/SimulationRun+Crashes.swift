@@ -215,9 +215,9 @@ extension SimulationRun {
     private func settleInterruptedWrite(on device: SimulatedDevice) throws {
         if let pending = pendingWrite, pending.device == device.index {
             pendingWrite = nil
-            statement = (
-                device.index, try device.statement(pending.sql, before: pending.before, physical: pending.physical)
-            )
+            written = WrittenStatements(
+                device: device.index,
+                statements: [try device.statement(pending.sql, before: pending.before, physical: pending.physical)])
         }
         let operations = ledger.ledger.operations.count
         try collectWrites()

@@ -26,8 +26,8 @@ final class SimulationRun {
     var pendingFetches: Set<Int> = []
     var time = Simulation.start
     var ledger = AppLedger()
-    /// The statement the acting device's app ran in this step, when its database accepted it.
-    var statement: (device: Int, statement: Statement)?
+    /// The statements the acting device's app ran in this step that its database accepted.
+    var written: WrittenStatements?
     var result: SimulationResult
     /// Each device's side of a mesh with a relay (see ``SimulationPlan/sides``); empty without one.
     var sides: [Int]
@@ -108,19 +108,19 @@ final class SimulationRun {
     /// armed on a device may stop it midway, and is then settled (``settlePowerFailure(_:)``).
     private func run(_ planned: SimulationStep) throws {
         var touched: Set<Int> = []
-        var written: (device: Int, statement: Statement)?
+        var accepted: WrittenStatements?
         var recorded = ledger.ledger.operations.count
         do {
             touched = try deliverDue()
             let device = devices[planned.device % devices.count]
             touched.insert(device.index)
             try perform(planned.action, on: device)
-            (written, recorded) = (statement, ledger.ledger.operations.count)
+            (accepted, recorded) = (written, ledger.ledger.operations.count)
             try collectWrites(only: touched)
         } catch {
             guard let failed = poweredOffDevice() else { throw error }
             // A fold the failure interrupted: the statement is recorded once the device relaunched.
-            if let written, ledger.ledger.operations.count == recorded { statement = written }
+            if let accepted, ledger.ledger.operations.count == recorded { written = accepted }
             try settlePowerFailure(failed)
             touched.insert(failed.index)
         }
@@ -132,6 +132,8 @@ final class SimulationRun {
     private func perform(_ action: SimulationStep.Action, on device: SimulatedDevice) throws {
         switch action {
         case .write(let sql):
+            try write([sql], on: device)
+        case .batch(let sql):
             try write(sql, on: device)
         case .pull(let from, let copies, let delay, let pages):
             try pull(device, from: devices[from % devices.count], copies: copies, delay: delay, pages: pages)
@@ -181,10 +183,31 @@ final class SimulationRun {
         log("device \(device.index) upgraded its app from version \(from) to \(device.version)")
     }
 
-    /// Runs the app's write `sql` on `device`, counting it as written or refused; an accepted one is kept,
-    /// with the tables as the app saw them before and after, for ``collectWrites()`` to record.
-    /// A statement that fails as the power fails is settled after the relaunch (``pendingWrite``).
-    private func write(_ sql: String, on device: SimulatedDevice) throws {
+    /// Runs the app's statements `sqls` on `device`, one after another, counting each as written or
+    /// refused; the accepted ones are kept, with the tables as the app saw them before and after each,
+    /// for ``collectWrites(only:)`` to record (several, with the capture log's end around each, as
+    /// one fold stamps them all). A statement that fails as the power fails is settled after the relaunch
+    /// (``pendingWrite``; a scenario with batches arms no power failure inside operations).
+    private func write(_ sqls: [String], on device: SimulatedDevice) throws {
+        var accepted = WrittenStatements(device: device.index, statements: [])
+        if sqls.count > 1 { accepted.logEnds = [try device.replica.captureLogEnd()] }
+        for sql in sqls {
+            guard let statement = try write(sql, on: device) else {
+                if result.failure != nil { return }
+                continue
+            }
+            accepted.statements.append(statement)
+            if sqls.count > 1 { accepted.logEnds.append(try device.replica.captureLogEnd()) }
+        }
+        if accepted.statements.count > 1, !device.durability.foreignKeys {
+            accepted.deriveCascadesOfOneFold(
+                try device.replica.capturedRows(after: accepted.logEnds[0]), foreignKeys: try device.foreignKeys())
+        }
+        if !accepted.statements.isEmpty { written = accepted }
+    }
+
+    /// Runs one app statement on `device`: the statement, when its database accepted it.
+    private func write(_ sql: String, on device: SimulatedDevice) throws -> Statement? {
         let before = try device.snapshot(before: sql)
         let physical = device.clock.unixMilliseconds()
         pendingWrite = (device.index, sql, before, physical)
@@ -196,17 +219,19 @@ final class SimulationRun {
             // means the simulator wrote SQL that does not run, and a run that counted it as a refusal would
             // explore less than it says.
             if let error = error as? SQLiteError, error.code != 19 {
-                return fail(.error, "device \(device.index)'s app statement does not run: \(sql): \(error)")
+                fail(.error, "device \(device.index)'s app statement does not run: \(sql): \(error)")
+                return nil
             }
             pendingWrite = nil
             result.rejectedWrites += 1
             log("device \(device.index) was refused: \(sql)")
-            return
+            return nil
         }
         result.writes += 1
         log("device \(device.index) wrote: \(sql)")
-        statement = (device.index, try device.statement(sql, before: before, physical: physical))
+        let statement = try device.statement(sql, before: before, physical: physical)
         pendingWrite = nil
+        return statement
     }
 
     /// Forks `device` into a new device whose disk holds a copy of its database file, made without

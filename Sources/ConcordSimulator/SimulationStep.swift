@@ -14,6 +14,9 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
     public enum Action: Codable, Equatable, Sendable {
         /// The app runs this SQL on the device's own connection.
         case write(sql: String)
+        /// The app runs these statements one after another on its own connection, and Concord folds them
+        /// together, as it does what an app writes between two syncs.
+        case batch(sql: [String])
         /// Mesh: the device asks `from` for its changes; `copies` arrive after `delay` ms (0 copies: lost),
         /// split in `pages` that arrive last page first.
         case pull(from: Int, copies: Int, delay: Int64, pages: Int)
@@ -60,6 +63,7 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
         let what: String =
             switch action {
             case .write(let sql): "writes: \(sql)"
+            case .batch(let sql): "writes \(sql.count) statements: \(sql.joined(separator: "; "))"
             case .pull(let from, let copies, let delay, let pages):
                 copies == 0
                     ? "pulls from \(from), lost"

@@ -64,12 +64,18 @@ struct Statement {
     /// deletes for it: the children it showed through an `ON DELETE CASCADE` key to a row the statement
     /// deleted, and theirs (DESIGN.md: a local delete deletes the children the device can see, whether or
     /// not its app enforces foreign keys). Derived from the tables as the app saw them and the schema's keys.
-    static func cascades(before: TableSnapshot, after: TableSnapshot, foreignKeys: [ForeignKey]) -> Set<RowRef> {
+    ///
+    /// Rows in `leaving` are left out, and so are the rows only they lead to: when several statements are
+    /// folded together, a child a later one wrote (moved, updated, deleted) is that write's business.
+    static func cascades(
+        before: TableSnapshot, after: TableSnapshot, foreignKeys: [ForeignKey], leaving: Set<RowRef> = []
+    ) -> Set<RowRef> {
         var gone = before.rows.keys.filter { after[$0] == nil }.sorted { ($0.table, $0.key) < ($1.table, $1.key) }
         var cascaded: Set<RowRef> = []
         while let parent = gone.popLast() {
             for key in foreignKeys where key.parent == parent.table && key.action == .cascade {
-                for (row, values) in after.rows where row.table == key.child && values[key.column] == parent.key {
+                for (row, values) in after.rows
+                where row.table == key.child && values[key.column] == parent.key && !leaving.contains(row) {
                     if cascaded.insert(row).inserted { gone.append(row) }
                 }
             }

@@ -96,6 +96,15 @@ struct ScenarioFileTests {
             #"{"name": "x", "mix": {"write": 50, "sync": 45, "upgrade": 6}, "workload": {"app": "counter", "versions": [{"migration": "SELECT 1"}]}}"#,
             "mix gives write 50, sync 45 and upgrade 6; each must be >= 0 and together at most 100"
         ),
+        (
+            #"{"name": "x", "mix": {"batch": [0, 3]}}"#,
+            "mix.batch is [0, 3]; give it as [low, high] with 1 <= low <= high <= 20"
+        ),
+        (
+            #"{"name": "x", "mix": {"batch": [2, 4]}}"#,
+            "mix.batch is [2, 4] and faults.midOperation is [0, 60]: a power failure inside a batch of statements "
+                + "is not simulated yet; set faults.midOperation to [0, 0]"
+        ),
     ])
     func badScenariosSayWhatIsWrong(json: String, message: String) throws {
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))

@@ -1,0 +1,81 @@
+@_spi(Simulation) import Concord
+
+/// Recording the apps' writes in the ledger, from what each device's fold stamped.
+extension SimulationRun {
+    /// Records the acting device's accepted statements in the ledger, one operation per row each stamped;
+    /// any other device that stamped writes of its own without its app writing has captured a merge.
+    ///
+    /// `only` limits the look to the devices a step touched (its actor and those it delivered to):
+    /// reading a device's changes folds its log and exports every table, the costliest part of a step,
+    /// and a device nothing ran on has stamped nothing. Its changes are read the next time it is touched.
+    /// Several statements folded together are told apart by the fold's report (``WrittenStatements``).
+    func collectWrites(only: Set<Int>? = nil) throws {
+        let written = self.written
+        self.written = nil
+        for device in devices where only?.contains(device.index) ?? true {
+            let mine = written?.device == device.index ? written : nil
+            var folded: [FoldedWrite] = []
+            if let mine, mine.statements.count > 1 { device.replica.foldObserver = { folded.append($0) } }
+            defer { device.replica.foldObserver = nil }
+            let touched = try OwnWrite.collect(
+                from: device.replica, node: device.node, newest: &device.newestOwnStamp,
+                version: &device.ledgerVersion)
+            guard let mine else {
+                guard touched.isEmpty else {
+                    return fail(
+                        .ownStamps,
+                        "device \(device.index) stamped \(touched.count) rows as its own writes though its app "
+                            + "wrote nothing (first: \(touched[0].row))")
+                }
+                continue
+            }
+            let parts: [[OwnWrite]]
+            do {
+                parts = try mine.split(folded, stamped: touched)
+            } catch {
+                return fail(
+                    .safety,
+                    "device \(device.index)'s app ran \(mine.statements.count) statements before one fold: "
+                        + error.message)
+            }
+            for (statement, touched) in zip(mine.statements, parts) {
+                try record(statement, touched: touched, on: device)
+                if result.failure != nil { return }
+            }
+        }
+    }
+
+    /// Records one accepted statement of `device`'s app, whose writes stamped `touched`.
+    private func record(_ statement: Statement, touched: [OwnWrite], on device: SimulatedDevice) throws {
+        if let missed = statement.firstCascadeUnstamped(in: touched) {
+            return fail(
+                .oracle,
+                "device \(device.index)'s app deleted rows with foreign keys off (\(statement.sql)): "
+                    + "\(missed) showed through an ON DELETE CASCADE key to one of them, so Concord must delete "
+                    + "it as this device's write, but stamped nothing on it")
+        }
+        guard !touched.isEmpty else { return }
+        if let physical = statement.physical,
+            let early = touched.first(where: { Int64($0.stamp.hlc.milliseconds) < min(max(physical, 0), 1 << 47 - 1) })
+        {
+            return fail(
+                .safety,
+                "device \(device.index) stamped \(early.row) at \(early.stamp.hlc.milliseconds) ms, before its clock's "
+                    + "reading of \(physical) ms when its app wrote it: a stamp is never older than its write")
+        }
+        let tables = Dictionary(uniqueKeysWithValues: device.replica.tables.map { ($0.name, $0.schema) })
+        // Read only when a row-policy row was written: what its SET NULL / SET DEFAULT columns hold.
+        let standIns =
+            touched.contains { tables[$0.row.table]?.policy == .row }
+            ? Dictionary(
+                grouping: try OracleSchema(of: device.replica).foreignKeys.filter { !$0.action.hidesChild },
+                by: \.child
+            ).mapValues { Set($0.map(\.column)) } : [:]
+        let operations = ledger.record(
+            statement, touched: touched, tables: tables, standIns: standIns, node: device.node,
+            origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
+        // Rows deleted in tables other than the one the statement names were deleted by a cascade.
+        result.cascades += operations.filter { $0.row.table != statement.table && $0.kind == .delete }.count
+        try observeWrites(operations, on: device)
+    }
+}
