@@ -20,17 +20,14 @@ struct ForeignKeysOffTests {
     /// Deleting a list with foreign keys off leaves its items and their notes in place for Concord to
     /// delete; the statement derives exactly the rows Concord's fold deletes.
     @Test func theOracleDerivesTheCascadesConcordMakes() throws {
-        let replica = try Replica.inMemory()
-        try replica.database.execute(Self.schema)
-        for table in ["lists", "items", "notes", "pins"] { try replica.enableSync(on: table) }
-        try replica.database.execute("PRAGMA foreign_keys = OFF")
-        try replica.database.execute(
-            """
-            INSERT INTO lists VALUES ('l1', 'a'), ('l2', 'b');
-            INSERT INTO items VALUES ('i1', 'l1'), ('i2', 'l2'), ('i3', 'l1');
-            INSERT INTO notes VALUES ('n1', 'i1'), ('n2', 'i2');
-            INSERT INTO pins VALUES ('p1', 'l1');
-            """)
+        let replica = try Self.replicaWithForeignKeysOff(
+            holding:
+                """
+                INSERT INTO lists VALUES ('l1', 'a'), ('l2', 'b');
+                INSERT INTO items VALUES ('i1', 'l1'), ('i2', 'l2'), ('i3', 'l1');
+                INSERT INTO notes VALUES ('n1', 'i1'), ('n2', 'i2');
+                INSERT INTO pins VALUES ('p1', 'l1');
+                """)
         _ = try replica.foldLocalWrites()
         let before = try TableSnapshot(of: replica)
         try replica.database.execute("DELETE FROM lists WHERE id = 'l1'")
@@ -53,12 +50,9 @@ struct ForeignKeysOffTests {
     /// The fold stamps every row the statement cascaded to; a cascade it skipped is named, the first in
     /// table and key order, since the ledger alone (which records stamped rows) would not notice.
     @Test func aCascadeTheFoldDidNotStampIsNamed() throws {
-        let replica = try Replica.inMemory()
-        try replica.database.execute(Self.schema)
-        for table in ["lists", "items", "notes", "pins"] { try replica.enableSync(on: table) }
-        try replica.database.execute("PRAGMA foreign_keys = OFF")
-        try replica.database.execute(
-            "INSERT INTO lists VALUES ('l1', 'a'); INSERT INTO items VALUES ('i1', 'l1'), ('i3', 'l1');")
+        let replica = try Self.replicaWithForeignKeysOff(
+            holding:
+                "INSERT INTO lists VALUES ('l1', 'a'); INSERT INTO items VALUES ('i1', 'l1'), ('i3', 'l1');")
         var (newest, version): (Stamp?, Int64) = (nil, 0)
         _ = try OwnWrite.collect(from: replica, node: replica.nodeID, newest: &newest, version: &version)
         let before = try TableSnapshot(of: replica)
@@ -77,12 +71,9 @@ struct ForeignKeysOffTests {
     /// A child inserted again, then its parent deleted, before one fold: the cascade Concord makes keeps
     /// what the new life holds, not the hidden copy its previous delete left.
     @Test func aCascadeKeepsTheValuesOfAChildInsertedAgainInTheSameFold() throws {
-        let replica = try Replica.inMemory()
-        try replica.database.execute(Self.schema)
-        for table in ["lists", "items", "notes", "pins"] { try replica.enableSync(on: table) }
-        try replica.database.execute("PRAGMA foreign_keys = OFF")
-        try replica.database.execute(
-            "INSERT INTO lists VALUES ('l1', 'a'), ('l2', 'b'); INSERT INTO items VALUES ('i1', 'l1');")
+        let replica = try Self.replicaWithForeignKeysOff(
+            holding:
+                "INSERT INTO lists VALUES ('l1', 'a'), ('l2', 'b'); INSERT INTO items VALUES ('i1', 'l1');")
         _ = try replica.foldLocalWrites()
         try replica.database.execute("DELETE FROM items WHERE id = 'i1'")
         _ = try replica.foldLocalWrites()
@@ -92,6 +83,16 @@ struct ForeignKeysOffTests {
         #expect(item.liveness.isAlive == false)
         #expect(item.columns[0]?.value == "l2", "the deleted item's list is its last life's")
         #expect(try replica.check().isConsistent)
+    }
+
+    /// A replica of ``schema`` whose connection leaves foreign keys off, holding `rows` (SQL).
+    static func replicaWithForeignKeysOff(holding rows: String) throws -> Replica {
+        let replica = try Replica.inMemory()
+        try replica.database.execute(schema)
+        for table in ["lists", "items", "notes", "pins"] { try replica.enableSync(on: table) }
+        try replica.database.execute("PRAGMA foreign_keys = OFF")
+        try replica.database.execute(rows)
+        return replica
     }
 
     @Test func drawingEnforcementShiftsNoPlan() {

@@ -20,13 +20,8 @@ struct MetadataLayoutTests {
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
-        let path = directory.path("replica.sqlite")
-        try FileManager.default.copyItem(
-            atPath: Self.fixtures.appendingPathComponent(fixture + ".sqlite").path, toPath: path)
         let expected = try Sections(Self.fixtures.appendingPathComponent(fixture + ".expected.txt"))
-        // After the fixture's last step (its clocks advanced one second per step from 2026-01-01).
-        let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
-        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock), create: false)
+        let (replica, clock) = try Self.openCopy(of: fixture, in: directory)
 
         #expect(try replica.database.scalar("SELECT layout FROM _concord_state") == .integer(Metadata.layoutVersion))
         #expect(
@@ -102,11 +97,7 @@ struct MetadataLayoutTests {
     /// another device is taken to have seen everything below it, and the own ones keep what they saw.
     @Test func layout7KeepsWhatItsOwnWritesSawAndTakesOtherDevicesToHaveSeenEverything() throws {
         let directory = TemporaryDirectory()
-        let path = directory.path("replica.sqlite")
-        try FileManager.default.copyItem(
-            atPath: Self.fixtures.appendingPathComponent("layout-7.sqlite").path, toPath: path)
-        let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
-        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock), create: false)
+        let (replica, _) = try Self.openCopy(of: "layout-7", in: directory)
         let changes = try replica.changes(since: 0)
         let merges = Dictionary(uniqueKeysWithValues: changes.tables.map { ($0.name, $0.merges) })
         var foreign = 0
@@ -144,11 +135,7 @@ struct MetadataLayoutTests {
     /// again since the last fold keeps the value its value-merged columns join with, the previous life's.
     @Test func layout8GetsDeleteTriggersThatKeepWhatAReinsertJoinsWith() throws {
         let directory = TemporaryDirectory()
-        let path = directory.path("replica.sqlite")
-        try FileManager.default.copyItem(
-            atPath: Self.fixtures.appendingPathComponent("layout-8.sqlite").path, toPath: path)
-        let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
-        let replica = try Replica(path: path, configuration: configuration(node: 9, clock: clock), create: false)
+        let (replica, _) = try Self.openCopy(of: "layout-8", in: directory)
         let before = try #require(try replica.registers(of: "stats", key: "S1")?.columns)
         try replica.database.execute(
             """
@@ -162,6 +149,16 @@ struct MetadataLayoutTests {
         #expect(after[3]?.value == before[3]?.value, "tags: \(String(describing: after[3]))")
         #expect(after[1]?.value == before[1]?.value, "best: \(String(describing: after[1]))")
         #expect(try replica.check().isConsistent)
+    }
+
+    /// This build opening, and so upgrading, a copy of `fixture`'s file in `directory`, as node 9, with a
+    /// clock just after the fixture's last step (its clocks advanced one second per step from 2026-01-01).
+    static func openCopy(of fixture: String, in directory: TemporaryDirectory) throws -> (Replica, ManualClock) {
+        let path = directory.path("replica.sqlite")
+        try FileManager.default.copyItem(
+            atPath: fixtures.appendingPathComponent(fixture + ".sqlite").path, toPath: path)
+        let clock = ManualClock(unixMilliseconds: epoch2026 + 60_000)
+        return (try Replica(path: path, configuration: configuration(node: 9, clock: clock), create: false), clock)
     }
 
     @Test(arguments: [Int64(0), Metadata.layoutVersion + 1])
