@@ -85,6 +85,30 @@ struct ForeignKeysOffTests {
         #expect(try replica.check().isConsistent)
     }
 
+    /// A row showing a stand-in (its `SET NULL` parent gone) and deleted in the same fold as its parent's
+    /// re-insert keeps the reference it held, which the re-insert would have shown again; one whose
+    /// reference the app changed in that fold, then set to NULL, keeps the NULL (a NULL written over the
+    /// stand-in alone changes nothing, in one fold or several).
+    @Test(arguments: [false, true])
+    func aDeletedRowKeepsTheReferenceItsStandInHid(appWritesNull: Bool) throws {
+        let replica = try Self.replicaWithForeignKeysOff(
+            holding: "INSERT INTO lists VALUES ('l1', 'a'); INSERT INTO pins VALUES ('p1', 'l1');")
+        _ = try replica.foldLocalWrites()
+        try replica.database.execute("DELETE FROM lists WHERE id = 'l1'")
+        _ = try replica.foldLocalWrites()
+        #expect(try replica.database.scalar("SELECT list FROM pins WHERE id = 'p1'") == .null, "a stand-in")
+        try replica.database.execute(
+            "INSERT INTO lists VALUES ('l1', 'again');"
+                + (appWritesNull
+                    ? "UPDATE pins SET list = 'l2' WHERE id = 'p1'; UPDATE pins SET list = NULL WHERE id = 'p1';" : "")
+                + "DELETE FROM pins WHERE id = 'p1';")
+        _ = try replica.foldLocalWrites()
+        let pin = try #require(try replica.registers(of: "pins", key: "p1"))
+        #expect(pin.liveness.isAlive == false)
+        #expect(pin.columns[0]?.value == (appWritesNull ? .null : "l1"))
+        #expect(try replica.check().isConsistent)
+    }
+
     /// A replica of ``schema`` whose connection leaves foreign keys off, holding `rows` (SQL).
     static func replicaWithForeignKeysOff(holding rows: String) throws -> Replica {
         let replica = try Replica.inMemory()

@@ -213,6 +213,10 @@ struct CaptureTriggers {
     ///
     /// A `SET NULL` / `SET DEFAULT` column showing its stand-in (its parent is not in its table) has the
     /// real reference in the row's hidden copy: that one is kept, not the stand-in the table showed.
+    /// What the table shows is the app's own value instead when the app wrote it since the last fold (an
+    /// update of the column, or the row inserted again, in the log); the parent's presence alone cannot
+    /// tell, since the app may have inserted the parent again before that fold, which would have shown
+    /// the reference again.
     ///
     /// A value-merged column of a row the app inserted again since the last fold keeps the hidden copy's
     /// value: the previous life's, which the fold joins that insert with (the join of what the row last
@@ -223,10 +227,15 @@ struct CaptureTriggers {
         var values = table.quotedColumns.map { "OLD.\($0)" }
         for standIn in facts.standIns where values.indices.contains(standIn.column) {
             let (shown, kept) = (values[standIn.column], "h.\(table.hiddenColumns[standIn.column])")
+            let bit = Int64(1) << Int64(min(standIn.column, Metadata.maskBits))
+            let written =
+                "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) AND pk = OLD.\(table.quotedKey) "
+                + "AND (op = \(Metadata.Operation.insert.rawValue) OR (op = \(Metadata.Operation.update.rawValue) "
+                + "AND mask & \(bit) <> 0)))"
+            // (CASE asks its WHENs in turn: the log, which has no index on keys, only for a kept reference.)
             values[standIn.column] =
-                "CASE WHEN h.pk IS NOT NULL AND \(shown) IS \(standIn.value) AND \(kept) IS NOT NULL "
-                + "AND NOT EXISTS (SELECT 1 FROM \(quoteIdentifier(standIn.parent)) AS p "
-                + "WHERE p.\(quoteIdentifier(standIn.parentKey)) = \(kept)) THEN \(kept) ELSE \(shown) END"
+                "CASE WHEN h.pk IS NULL OR \(shown) IS NOT \(standIn.value) OR \(kept) IS NULL THEN \(shown) "
+                + "WHEN \(written) THEN \(shown) ELSE \(kept) END"
         }
         // Asked only of a row with a hidden copy (CASE stops at its first true WHEN): the log has no index
         // on keys, and a row the app deletes has none but when inserted again, or showing a stand-in.

@@ -67,7 +67,8 @@ enum Metadata {
     /// reading when this replica last stamped a write of its own
     /// (`_concord_state.own`) as of its last export (`exported`); layout 8
     /// keeps the seen stamps of the registers merged in from other devices too; layout 9's delete
-    /// triggers keep a re-inserted row's previous value-merged values for the fold to join with.
+    /// triggers keep a re-inserted row's previous value-merged values for the fold to join with, and
+    /// tell a stand-in from the app's own value by the log rather than by the parent's presence.
     /// ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 9
 
