@@ -225,23 +225,22 @@ struct CaptureTriggers {
     private var deleteTrigger: String {
         let columns = table.hiddenColumns.map { ", \($0)" }.joined()
         var values = table.quotedColumns.map { "OLD.\($0)" }
+        // Whether the log holds a write of this row, since the last fold, that `condition` names. Asked only
+        // of a row with a hidden copy (CASE stops at its first true WHEN): the log has no index on keys, and
+        // a row the app deletes has no hidden copy but when inserted again, or showing a stand-in.
+        func logged(_ condition: String) -> String {
+            "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) AND pk = OLD.\(table.quotedKey) AND \(condition))"
+        }
+        let (insert, update) = (Metadata.Operation.insert.rawValue, Metadata.Operation.update.rawValue)
         for standIn in facts.standIns where values.indices.contains(standIn.column) {
             let (shown, kept) = (values[standIn.column], "h.\(table.hiddenColumns[standIn.column])")
             let bit = Int64(1) << Int64(min(standIn.column, Metadata.maskBits))
-            let written =
-                "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) AND pk = OLD.\(table.quotedKey) "
-                + "AND (op = \(Metadata.Operation.insert.rawValue) OR (op = \(Metadata.Operation.update.rawValue) "
-                + "AND mask & \(bit) <> 0)))"
-            // (CASE asks its WHENs in turn: the log, which has no index on keys, only for a kept reference.)
+            let written = logged("(op = \(insert) OR (op = \(update) AND mask & \(bit) <> 0))")
             values[standIn.column] =
                 "CASE WHEN h.pk IS NULL OR \(shown) IS NOT \(standIn.value) OR \(kept) IS NULL THEN \(shown) "
                 + "WHEN \(written) THEN \(shown) ELSE \(kept) END"
         }
-        // Asked only of a row with a hidden copy (CASE stops at its first true WHEN): the log has no index
-        // on keys, and a row the app deletes has none but when inserted again, or showing a stand-in.
-        let reinserted =
-            "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) "
-            + "AND pk = OLD.\(table.quotedKey) AND op = \(Metadata.Operation.insert.rawValue))"
+        let reinserted = logged("op = \(insert)")
         for column in joined where values.indices.contains(column) {
             values[column] =
                 "CASE WHEN h.pk IS NULL THEN \(values[column]) WHEN \(reinserted) "

@@ -179,7 +179,6 @@ struct MetadataMigration {
         }
     }
 
-    /// Drops every trigger Concord made; the current ones are made again at the end.
     /// Puts every synced table's triggers back as this build writes them.
     private func reinstallTriggers() throws {
         try dropTriggers()
@@ -187,6 +186,7 @@ struct MetadataMigration {
         for table in replica.tables { try replica.installTriggersAndIndexes(for: table) }
     }
 
+    /// Drops every trigger Concord made; the current ones are made again at the end.
     private func dropTriggers() throws {
         let names = try database.query(
             "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND substr(name, 1, 9) = '_concord_' ORDER BY name")

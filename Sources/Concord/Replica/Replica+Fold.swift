@@ -92,6 +92,8 @@ final class FoldSession {
     private var seen: Set<RowRef> = []
     /// The last log position of each logged key, read on the first cascade (see ``cascade(from:at:time:)``).
     private var lastLogged: [RowRef: Int64]?
+    /// The log position of the first insert of each logged key, read with ``lastLogged``.
+    private var firstInsertLogged: [RowRef: Int64] = [:]
     /// How many logged writes were folded.
     private(set) var count = 0
 
@@ -280,7 +282,7 @@ final class FoldSession {
                 let store = replica.store(child)
                 let before = try store.loadStamps(childKey)
                 guard before?.registers.liveness.isAlive ?? false else { continue }
-                if try insertLogged(child, childKey, before: seq) {
+                if (firstInsertLogged[ref] ?? .max) < seq {
                     // Inserted again since its last delete: its hidden copy, kept for `finish()` to drop, holds
                     // that earlier life's values; the table shows this life's, which the delete must keep.
                     try store.refreshHiddenCopy(childKey, changed: child.columns.map { _ in true })
@@ -296,13 +298,6 @@ final class FoldSession {
         }
     }
 
-    /// Whether the log still holds an insert of `key` into `table` before position `seq`.
-    private func insertLogged(_ table: SyncedTable, _ key: SQLiteValue, before seq: Int64) throws -> Bool {
-        try database.scalar(
-            "SELECT EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = ? AND pk = ? AND op = ? AND seq < ?)",
-            [.integer(table.id), key, .integer(Metadata.Operation.insert.rawValue), .integer(seq)]) == .integer(1)
-    }
-
     /// Tells the replica's ``Replica/foldObserver``, if any, that the write at `seq` stamped `row`, when its
     /// registers hold the stamp.
     private func report(_ seq: Int64, _ row: RowRef, _ stamp: Stamp, _ registers: RowRegisters) {
@@ -310,13 +305,18 @@ final class FoldSession {
         observer(FoldedWrite(seq: seq, row: row, stamp: stamp))
     }
 
-    /// The position of the last write the log holds for `row`.
+    /// The position of the last write the log holds for `row`; reading the log for it the first time, also
+    /// where each key's first logged insert is (``firstInsertLogged``), in the same query.
     private func lastWrite(of row: RowRef) throws -> Int64? {
         if lastLogged == nil {
             var last: [RowRef: Int64] = [:]
-            for entry in try database.query("SELECT tbl, pk, max(seq) FROM \(Metadata.log) GROUP BY tbl, pk") {
+            for entry in try database.query(
+                "SELECT tbl, pk, max(seq), min(CASE WHEN op = \(Metadata.Operation.insert.rawValue) THEN seq END) "
+                    + "FROM \(Metadata.log) GROUP BY tbl, pk")
+            {
                 guard let name = replica.tableNames[entry[0].integerValue ?? 0] else { continue }
                 last[RowRef(table: name, key: entry[1])] = entry[2].integerValue
+                firstInsertLogged[RowRef(table: name, key: entry[1])] = entry[3].integerValue
             }
             lastLogged = last
         }
