@@ -11,9 +11,10 @@ import Testing
 /// workloads' own statements, drawn, on an app that enforces foreign keys.
 ///
 /// Real apps write many statements between two syncs, and the fold then sees a delete and a re-insert
-/// of one row, or a counter bumped three times, at once. This found a re-insert deleted again before
-/// the fold joining with the new life's values instead of the previous life's, and a counter's delete
-/// writing the table where the app had inserted the row again, which the fold then took for an app write.
+/// of one row, or a counter bumped three times, at once. This fails on two bugs the simulator's batched
+/// scenarios found (fixed in ff26fdf; checked by undoing each fix): a re-insert deleted again before the
+/// fold joining with the new life's values instead of the previous life's, and a counter's delete writing
+/// the table where the app had inserted the row again, which the fold then took for an app write.
 /// (An app that leaves foreign keys off is told apart on purpose: a child it moves after deleting its
 /// parent is that later write's business only when both are in one fold; the simulator's
 /// batched-writes scenario covers it.)
