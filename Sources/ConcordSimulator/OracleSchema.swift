@@ -32,7 +32,8 @@ struct OracleSchema {
         var defaults: [String: [Int: SQLiteValue]] = [:]
         for table in synced {
             let info = try replica.database.query(
-                "SELECT name, \"notnull\", dflt_value FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])
+                "SELECT name, \"notnull\", dflt_value FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid",
+                [.text(table.name)])
             let byName = Dictionary(info.map { ($0[0].textValue ?? "", $0) }, uniquingKeysWith: { first, _ in first })
             notNull[table.name] = Set(table.columns.indices.filter { byName[table.columns[$0]]?[1] == .integer(1) })
             for (index, column) in table.columns.enumerated() {
@@ -40,7 +41,7 @@ struct OracleSchema {
                 defaults[table.name, default: [:]][index] = try replica.database.scalar("SELECT \(expression)") ?? .null
             }
             for link in try replica.database.query(
-                "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+                "SELECT \"from\", \"table\", on_delete FROM temp.pragma_foreign_key_list(?, 'main') ORDER BY id, seq",
                 [.text(table.name)])
             {
                 guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, link[0].textValue ?? "") }),

@@ -14,7 +14,9 @@ extension Gen where Value == String {
     /// families, in order of simplicity:
     /// - short ASCII (`a`, `ab`), the simplest;
     /// - SQL keywords (`select`, `order`, `group`, `key`, `rowid`, `new`,
-    ///   `old`, …) and the names of Concord's metadata columns (`pk`, `ver`,
+    ///   `old`, …), the names of SQLite's table-valued functions, which a
+    ///   table of the same name hides (`json_each`, `pragma_table_xinfo`, …),
+    ///   and the names of Concord's metadata columns (`pk`, `ver`,
     ///   `kh`, `cl`, `hlc`, `node`, `clh`, `cln`, `c0`, `h0`, `n0`, `o0`,
     ///   `v0`, `seq`, `tbl`, …), in either case;
     /// - names that extend one another (`a`, `a_rows`, `a_1`, `a1`, `key_hidden`);
@@ -129,7 +131,10 @@ enum SQLiteIdentifierSpace {
         "select", "order", "group", "key", "table", "from", "where", "index", "primary", "default", "check",
         "references", "values", "null", "true", "false", "new", "old", "excluded", "rowid", "oid", "_rowid_",
         "main", "temp", "as", "on", "limit", "case", "when", "end", "begin", "trigger", "raise", "collate",
-        "without", "strict", "glob", "like", "union", "replace", "abort", "json_each", "count",
+        "without", "strict", "glob", "like", "union", "replace", "abort", "count",
+        // Names of SQLite's table-valued functions: a table so named hides the function from unqualified use.
+        "json_each", "json_tree", "pragma_table_xinfo", "pragma_table_info", "pragma_foreign_key_list",
+        "pragma_index_list", "pragma_index_info", "pragma_index_xinfo", "pragma_table_list",
     ]
 
     /// Names of Concord's metadata columns and tables' suffixes.

@@ -30,7 +30,8 @@ struct SQLiteIdentifierGenTests {
                 """)
             let read = try database.query("SELECT \(q), \(other) FROM \(q)")
             #expect(read == [[.text("k"), .integer(2)]], "\(name)")
-            let listed = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(name)])
+            let listed = try database.query(
+                "SELECT name FROM temp.pragma_table_info(?, 'main') ORDER BY cid", [.text(name)])
             #expect(
                 listed.first?.first.map { $0 == .text(SQLiteText(name)) } ?? false, "\(name) read back as \(listed)")
         }

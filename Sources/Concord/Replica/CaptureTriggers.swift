@@ -18,6 +18,9 @@ struct CaptureTriggers {
     let table: SyncedTable
     /// How each column and the key are compared and guarded (see ``TableInspector/captureFacts(of:)``).
     let facts: TableInspector.CaptureFacts
+    /// How a union column's guard reads its array: the walker the app's schema does not hide, or `nil`
+    /// when it hides both, and the guard refuses every value but NULL, saying why.
+    var walker: JSONWalker? = .each
 
     private var id: Int64 { table.id }
 
@@ -25,7 +28,9 @@ struct CaptureTriggers {
     var metadataSQL: String { [metadataTablesSQL, mergeTablesSQL].joined(separator: "\n") }
 
     /// DDL for all of the table's triggers (capture and guards), and the side table its update trigger writes.
-    var triggersSQL: String { [zerosTableSQL, captureSQL, keyGuardTrigger, valueGuardTrigger].joined(separator: "\n") }
+    var triggersSQL: String {
+        [zerosTableSQL, captureSQL, keyGuardTrigger, valueGuardTriggers.joined(separator: "\n")].joined(separator: "\n")
+    }
 
     /// Whether any column keeps the type of what is written (BLOB affinity), and so can tell -0.0 from 0.0.
     private var hasUntypedColumns: Bool { facts.comparesTypes.contains(true) }
@@ -51,10 +56,16 @@ struct CaptureTriggers {
     private var captureSQL: String { [insertTrigger, updateTrigger, deleteTrigger].joined(separator: "\n") }
 
     /// Drops every trigger ``triggersSQL`` makes (capture and guards), to make them again or for good.
-    var dropAllTriggersSQL: String {
-        ["insert", "update", "delete", "key", "check_insert", "check_update"].map {
-            "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(id, $0)));"
-        }.joined(separator: "\n")
+    var dropAllTriggersSQL: String { dropSQL(["insert", "update", "delete", "key"] + Self.valueGuardEvents) }
+
+    /// Drops the value guards only (``valueGuardTriggers``), to make them again with another walker.
+    var dropValueGuardsSQL: String { dropSQL(Self.valueGuardEvents) }
+
+    /// The events of the triggers that refuse values a counter or union column cannot merge.
+    static let valueGuardEvents = ["check_insert", "check_update"]
+
+    private func dropSQL(_ events: [String]) -> String {
+        events.map { "DROP TRIGGER IF EXISTS \(quoteIdentifier(Metadata.trigger(id, $0)));" }.joined(separator: "\n")
     }
 
     private var metadataTablesSQL: String {
@@ -109,8 +120,9 @@ struct CaptureTriggers {
         ]
     }
 
-    /// Refuses values a counter or union column cannot merge, naming the column.
-    private var valueGuardTrigger: String {
+    /// The triggers that refuse values a counter or union column cannot merge, naming the column: one
+    /// `CREATE TRIGGER` statement each, for ``valueGuardEvents`` in order (none when no column needs one).
+    var valueGuardTriggers: [String] {
         var checks: [String] = []
         for (column, merge) in zip(table.columns, table.merges) {
             let c = "NEW.\(quoteIdentifier(column))"
@@ -120,18 +132,22 @@ struct CaptureTriggers {
                 checks.append(
                     "SELECT RAISE(ABORT, 'concord: counter column \(name) holds integers') "
                         + "WHERE typeof(\(c)) NOT IN ('integer', 'null')")
+            case .union where walker == nil:
+                checks.append(
+                    "SELECT RAISE(ABORT, 'concord: union column \(name) cannot be checked while tables or views named "
+                        + "json_each and json_tree hide SQLite''s JSON functions; to fix: \(JSONWalker.hiddenFix)') "
+                        + "WHERE \(c) IS NOT NULL")
             case .union:
                 checks.append(
                     "SELECT RAISE(ABORT, 'concord: union column \(name) holds a JSON array of strings and integers') "
                         + "WHERE \(c) IS NOT NULL AND CASE WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
-                        + "THEN EXISTS (SELECT 1 FROM json_each(\(c)) WHERE type NOT IN ('integer', 'text')) ELSE 1 END"
+                        + "THEN \((walker ?? .each).hasElement(of: c, where: "type NOT IN ('integer', 'text')")) ELSE 1 END"
                 )
             default: break
             }
         }
-        guard !checks.isEmpty else { return "" }
-        return trigger("check_insert", "BEFORE INSERT", "1", checks) + "\n"
-            + trigger("check_update", "BEFORE UPDATE", "1", checks)
+        guard !checks.isEmpty else { return [] }
+        return zip(Self.valueGuardEvents, ["BEFORE INSERT", "BEFORE UPDATE"]).map { trigger($0, $1, "1", checks) }
     }
 
     private func trigger(_ event: String, _ timing: String, _ when: String, _ body: [String]) -> String {

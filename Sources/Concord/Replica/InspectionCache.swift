@@ -60,7 +60,7 @@ struct InspectionCache {
     }
 
     /// What of `table` the capture facts depend on, byte for byte.
-    private static func declaration(of table: SyncedTable) -> [SQLiteName.Key] {
+    static func declaration(of table: SyncedTable) -> [SQLiteName.Key] {
         ([table.name, table.key] + table.columns).map(SQLiteName.Key.init)
     }
 

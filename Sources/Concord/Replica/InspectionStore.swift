@@ -30,9 +30,19 @@ final class InspectionStore: @unchecked Sendable {
 
     /// A schema check finds nothing to refuse or adopt from the whole schema's text (`main` and `temp`)
     /// and the declarations of the synced tables.
+    ///
+    /// Every name and text is compared byte for byte: `String`'s `==` (and so `SyncedTable`'s) takes
+    /// canonically equivalent text for the same (`Å` and `Å`), which SQLite takes for two names.
     struct CleanKey: Hashable {
-        let schema: String
+        let schema: SQLiteName.Key
         let tables: [SyncedTable]
+        let names: [[SQLiteName.Key]]
+
+        init(schema: SQLiteName.Key, tables: [SyncedTable]) {
+            self.schema = schema
+            self.tables = tables
+            self.names = tables.map(InspectionCache.declaration(of:))
+        }
     }
 
     private let lock = NSLock()

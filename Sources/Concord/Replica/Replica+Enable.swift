@@ -29,6 +29,9 @@ extension Replica {
             try enableAgain(existing, requested: inspected, merges: merges)
             return
         }
+        if let (reason, fix) = try unguardableReason(of: inspected) {
+            throw ReplicaError.unsupportedTable(table: inspected.name, reason: reason, fix: fix)
+        }
         let unsyncable =
             try database.scalar(
                 "SELECT count(*) FROM \(inspected.quotedName) WHERE typeof(\(inspected.quotedKey)) NOT IN ('text', 'blob')"
@@ -112,7 +115,7 @@ extension Replica {
         foreignKeys: [ForeignKey]? = nil
     ) throws {
         let facts = try facts ?? TableInspector(database).captureFacts(of: table)
-        try database.execute(CaptureTriggers(table: table, facts: facts).triggersSQL)
+        try database.execute(captureTriggers(for: table, facts: facts).triggersSQL)
         for key in foreignKeys ?? parents(of: table.name) {
             let column = table.columns[key.column]
             try database.execute(
@@ -121,7 +124,7 @@ extension Replica {
             let indexed =
                 try database.scalar(
                     """
-                    SELECT count(*) FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
+                    SELECT count(*) FROM temp.pragma_index_list(?, 'main') AS l, temp.pragma_index_info(l.name, 'main') AS i
                     WHERE i.seqno = 0 AND i.name = ? COLLATE NOCASE
                     """, [.text(table.name), .text(column)]) != .integer(0)
             if !indexed {

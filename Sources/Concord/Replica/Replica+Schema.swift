@@ -45,7 +45,9 @@ extension Replica {
             checkedSchema = (try database.scalar("PRAGMA schema_version")?.integerValue, try schemaFingerprint())
         } else {
             checkedSchema = (version, fingerprint)
-            if refusedTables.isEmpty, clean.tables == tables { InspectionStore.shared.storeClean(clean) }
+            if refusedTables.isEmpty, clean == InspectionStore.CleanKey(schema: fingerprint, tables: tables) {
+                InspectionStore.shared.storeClean(clean)
+            }
         }
     }
 
@@ -78,14 +80,17 @@ extension Replica {
     /// hides a synced table from the pragmas that inspect it), in the order the schema tables hold them:
     /// unsorted, since sorting the schema's text cost more than reading it, and the same schema reads the
     /// same (a reordered one is only inspected again).
-    private func schemaFingerprint() throws -> String {
-        try database.scalar(
-            """
-            SELECT ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
-                FROM main.sqlite_schema), '') || char(3)
-              || ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
-                FROM temp.sqlite_schema), '')
-            """)?.textValue ?? ""
+    ///
+    /// Compared byte for byte (a `String` takes `Å` and `Å`, two different names to SQLite, for one).
+    private func schemaFingerprint() throws -> SQLiteName.Key {
+        SQLiteName.Key(
+            try database.scalar(
+                """
+                SELECT ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
+                    FROM main.sqlite_schema), '') || char(3)
+                  || ifnull((SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, ''), char(2))
+                    FROM temp.sqlite_schema), '')
+                """)?.textValue ?? "")
     }
 
     /// Compares every synced table with its declaration; refuses the destructive changes first (so the
@@ -95,18 +100,28 @@ extension Replica {
         try loadSyncedTables()
         var refused: [String: ReplicaError] = [:]
         var adopt: [(SyncedTable, SchemaChange)] = []
+        var guarded: [SyncedTable] = []
         for table in tables {
             let change = try schemaChange(of: table)
             if case .destructive(let what, let fix) = change.kind {
                 refused[table.name] = .schemaChanged(table: table.name, change: what, fix: fix)
+            } else if let (reason, fix) = try unguardableReason(of: table) {
+                // Its guards refuse the writes they cannot check (renewed below); what it wrote before waits.
+                refused[table.name] = .schemaChanged(table: table.name, change: reason, fix: fix)
+                guarded.append(table)
             } else if change.needsAdoption, let refusal = try unsyncableForeignKey(of: table, after: change) {
                 refused[table.name] = refusal
             } else if change.needsAdoption {
                 adopt.append((table, change))
+            } else {
+                guarded.append(table)
             }
         }
         refusedTables = refused
-        guard !adopt.isEmpty else { return false }
+        // Guards whose JSON function the app's new table or view hides are made again (adopting makes all anew).
+        var renewed = false
+        for table in guarded where try renewValueGuards(of: table) { renewed = true }
+        guard !adopt.isEmpty else { return renewed }
         try withoutForeignKeyEnforcement {
             for (table, change) in adopt { try self.adopt(change, of: table) }
         }

@@ -40,7 +40,7 @@ public final class Replica {
     /// Node ids by their index in `_concord_nodes`, shared with the register stores.
     let nodes: NodeDirectory
     /// The schema version and fingerprint Concord last checked the synced tables against (see ``checkSchemas()``).
-    var checkedSchema: (version: Int64?, fingerprint: String)?
+    var checkedSchema: (version: Int64?, fingerprint: SQLiteName.Key)?
     /// Synced tables whose schema changed destructively, by name, with the refusal (see ``checkSchemas()``).
     var refusedTables: [String: ReplicaError] = [:]
     /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.

@@ -12,7 +12,7 @@ extension TableInspector {
         of table: SyncedTable, synced: [String: SyncedTable], skippingUnsyncable: Bool = false
     ) throws -> [ForeignKey] {
         let rows = try database.query(
-            "SELECT id, seq, \"table\", \"from\", \"to\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            "SELECT id, seq, \"table\", \"from\", \"to\", on_delete FROM temp.pragma_foreign_key_list(?, 'main') ORDER BY id, seq",
             [.text(table.name)])
         let ids = rows.compactMap { $0[0].integerValue }
         var keys: [ForeignKey] = []
@@ -63,7 +63,8 @@ extension TableInspector {
     private func defaultValue(of table: SyncedTable, column: String) throws -> SQLiteValue {
         guard
             let expression = try database.scalar(
-                "SELECT dflt_value FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(column)])?
+                "SELECT dflt_value FROM temp.pragma_table_xinfo(?, 'main') WHERE name = ?",
+                [.text(table.name), .text(column)])?
                 .textValue
         else { return .null }
         return try database.scalar("SELECT \(expression)") ?? .null

@@ -6,6 +6,11 @@
 /// different keys, and no merge could keep both). Anything else is refused
 /// with an error that names the table, the reason and the fix.
 ///
+/// Every pragma is read as `temp.pragma_…(name, 'main')`: an app table named
+/// `pragma_table_xinfo` hides the unqualified function (its eponymous table
+/// is found in `temp` still), and without the schema argument a temporary
+/// table would hide the synced one of the same name.
+///
 /// ```swift
 /// let table = try TableInspector(database).inspect("reminders", policy: .column)
 /// ```
@@ -35,7 +40,7 @@ struct TableInspector {
         try checkOrdinaryTable(name, schemaRow: row, refuse: refuse)
 
         let columns = try database.query(
-            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid", [.text(name)]
+            "SELECT name, type, pk, hidden FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid", [.text(name)]
         ).map {
             Column(
                 name: $0[0].textValue ?? "", declaredType: $0[1].textValue ?? "",
@@ -43,7 +48,7 @@ struct TableInspector {
         }
         let key = try mergeableKey(of: name, columns: columns, refuse: refuse)
         let uniques = try database.query(
-            "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
+            "SELECT name FROM temp.pragma_index_list(?, 'main') WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
             [.text(name)]
         ).compactMap { $0[0].textValue }
         if let index = uniques.first {
@@ -136,11 +141,11 @@ struct TableInspector {
     private func keyCollations(of table: String, key: String) throws -> [String] {
         var collations = [try database.columnCollation(table: table, column: key)]
         if let index = try database.scalar(
-            "SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])?.textValue
+            "SELECT name FROM temp.pragma_index_list(?, 'main') WHERE origin = 'pk'", [.text(table)])?.textValue
         {
             collations.append(
                 try database.scalar(
-                    "SELECT coll FROM pragma_index_xinfo(?) WHERE key = 1 AND cid >= 0 ORDER BY seqno LIMIT 1",
+                    "SELECT coll FROM temp.pragma_index_xinfo(?, 'main') WHERE key = 1 AND cid >= 0 ORDER BY seqno LIMIT 1",
                     [.text(index)])?.textValue ?? "BINARY")
         }
         return collations
@@ -190,19 +195,20 @@ struct TableInspector {
     /// (see ``declaredColumns(of:)``).
     func captureFacts(of table: SyncedTable, declared: [(type: String, defaultSQL: String?)?]) throws -> CaptureFacts {
         let key = try database.query(
-            "SELECT type, \"notnull\" FROM pragma_table_xinfo(?) WHERE name = ?", [.text(table.name), .text(table.key)]
+            "SELECT type, \"notnull\" FROM temp.pragma_table_xinfo(?, 'main') WHERE name = ?",
+            [.text(table.name), .text(table.key)]
         ).first
         // A TEXT key column turns numbers into text; only NULL can get past it, and NOT NULL (or
         // WITHOUT ROWID, which implies it) stops that. Anything else is checked on every insert.
         let isText = ColumnAffinity(declaredType: key?[0].textValue ?? "") == .text
         let withoutRowID =
             try database.scalar(
-                "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
+                "SELECT wr FROM temp.pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
             == .integer(1)
         let notNull = key?[1].integerValue == 1 || withoutRowID
         let strict =
             try database.scalar(
-                "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
+                "SELECT strict FROM temp.pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
             == .integer(1)
         let affinities = declared.map {
             $0.map { ColumnAffinity(declaredType: $0.type, strict: strict) } ?? .blob
@@ -222,14 +228,15 @@ struct TableInspector {
     {
         var standIns: [CaptureFacts.StandIn] = []
         for link in try database.query(
-            "SELECT \"from\", \"table\", \"to\", upper(on_delete) FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            "SELECT \"from\", \"table\", \"to\", upper(on_delete) FROM temp.pragma_foreign_key_list(?, 'main') ORDER BY id, seq",
             [.text(table.name)])
         {
             guard let action = link[3].textValue, action == "SET NULL" || action == "SET DEFAULT",
                 let from = link[0].textValue, let parent = link[1].textValue,
                 let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }),
                 let key = try link[2].textValue
-                    ?? database.scalar("SELECT name FROM pragma_table_info(?) WHERE pk = 1", [.text(parent)])?.textValue
+                    ?? database.scalar(
+                        "SELECT name FROM temp.pragma_table_info(?, 'main') WHERE pk = 1", [.text(parent)])?.textValue
             else { continue }
             let value = action == "SET NULL" ? "NULL" : declared[column]?.defaultSQL.map { "(\($0))" } ?? "NULL"
             standIns.append(.init(column: column, parent: parent, parentKey: key, value: value))
@@ -264,7 +271,7 @@ struct TableInspector {
     func declaredColumns(of table: SyncedTable) throws -> [(type: String, defaultSQL: String?)?] {
         var declared: [String: (type: String, defaultSQL: String?)] = [:]
         for row in try database.query(
-            "SELECT name, type, dflt_value FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table.name)])
+            "SELECT name, type, dflt_value FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid", [.text(table.name)])
         {
             if let name = row[0].textValue { declared[name] = (row[1].textValue ?? "", row[2].textValue) }
         }
