@@ -99,17 +99,20 @@ struct Template {
     /// The template `text` parsed, from a cache the process shares (`nil` when it does not parse): a plan
     /// draws an operation per write step, and parsing its template again each time cost more than
     /// rendering it. Starts over past a few hundred templates (workload names are drawn per seed).
+    /// Keyed by the text's bytes: a `String` key took a template naming column `Å` (U+00C5) for one naming
+    /// `Å` (U+212B), which SQLite tells apart, and a run rendered another run's names.
     static func parsed(_ text: String) -> Template? {
-        if let known = cache.withLock({ $0[text] }) { return known }
+        let key = SQLiteName.Key(text)
+        if let known = cache.withLock({ $0[key] }) { return known }
         let template = try? Template(text)
         cache.withLock { templates in
             if templates.count >= 512 { templates.removeAll() }
-            templates[text] = template
+            templates[key] = template
         }
         return template
     }
 
-    private static let cache = Mutex<[String: Template?]>([:])
+    private static let cache = Mutex<[SQLiteName.Key: Template?]>([:])
 
     func render(_ source: inout ChoiceSource) -> String {
         parts.map { part in

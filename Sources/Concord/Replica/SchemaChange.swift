@@ -48,7 +48,7 @@ struct SchemaChange: Equatable {
     /// Compares `table`'s live schema in `database` with its declaration.
     static func of(_ table: SyncedTable, in database: Database, triggersMissing: Bool) throws -> SchemaChange {
         let columns = try database.query(
-            "SELECT name, pk, hidden, \"notnull\", dflt_value FROM pragma_table_xinfo(?) ORDER BY cid",
+            "SELECT name, pk, hidden, \"notnull\", dflt_value FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid",
             [.text(table.name)])
         func destructive(_ change: String, _ fix: String) -> SchemaChange {
             SchemaChange(kind: .destructive(change: change, fix: Self.fix(table.name, fix)), triggersMissing: false)
@@ -57,8 +57,10 @@ struct SchemaChange: Equatable {
             return destructive(
                 "the table no longer exists (dropped or renamed)", "create it again or rename it back")
         }
+        // Names compare by their bytes, as SQLite's do: `String`'s `==` takes `Å` (U+00C5) and `Å` (U+212B)
+        // for one, and a column renamed from one to the other would go unnoticed.
         let keys = columns.filter { $0[1].integerValue != 0 }.compactMap { $0[0].textValue }
-        guard keys == [table.key] else {
+        guard keys.map(SQLiteName.Key.init) == [SQLiteName.Key(table.key)] else {
             return destructive(
                 "its primary key is now \(keys.isEmpty ? "missing" : keys.joined(separator: ", ")), not \(table.key)",
                 "give it back its primary key \(table.key)")
@@ -69,6 +71,12 @@ struct SchemaChange: Equatable {
             return destructive(kind.change, kind.fix)
         }
         let added = live.dropFirst(table.columns.count)
+        if let (twin, column) = Self.twin(among: names) {
+            return destructive(
+                "its new column \(column) and its column \(twin) have different Unicode bytes "
+                    + "(\(Hex.encode(Array(twin.utf8))) and \(Hex.encode(Array(column.utf8)))) that read as the same text",
+                "rename the new column \(column)")
+        }
         for column in added where column[3].integerValue != 0 && column[4] == .null {
             return destructive(
                 "its new column \(column[0].textValue ?? "") is NOT NULL without a DEFAULT, so rows written by "
@@ -79,10 +87,22 @@ struct SchemaChange: Equatable {
         return SchemaChange(kind: new.isEmpty ? .unchanged : .additive(new), triggersMissing: triggersMissing)
     }
 
+    /// The first column of `names` whose text reads as an earlier one's with other bytes, with that earlier
+    /// one: Concord tells columns apart by text where SQLite tells them apart by bytes, so it refuses both.
+    private static func twin(among names: [String]) -> (String, String)? {
+        var seen: [String: String] = [:]
+        for name in names {
+            if let twin = seen[name], !twin.utf8.elementsEqual(name.utf8) { return (twin, name) }
+            seen[name] = seen[name] ?? name
+        }
+        return nil
+    }
+
     /// What is wrong with the live column list, if the declared columns are not its start.
     private static func columnChange(declared: [String], live: [String]) -> (change: String, fix: String)? {
-        guard Array(live.prefix(declared.count)) != declared else { return nil }
-        let gone = declared.filter { !live.contains($0) }
+        let liveKeys = live.map(SQLiteName.Key.init)
+        guard Array(liveKeys.prefix(declared.count)) != declared.map(SQLiteName.Key.init) else { return nil }
+        let gone = declared.filter { !liveKeys.contains(SQLiteName.Key($0)) }
         if !gone.isEmpty {
             let list = gone.joined(separator: ", ")
             return (

@@ -1,0 +1,55 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// A schema check tells names apart by their bytes, as SQLite does, even where Swift's `String` does not.
+///
+/// The process remembers which schemas it checked and found clean, so that reopening one skips the
+/// inspection. That memory was keyed by `String`s, which take `Å` (U+00C5) and `Å` (U+212B) for the
+/// same text: a replica whose app renamed a column from one to the other while it was closed reopened
+/// as "already checked" when another replica of the process had the new name, and the rename went
+/// unnoticed, though the declaration named a column the table no longer had.
+@Suite(.tags(.replica))
+struct EquivalentNameSchemaCheckTests {
+    @Test func aRenameToACanonicallyEquivalentNameIsSeenAfterReopening() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let schema = { (column: String) in "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, \"\(column)\");" }
+        // A replica with the new name is checked clean first.
+        let other = try Replica(
+            path: directory.path("other.sqlite"), configuration: configuration(node: 1, clock: clock))
+        try other.database.execute(schema("\u{C5}"))
+        try other.enableSync(on: "t")
+        try other.foldLocalWrites()
+        #expect(other.schemaRefusals.isEmpty)
+        // The app of another database renames its column to that name while Concord is closed.
+        var replica: Replica? = try Replica(
+            path: directory.path("a.sqlite"), configuration: configuration(node: 2, clock: clock))
+        try replica!.database.execute(schema("\u{212B}"))
+        try replica!.enableSync(on: "t")
+        replica = nil
+        try Database(path: directory.path("a.sqlite")).execute("ALTER TABLE t RENAME COLUMN \"\u{212B}\" TO \"\u{C5}\"")
+        replica = try Replica(path: directory.path("a.sqlite"), configuration: configuration(node: 2, clock: clock))
+        try replica!.foldLocalWrites()
+        #expect(replica!.schemaRefusals.count == 1)
+        #expect("\(replica!.schemaRefusals.first.map { "\($0)" } ?? "")".contains("t"))
+    }
+
+    @Test func aNewColumnThatReadsAsAnExistingOneStopsTheTable() throws {
+        let replica = try Replica.inMemory(
+            configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
+        try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, \"\u{C5}\")")
+        try replica.enableSync(on: "t")
+        try replica.database.execute("ALTER TABLE t ADD COLUMN \"A\u{30A}\"; INSERT INTO t VALUES ('k', 1, 2)")
+        try replica.foldLocalWrites()
+        let refusal = replica.schemaRefusals.map { "\($0)" }.joined()
+        #expect(
+            refusal.contains(
+                "its new column A\u{30A} and its column \u{C5} have different Unicode bytes (c385 and 41cc8a) "
+                    + "that read as the same text"))
+        #expect(refusal.contains("To fix: rename the new column A\u{30A}"))
+        #expect(try replica.changes(since: 0).rows.isEmpty)
+    }
+}
