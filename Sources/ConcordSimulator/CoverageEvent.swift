@@ -44,6 +44,9 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     case reorderedWrite = "reordered-write"
     /// The power failed inside an app's write statement.
     case crashMidWrite = "crash-mid-write"
+    /// The power failed inside a batch of statements an app runs before one fold (``Scenario/Mix/batch``),
+    /// between two of them or inside one, before the fold.
+    case crashMidBatch = "crash-mid-batch"
     /// The power failed inside the apply of a changeset.
     case crashMidApply = "crash-mid-apply"
     /// The power failed inside another disk operation: a fold of the capture log, an export, a check.

@@ -207,11 +207,6 @@ public struct Scenario: Codable, Equatable, Sendable {
         guard mix.batch.count == 2, 1 <= mix.batch[0], mix.batch[0] <= mix.batch[1], mix.batch[1] <= 20 else {
             throw ScenarioError("mix.batch is \(mix.batch); give it as [low, high] with 1 <= low <= high <= 20")
         }
-        guard mix.batch[1] == 1 || faults.midOperation[1] == 0 else {
-            throw ScenarioError(
-                "mix.batch is \(mix.batch) and faults.midOperation is \(faults.midOperation): a power failure "
-                    + "inside a batch of statements is not simulated yet; set faults.midOperation to [0, 0]")
-        }
         guard app.lastVersion == 1 || (mix.upgrade >= 0 && mix.write + mix.sync + mix.upgrade <= 100) else {
             throw ScenarioError(
                 "mix gives write \(mix.write), sync \(mix.sync) and upgrade \(mix.upgrade); "

@@ -211,14 +211,35 @@ extension SimulationRun {
     }
 
     /// Records the app writes of `device` that survived: the statement the power failure interrupted
-    /// (its tables read again after the relaunch), or one whose fold it interrupted.
+    /// (its tables read again after the relaunch) after the statements of its batch that ran before it
+    /// (each committed, so each kept), or those whose fold it interrupted.
+    ///
+    /// A fold of a batch may have been cut after some of its transactions landed: their writes are
+    /// stamped and gone from the capture log, and the relaunched device's fold reports only the rest,
+    /// so the report of the cut fold is kept for the writes whose log positions are gone.
     private func settleInterruptedWrite(on device: SimulatedDevice) throws {
+        var batch = batchInProgress?.device == device.index ? batchInProgress : nil
+        batchInProgress = nil
         if let pending = pendingWrite, pending.device == device.index {
             pendingWrite = nil
-            written = WrittenStatements(
-                device: device.index,
-                statements: [try device.statement(pending.sql, before: pending.before, physical: pending.physical)])
+            let statement = try device.statement(pending.sql, before: pending.before, physical: pending.physical)
+            if batch == nil {
+                written = WrittenStatements(device: device.index, statements: [statement])
+            } else {
+                batch?.statements.append(statement)
+                batch?.logEnds.append(try device.replica.captureLogEnd())
+            }
         }
+        if var batch, !batch.statements.isEmpty {
+            result.coverage.record(.crashMidBatch)
+            try finish(&batch, on: device)
+            written = batch
+        }
+        if let written, written.device == device.index, written.statements.count > 1 {
+            let logged = Set(try device.replica.capturedRows(after: written.logEnds[0]).map(\.seq))
+            landedReport = foldReport.filter { !logged.contains($0.seq) }
+        }
+        foldReport = []
         let operations = ledger.ledger.operations.count
         try collectWrites()
         let survived = ledger.ledger.operations.count > operations

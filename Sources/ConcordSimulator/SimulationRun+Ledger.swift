@@ -14,8 +14,10 @@ extension SimulationRun {
         self.written = nil
         for device in devices where only?.contains(device.index) ?? true {
             let mine = written?.device == device.index ? written : nil
-            var folded: [FoldedWrite] = []
-            if let mine, mine.statements.count > 1 { device.replica.foldObserver = { folded.append($0) } }
+            if let mine, mine.statements.count > 1 {
+                foldReport = []
+                device.replica.foldObserver = { [unowned self] in self.foldReport.append($0) }
+            }
             defer { device.replica.foldObserver = nil }
             let touched = try OwnWrite.collect(
                 from: device.replica, node: device.node, newest: &device.newestOwnStamp,
@@ -31,7 +33,8 @@ extension SimulationRun {
             }
             let parts: [[OwnWrite]]
             do {
-                parts = try mine.split(folded, stamped: touched)
+                parts = try mine.split(landedReport + foldReport, stamped: touched)
+                (landedReport, foldReport) = ([], [])
             } catch {
                 return fail(
                     .safety,

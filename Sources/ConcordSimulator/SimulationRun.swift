@@ -41,6 +41,14 @@ final class SimulationRun {
     var armedCut: (device: Int, stepsLeft: Int)?
     /// An app write whose statement ran as the power failed: settled once the device relaunched.
     var pendingWrite: (device: Int, sql: String, before: TableSnapshot, physical: Int64)?
+    /// The statements of a batch its database accepted so far, while the batch runs: a power failure
+    /// between or inside them leaves these, and maybe the one it interrupted, to the relaunched app's fold.
+    var batchInProgress: WrittenStatements?
+    /// What the acting device's fold of a batch reported so far; a power failure may cut the fold after
+    /// some of its transactions landed, whose writes the relaunched device's fold does not report again.
+    var foldReport: [FoldedWrite] = []
+    /// The writes of ``foldReport`` that landed before a power failure cut their fold, for the next one.
+    var landedReport: [FoldedWrite] = []
     /// A changeset whose apply ran as the power failed, what its sender knew, and the dump before.
     var pendingApply: (device: Int, knowledge: Knowledge, before: String)?
     /// The foreign keys each release declares, read once for coverage (``observeApply(_:on:)``).
@@ -187,23 +195,35 @@ final class SimulationRun {
     /// refused; the accepted ones are kept, with the tables as the app saw them before and after each,
     /// for ``collectWrites(only:)`` to record (several, with the capture log's end around each, as
     /// one fold stamps them all). A statement that fails as the power fails is settled after the relaunch
-    /// (``pendingWrite``; a scenario with batches arms no power failure inside operations).
+    /// (``pendingWrite``), with the batch's statements before it (``batchInProgress``).
     private func write(_ sqls: [String], on device: SimulatedDevice) throws {
         var accepted = WrittenStatements(device: device.index, statements: [])
-        if sqls.count > 1 { accepted.logEnds = [try device.replica.captureLogEnd()] }
+        if sqls.count > 1 {
+            accepted.logEnds = [try device.replica.captureLogEnd()]
+            batchInProgress = accepted
+        }
         for sql in sqls {
             guard let statement = try write(sql, on: device) else {
                 if result.failure != nil { return }
                 continue
             }
             accepted.statements.append(statement)
-            if sqls.count > 1 { accepted.logEnds.append(try device.replica.captureLogEnd()) }
+            if sqls.count > 1 {
+                accepted.logEnds.append(try device.replica.captureLogEnd())
+                batchInProgress = accepted
+            }
         }
-        if accepted.statements.count > 1, !device.durability.foreignKeys {
-            accepted.deriveCascadesOfOneFold(
-                try device.replica.capturedRows(after: accepted.logEnds[0]), foreignKeys: try device.foreignKeys())
-        }
+        batchInProgress = nil
+        try finish(&accepted, on: device)
         if !accepted.statements.isEmpty { written = accepted }
+    }
+
+    /// Derives again what a batch's statements cascaded to, when its app leaves foreign keys off and
+    /// one fold makes the cascades of all of them (``WrittenStatements/deriveCascadesOfOneFold(_:foreignKeys:)``).
+    func finish(_ batch: inout WrittenStatements, on device: SimulatedDevice) throws {
+        guard batch.statements.count > 1, !device.durability.foreignKeys else { return }
+        batch.deriveCascadesOfOneFold(
+            try device.replica.capturedRows(after: batch.logEnds[0]), foreignKeys: try device.foreignKeys())
     }
 
     /// Runs one app statement on `device`: the statement, when its database accepted it.

@@ -35,6 +35,24 @@ struct BatchedWritesTests {
         #expect(result.writes + result.rejectedWrites == 2 * batches.count)
     }
 
+    /// A power failure inside a batch keeps the statements before it (each committed) and settles the one
+    /// it cut from the tables after the relaunch; one cutting the fold keeps what its landed part stamped.
+    /// Without either, the ledger misses writes the device stamped, and runs fail.
+    @Test func powerFailuresInsideBatchesLoseNoStatementThatCommitted() throws {
+        var scenario = Self.batched
+        scenario.mix.batch = [2, 5]
+        scenario.faults.crash = [15, 15]
+        scenario.faults.powerLoss = [100, 100]
+        scenario.faults.midOperation = [100, 100]
+        var reached = 0
+        for seed in 1...6 as ClosedRange<UInt64> {
+            let result = try Simulation(scenario: scenario, seed: seed).run()
+            #expect(result.passed, "seed \(seed): \(result.failure?.description ?? "did not converge")")
+            reached += result.coverage[.crashMidBatch]
+        }
+        #expect(reached > 0)
+    }
+
     /// Three statements, one fold: each statement gets the rows its own log positions hold.
     @Test func theFoldsReportIsSplitByStatementAndCheckedAgainstTheRegisters() throws {
         let replica = try Replica.inMemory(

@@ -100,11 +100,6 @@ struct ScenarioFileTests {
             #"{"name": "x", "mix": {"batch": [0, 3]}}"#,
             "mix.batch is [0, 3]; give it as [low, high] with 1 <= low <= high <= 20"
         ),
-        (
-            #"{"name": "x", "mix": {"batch": [2, 4]}}"#,
-            "mix.batch is [2, 4] and faults.midOperation is [0, 60]: a power failure inside a batch of statements "
-                + "is not simulated yet; set faults.midOperation to [0, 0]"
-        ),
     ])
     func badScenariosSayWhatIsWrong(json: String, message: String) throws {
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
