@@ -13,7 +13,7 @@ private func loggedTable() throws -> Database {
         CREATE TRIGGER loud_t AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); END;
         CREATE TRIGGER other_t AFTER INSERT ON t WHEN NEW.a = 'raise' BEGIN SELECT RAISE(ABORT, 'kept'); END;
         """)
-    database.connection.silencer.silences = { $0 == "loud_t" }
+    database.connection.silencer.silences = { trigger, _ in trigger == "loud_t" }
     return database
 }
 
@@ -50,7 +50,7 @@ struct TriggerSilencerTests {
             CREATE TABLE log (a);
             CREATE TRIGGER loud_t AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); END;
             """)
-        database.connection.silencer.silences = { $0 == "loud_t" }
+        database.connection.silencer.silences = { trigger, _ in trigger == "loud_t" }
         let insert = try database.cached("INSERT INTO t VALUES (?)")
         try insert.run(["one"])
         // Another connection changes the schema: the statement expires and SQLite compiles it again in its step.

@@ -9,6 +9,19 @@ extension Replica {
     /// statements need compiling again after a merge, and the app's writes
     /// test no condition.
     ///
+    /// The app's own triggers still fire on what Concord writes, but their
+    /// inserts and updates of synced tables are left out too: the merged row
+    /// already holds what those triggers made on the device that wrote it
+    /// (an `updated_at` it touched, a count it kept in another synced table,
+    /// an activity row it added, each captured and synced there), and making
+    /// them again here would change this device's rows alone, uncaptured — or,
+    /// captured, send the change back to be made again there, without end.
+    /// Their writes to tables that do not sync (an FTS index, an audit log)
+    /// are made, so what the app derives locally follows merged rows. A
+    /// trigger's delete of synced rows cannot be left out (SQLite codes a
+    /// delete whatever its authorizer answers), so it is made, uncaptured:
+    /// give such a rule to a foreign key with `ON DELETE CASCADE` instead.
+    ///
     /// ```swift
     /// try replica.withoutCapture { try reprojection.reproject(rows) }
     /// ```

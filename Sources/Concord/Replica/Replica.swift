@@ -158,10 +158,14 @@ public final class Replica {
     /// before anything is stamped.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
         self.database = database
-        database.connection.silencer.silences = Metadata.isCaptureTrigger
         self.configuration = configuration
         nodes = NodeDirectory(database: database)
         nodeID = NodeID(bytes: Array(repeating: 0, count: NodeID.byteCount))!
+        // While merging: the capture triggers' log writes, and the app's own triggers' inserts and updates
+        // of synced rows (see ``withoutCapture(_:)``).
+        database.connection.silencer.silences = { [weak self] trigger, table in
+            Metadata.isCaptureTrigger(trigger) || self?.syncedTable(named: table) != nil
+        }
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
         try Self.checkpointWriteAheadLog(database)
         let exists =

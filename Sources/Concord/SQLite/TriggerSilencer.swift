@@ -20,14 +20,15 @@ import CSQLite
 /// step, in the mode of that moment, which is the mode it was bound in.
 ///
 /// ```swift
-/// database.silencer.silences = { $0.hasPrefix("capture_") }
+/// database.silencer.silences = { trigger, _ in trigger.hasPrefix("capture_") }
 /// try database.silencingTriggers { try database.execute("UPDATE t SET a = 1") }  // nothing captured
 /// ```
 final class TriggerSilencer {
     /// Whether statements compiled now leave the silenced triggers' writes out.
     fileprivate(set) var isSilencing = false
-    /// Which triggers may be silenced, by name.
-    var silences: (String) -> Bool = { _ in false }
+    /// Whether a write that the trigger named first codes into the table named second may be silenced
+    /// (SQLite can leave out an insert, or the columns of an update, but not a delete).
+    var silences: (_ trigger: String, _ table: String) -> Bool = { _, _ in false }
     /// How many writes of silenceable triggers compiles have met, in either mode: a statement whose compile
     /// raised it has code that depends on the mode.
     private(set) var encounters = 0
@@ -36,12 +37,13 @@ final class TriggerSilencer {
     func install(on handle: OpaquePointer) {
         sqlite3_set_authorizer(
             handle,
-            { context, action, _, _, _, trigger in
-                guard let context, let trigger,
-                    action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
+            { context, action, table, _, _, trigger in
+                // An insert is left out whole; an update, column by column (each asked for); a delete proceeds
+                // whatever the answer, so it is never silenced.
+                guard let context, let trigger, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE
                 else { return SQLITE_OK }
                 let silencer = Unmanaged<TriggerSilencer>.fromOpaque(context).takeUnretainedValue()
-                guard silencer.silences(String(cString: trigger)) else { return SQLITE_OK }
+                guard silencer.silences(String(cString: trigger), String(cString: table)) else { return SQLITE_OK }
                 silencer.encounters += 1
                 return silencer.isSilencing ? SQLITE_IGNORE : SQLITE_OK
             }, Unmanaged.passUnretained(self).toOpaque())

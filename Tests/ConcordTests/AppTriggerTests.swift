@@ -1,0 +1,104 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// The app's own triggers fire on what Concord merges, but their inserts and updates of synced tables are
+/// left out: the merged rows already hold what those triggers made on the device that wrote them.
+///
+/// Apps keep `updated_at` columns, counts and activity rows with triggers. Before, a trigger that touched
+/// the row Concord had just merged changed it on that device alone; when the change reached the capture
+/// log it went back to the first device, whose trigger touched it again: `Replica.sync` never returned,
+/// and a count kept in another synced table counted every row once per device.
+@Suite(.tags(.replica))
+struct AppTriggerTests {
+    private let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    private func replicas(_ schema: String, sync tables: [String]) throws -> [Replica] {
+        try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+            try replica.database.execute(schema)
+            for table in tables { try replica.enableSync(on: table) }
+            return replica
+        }
+    }
+
+    private static let notes = """
+        CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, notes INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body, edits INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE activity (id TEXT PRIMARY KEY NOT NULL, what);
+        CREATE TABLE audit (what);
+        CREATE TRIGGER touch AFTER UPDATE OF body ON notes BEGIN
+          UPDATE notes SET edits = edits + 1 WHERE id = NEW.id;
+          INSERT INTO audit VALUES ('edited ' || NEW.id);
+        END;
+        CREATE TRIGGER counted AFTER INSERT ON notes BEGIN
+          UPDATE lists SET notes = notes + 1 WHERE id = 'l';
+          INSERT INTO activity VALUES ('added ' || NEW.id, NEW.body);
+        END;
+        """
+
+    @Test func triggersOfMergedRowsLeaveSyncedTablesAsTheirDeviceMadeThem() throws {
+        let replicas = try replicas(Self.notes, sync: ["lists", "notes", "activity"])
+        try replicas[0].database.execute("INSERT INTO lists VALUES ('l', 0)")
+        try Replica.sync(replicas)
+        try replicas[0].database.execute("INSERT INTO notes (id, body) VALUES ('n', 'a')")
+        try Replica.sync(replicas)
+        clock.advance(by: 10)
+        try replicas[0].database.execute("UPDATE notes SET body = 'b'")
+        clock.advance(by: 10)
+        try replicas[1].database.execute("UPDATE notes SET body = 'c'")
+        let report = try Replica.sync(replicas)
+        #expect(report.rounds <= 3)
+        for replica in replicas {
+            #expect(try replica.database.query("SELECT * FROM lists") == [["l", 1]])
+            // Both edits counted one (the column merges by last writer): the newer one's count wins.
+            #expect(try replica.database.query("SELECT * FROM notes") == [["n", "c", 1]])
+            #expect(try replica.database.query("SELECT * FROM activity") == [["added n", "a"]])
+            #expect(try replica.check().isConsistent)
+        }
+        // What does not sync follows merged rows: the first device's audit saw its own edit and the newer
+        // one merged; the second's, only its own (the older edit lost to it and changed nothing there).
+        #expect(try replicas[0].database.query("SELECT what FROM audit") == [["edited n"], ["edited n"]])
+        #expect(try replicas[1].database.query("SELECT what FROM audit") == [["edited n"]])
+    }
+
+    /// Each device applies the other's changes until nothing moves. Before, an edit of a row whose trigger
+    /// touches it went back and forth for ever, its count going up by one at each apply (`Replica.sync`
+    /// did not return).
+    @Test func anEditOfARowATriggerTouchesSettles() throws {
+        let schema = """
+            CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body, edits INTEGER NOT NULL DEFAULT 0);
+            CREATE TRIGGER touch AFTER UPDATE OF body ON notes BEGIN
+              UPDATE notes SET edits = edits + 1 WHERE id = NEW.id;
+            END;
+            """
+        let replicas = try replicas(schema, sync: ["notes"])
+        try replicas[0].database.execute("INSERT INTO notes (id, body) VALUES ('n', 'a')")
+        try Replica.sync(replicas)
+        clock.advance(by: 10)
+        try replicas[0].database.execute("UPDATE notes SET body = 'b'")
+        var moved: [Int] = []
+        for _ in 0..<5 {
+            var applied = 0
+            for (source, target) in [(0, 1), (1, 0)] {
+                let changes = try replicas[source].changes(since: replicas[target].peerVersion(replicas[source].nodeID))
+                applied += try replicas[target].apply(changes).applied
+                try replicas[source].recordDelivery(to: replicas[target].nodeID, upTo: changes.upTo)
+            }
+            moved.append(applied)
+        }
+        #expect(moved == [1, 0, 0, 0, 0], "\(moved)")
+        for replica in replicas { #expect(try replica.database.query("SELECT * FROM notes") == [["n", "b", 1]]) }
+    }
+
+    @Test func theAppsOwnWritesStillFireItsTriggersAndAreCaptured() throws {
+        let replicas = try replicas(Self.notes, sync: ["lists", "notes", "activity"])
+        try replicas[1].database.execute("INSERT INTO lists VALUES ('l', 0)")
+        try Replica.sync(replicas)
+        try replicas[1].database.execute("INSERT INTO notes (id, body) VALUES ('m', 'x')")
+        try replicas[1].foldLocalWrites()
+        #expect(try replicas[1].changes(since: 0).rows.map(\.table).sorted() == ["activity", "lists", "notes"])
+    }
+}
