@@ -93,6 +93,35 @@ struct AppTriggerTests {
         for replica in replicas { #expect(try replica.database.query("SELECT * FROM notes") == [["n", "b", 1]]) }
     }
 
+    /// A trigger's delete of synced rows cannot be left out of a merge; it is recorded as this device's delete.
+    /// Before, the row was gone from the table with its registers still saying shown, and the next export
+    /// sent it with every value NULL: the device that archived the list then showed the item as NULLs.
+    @Test func rowsATriggerDeletesWhileConcordMergesAreDeletedEverywhere() throws {
+        let schema = """
+            CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, archived INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, list TEXT, title TEXT);
+            CREATE TRIGGER sweep AFTER UPDATE OF archived ON lists WHEN NEW.archived = 1
+              BEGIN DELETE FROM items WHERE list = NEW.id; END;
+            """
+        let replicas = try replicas(schema, sync: ["lists", "items"])
+        try replicas[0].database.execute(
+            "INSERT INTO lists VALUES ('l', 0); INSERT INTO items VALUES ('i', 'l', 'milk')")
+        try Replica.sync(replicas)
+        clock.advance(by: 10)
+        try replicas[0].database.execute("UPDATE lists SET archived = 1")
+        clock.advance(by: 10)
+        try replicas[1].database.execute("INSERT INTO items VALUES ('j', 'l', 'eggs')")
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(try replica.database.query("SELECT * FROM items") == [])
+            #expect(try replica.check().isConsistent)
+        }
+        // The second device's delete of `j` is its own write, made when the archive reached it.
+        let j = try replicas[1].changes(since: 0).rows.first { $0.key == "j" }
+        #expect(j?.registers.liveness.isAlive == false)
+        #expect(j?.registers.liveness.stamp?.node == replicas[1].nodeID)
+    }
+
     @Test func theAppsOwnWritesStillFireItsTriggersAndAreCaptured() throws {
         let replicas = try replicas(Self.notes, sync: ["lists", "notes", "activity"])
         try replicas[1].database.execute("INSERT INTO lists VALUES ('l', 0)")

@@ -19,8 +19,8 @@ extension Replica {
     /// Their writes to tables that do not sync (an FTS index, an audit log)
     /// are made, so what the app derives locally follows merged rows. A
     /// trigger's delete of synced rows cannot be left out (SQLite codes a
-    /// delete whatever its authorizer answers), so it is made, uncaptured:
-    /// give such a rule to a foreign key with `ON DELETE CASCADE` instead.
+    /// delete whatever its authorizer answers): the next fold records it as
+    /// this device's delete (see ``logDeletesByAppTriggers()``).
     ///
     /// ```swift
     /// try replica.withoutCapture { try reprojection.reproject(rows) }

@@ -45,6 +45,9 @@ public final class Replica {
     var refusedTables: [String: ReplicaError] = [:]
     /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.
     var isAdoptingSchemas = false
+    /// Whether the schema, at the version checked, has a trigger of the app whose text deletes (see
+    /// ``logDeletesByAppTriggers()``).
+    var appTriggersDelete: (version: Int64?, deletes: Bool)?
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
     /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
     var bettingOnNoUserWrites = false
