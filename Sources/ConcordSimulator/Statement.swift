@@ -27,6 +27,9 @@ struct Statement {
     let kind: Ledger.Kind?
     /// The table the statement names.
     let table: String?
+    /// Whether the statement is an INSERT whose conflict with a row already there updates that row
+    /// (`ON CONFLICT … DO UPDATE`, an upsert): for such a row it is an UPDATE, and is captured as one.
+    let upserts: Bool
 
     /// `sql`, with the tables as the app saw them `before` and `after` it; its kind and table are read
     /// from it once, as every row it touched asks for them.
@@ -42,6 +45,20 @@ struct Statement {
             default: nil
             }
         table = Self.table(writtenBy: sql)
+        upserts = kind == .insert && Self.updatesOnConflict(sql)
+    }
+
+    /// Whether `sql` has an unquoted `DO UPDATE` (an upsert's, the only place SQL has those two words).
+    static func updatesOnConflict(_ sql: String) -> Bool {
+        var found = false
+        var afterDo = false
+        SQLTokens.forEachWord(of: sql) { word in
+            let text = word.quoted ? "" : word.text.uppercased()
+            found = afterDo && text == "UPDATE"
+            afterDo = text == "DO"
+            return !found
+        }
+        return found
     }
 
     /// The table an INSERT, UPDATE or DELETE statement names: the word after its first `INTO`, `UPDATE`
@@ -104,6 +121,7 @@ struct Statement {
     func kind(of row: RowRef) -> Ledger.Kind {
         if cascaded.contains(row) { return .delete }
         let (was, now) = (before[row] != nil, after[row] != nil)
+        if row.table == table, upserts, was, now { return .update }
         if row.table == table, let kind, !(kind == .delete && now) { return kind }
         // Gone from its table: `ON DELETE CASCADE`; still there: `SET NULL` / `SET DEFAULT`.
         return was && !now ? .delete : !was && now ? .insert : .update

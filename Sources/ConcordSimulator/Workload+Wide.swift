@@ -5,7 +5,8 @@ extension Workload {
     ///
     /// - `owners` (by column): a label last-writer-wins, a `max` score, a `min` low, a `counter` of taps
     ///   with increments and decrements, a `union` of tags, and a `longest` value (a user-defined join);
-    /// - `places` (by row): deleted and inserted again, replaced whole (`INSERT OR REPLACE`);
+    /// - `places` (by row): deleted and inserted again, replaced whole (`INSERT OR REPLACE`), upserted
+    ///   (`ON CONFLICT DO UPDATE`, `DO NOTHING`), as apps save records; owners are upserted too;
     /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
     /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place whose column has a `DEFAULT`.
     ///
@@ -55,6 +56,9 @@ extension Workload {
         "UPDATE {name:owners} SET {name:low} = {value}, {name:longest} = {value}, {name:taps} = {name:taps} - 1 "
             + "WHERE {name:id} = '1'",
         "DELETE FROM {name:owners} WHERE {name:id} = {key}",
+        "INSERT INTO {name:owners} ({name:id}, {name:label}, {name:score}) VALUES ({key}, {value}, {value}) "
+            + "ON CONFLICT ({name:id}) DO UPDATE SET {name:label} = excluded.{name:label}, "
+            + "{name:score} = excluded.{name:score}, {name:taps} = {name:taps} + 1",
     ]
 
     private static let widePlaces = [
@@ -65,6 +69,10 @@ extension Workload {
         "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = '1'",
         "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = '1'",
         "DELETE FROM {name:places} WHERE {name:id} = {key}",
+        "INSERT INTO {name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value}) "
+            + "ON CONFLICT DO UPDATE SET {name:data} = excluded.{name:data}",
+        "INSERT INTO {name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value}) "
+            + "ON CONFLICT DO NOTHING",
     ]
 
     private static let wideChildren = [

@@ -76,6 +76,15 @@ struct WorkloadNamesTests {
         for (sql, table) in cases { #expect(Statement.table(writtenBy: sql) == table, "\(sql)") }
     }
 
+    /// An upsert's conflict updates the row, and Concord captures an update: the ledger must record one.
+    @Test func upsertsAreToldFromOtherInserts() {
+        #expect(Statement.updatesOnConflict("INSERT INTO t (id) VALUES ('a') ON CONFLICT DO UPDATE SET v = 1"))
+        #expect(Statement.updatesOnConflict("insert into t values (1) on conflict (id) do update set v = excluded.v"))
+        #expect(!Statement.updatesOnConflict("INSERT INTO t (id) VALUES ('a') ON CONFLICT DO NOTHING"))
+        #expect(!Statement.updatesOnConflict(#"INSERT INTO "do" ("update") VALUES ('do update')"#))
+        #expect(!Statement.updatesOnConflict("INSERT OR REPLACE INTO t VALUES ('a')"))
+    }
+
     @Test func templatesLeaveQuotedIdentifiersAlone() throws {
         var source = ChoiceSource(seed: 1)
         let template = try Template(#"UPDATE "{word}""" SET "\u{301}{1..2}" = {0..0} WHERE id = '{name:x}'"#)
