@@ -12,28 +12,32 @@ extension Replica {
     /// The row's values left with it, as for a table rebuilt without its triggers (see
     /// ``reconcile(_:newColumnsFrom:)``); the delete keeps nothing to bring back.
     ///
-    /// It looks only while the schema has a trigger of the app whose text says DELETE (one query per schema
-    /// version), and then costs one query per synced table per fold.
+    /// Where it looks: the tables a trigger of the app deletes from, as this connection compiled its merges
+    /// (SQLite asks the authorizer about every delete it codes, ``TriggerSilencer/deletes``), one query
+    /// each per fold; and, at the first fold since opening, every synced table while the schema has a
+    /// trigger of the app whose text says DELETE, for a merge an earlier process made and did not fold.
+    /// An app without such triggers pays one query per open.
     ///
     /// ```swift
     /// try replica.apply(changes)        // the app's trigger deleted rows of `items` as the archive landed
     /// try replica.foldLocalWrites()     // logs and stamps those deletes as this device's
     /// ```
     func logDeletesByAppTriggers() throws {
-        let version = checkedSchema?.version
-        if appTriggersDelete == nil || appTriggersDelete?.version != version {
+        var looked = tablesAppTriggersDelete
+        if !lookedForAppTriggerDeletes {
+            lookedForAppTriggerDeletes = true
             let deletes = try database.scalar(
                 """
                 SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'trigger'
                     AND lower(substr(name, 1, 9)) <> '_concord_' AND sql LIKE '%delete%')
                 """)
-            appTriggersDelete = (version, deletes == .integer(1))
+            if deletes == .integer(1) { looked.formUnion(tables.map(\.name)) }
         }
-        guard appTriggersDelete?.deletes == true else { return }
+        guard !looked.isEmpty else { return }
         let log = try database.prepare(
             "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, \(Metadata.Operation.delete.rawValue), "
                 + "\(Metadata.now), NULL)")
-        for table in tables where !isRefused(table.name) {
+        for table in tables where looked.contains(table.name) && !isRefused(table.name) {
             let gone = try database.query(
                 "SELECT m.pk FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
                     + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk "

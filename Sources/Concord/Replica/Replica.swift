@@ -45,9 +45,10 @@ public final class Replica {
     var refusedTables: [String: ReplicaError] = [:]
     /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.
     var isAdoptingSchemas = false
-    /// Whether the schema, at the version checked, has a trigger of the app whose text deletes (see
-    /// ``logDeletesByAppTriggers()``).
-    var appTriggersDelete: (version: Int64?, deletes: Bool)?
+    /// The synced tables from which a trigger of the app deletes, as this connection's compiles met them,
+    /// and whether the first fold since opening looked at every table (see ``logDeletesByAppTriggers()``).
+    var tablesAppTriggersDelete: Set<String> = []
+    var lookedForAppTriggerDeletes = false
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
     /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
     var bettingOnNoUserWrites = false
@@ -168,6 +169,12 @@ public final class Replica {
         // of synced rows (see ``withoutCapture(_:)``).
         database.connection.silencer.silences = { [weak self] trigger, table in
             Metadata.isCaptureTrigger(trigger) || self?.syncedTable(named: table) != nil
+        }
+        database.connection.silencer.deletes = { [weak self] trigger, table in
+            guard !Metadata.isCaptureTrigger(trigger), let self, let synced = self.syncedTable(named: table) else {
+                return
+            }
+            self.tablesAppTriggersDelete.insert(synced.name)
         }
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
         try Self.checkpointWriteAheadLog(database)

@@ -29,6 +29,9 @@ final class TriggerSilencer {
     /// Whether a write that the trigger named first codes into the table named second may be silenced
     /// (SQLite can leave out an insert, or the columns of an update, but not a delete).
     var silences: (_ trigger: String, _ table: String) -> Bool = { _, _ in false }
+    /// Told of each delete a trigger codes, from the trigger named first of the table named second, in
+    /// either mode: it cannot be silenced, so the owner may want to know what it may have deleted.
+    var deletes: (_ trigger: String, _ table: String) -> Void = { _, _ in }
     /// How many writes of silenceable triggers compiles have met, in either mode: a statement whose compile
     /// raised it has code that depends on the mode.
     private(set) var encounters = 0
@@ -39,10 +42,11 @@ final class TriggerSilencer {
             handle,
             { context, action, table, _, _, trigger in
                 // An insert is left out whole; an update, column by column (each asked for); a delete proceeds
-                // whatever the answer, so it is never silenced.
-                guard let context, let trigger, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE
-                else { return SQLITE_OK }
+                // whatever the answer, so it is never silenced, only reported.
+                guard let context, let trigger, let table else { return SQLITE_OK }
                 let silencer = Unmanaged<TriggerSilencer>.fromOpaque(context).takeUnretainedValue()
+                if action == SQLITE_DELETE { silencer.deletes(String(cString: trigger), String(cString: table)) }
+                guard action == SQLITE_INSERT || action == SQLITE_UPDATE else { return SQLITE_OK }
                 guard silencer.silences(String(cString: trigger), String(cString: table)) else { return SQLITE_OK }
                 silencer.encounters += 1
                 return silencer.isSilencing ? SQLITE_IGNORE : SQLITE_OK
