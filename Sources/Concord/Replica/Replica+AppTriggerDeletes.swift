@@ -9,8 +9,8 @@ extension Replica {
     /// next export sent it with every value NULL, and each peer showed that. The app's rule ran on this
     /// device (archiving a list on another device deleted, here, an item added here meanwhile), so it is
     /// recorded as a delete made here, as it would have been had the app written the archive itself.
-    /// The row's values left with it, as for a table rebuilt without its triggers (see
-    /// ``reconcile(_:newColumnsFrom:)``); the delete keeps nothing to bring back.
+    /// The row's values left with it, as for a table rebuilt without its triggers (``logLostRow(_:of:log:)``,
+    /// shared with ``reconcile(_:newColumnsFrom:)``); the delete keeps nothing to bring back.
     ///
     /// Where it looks: the tables a trigger of the app deletes from, as this connection compiled its merges
     /// (SQLite asks the authorizer about every delete it codes, ``TriggerSilencer/deletes``), one query
@@ -34,18 +34,13 @@ extension Replica {
             if deletes == .integer(1) { looked.formUnion(tables.map(\.name)) }
         }
         guard !looked.isEmpty else { return }
-        let log = try database.prepare(
-            "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, \(Metadata.Operation.delete.rawValue), "
-                + "\(Metadata.now), NULL)")
+        let log = try database.cached(Self.logWriteSQL)
         for table in tables where looked.contains(table.name) && !isRefused(table.name) {
             let gone = try database.query(
                 "SELECT m.pk FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
                     + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk "
                     + "WHERE m.cl % 2 = 1 AND h.pk IS NULL AND t.\(table.quotedKey) IS NULL ORDER BY m.pk")
-            for row in gone {
-                try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [row[0]])
-                try log.run([.integer(table.id), row[0]])
-            }
+            for row in gone { try logLostRow(row[0], of: table, log: log) }
         }
     }
 }

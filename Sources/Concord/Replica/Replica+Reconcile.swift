@@ -28,8 +28,7 @@ extension Replica {
             let defaults = try facts(of: table).defaults
             let store = store(table)
             let parked = Set(try parkedRows(of: table).map(\.key))
-            let log = try database.prepare(
-                "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(Metadata.now), ?)")
+            let log = try database.cached(Self.logWriteSQL)
             let joined = table.joinedColumns
             let values =
                 joined.isEmpty
@@ -83,8 +82,18 @@ extension Replica {
     private func logDeletes(of table: SyncedTable, except kept: Set<SQLiteValue>, log: Statement) throws {
         try store(table).forEachRow(since: .min) { key, stored in
             guard stored.registers.liveness.isAlive, !kept.contains(key) else { return }
-            try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
-            try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
+            try logLostRow(key, of: table, log: log)
         }
     }
+
+    /// Logs, as this replica's delete, a row that left its table while nothing captured it (a table rebuilt
+    /// without its triggers, an app trigger's delete while Concord merged), with a hidden copy to keep it
+    /// by; its values left with it. `log` is a statement of ``logWriteSQL``.
+    func logLostRow(_ key: SQLiteValue, of table: SyncedTable, log: Statement) throws {
+        try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
+        try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
+    }
+
+    /// Appends one write to the capture log, as the capture triggers do: table id, key, operation, mask.
+    static let logWriteSQL = "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(Metadata.now), ?)"
 }

@@ -31,7 +31,8 @@ extension Replica {
                     "SELECT sql FROM main.sqlite_schema WHERE type = 'trigger' AND name = ?",
                     [.text(Metadata.trigger(table.id, event))])?.textValue ?? "")
         }
-        guard stored != expected else { return false }
+        // Bytes, not `String`s: those take canonically equivalent names for one.
+        guard stored.map(SQLiteName.Key.init) != expected.map(SQLiteName.Key.init) else { return false }
         try database.execute(wanted.dropValueGuardsSQL + "\n" + wanted.valueGuardTriggers.joined(separator: "\n"))
         return true
     }
