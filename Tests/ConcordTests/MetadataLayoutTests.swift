@@ -17,6 +17,7 @@ struct MetadataLayoutTests {
     @Test(
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
+            "layout-9",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -32,7 +33,7 @@ struct MetadataLayoutTests {
             "layout 7's conflict log is there, empty")
         #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_readers")
-                == .integer(["layout-7", "layout-8"].contains(fixture) ? 2 : 0),
+                == .integer(["layout-7", "layout-8", "layout-9"].contains(fixture) ? 2 : 0),
             "layout 7's record of what peers have read is there (empty before layout 7)")
         #expect(
             try replica.database.scalar("SELECT exported > 0 FROM _concord_state") == .integer(1),
@@ -50,6 +51,11 @@ struct MetadataLayoutTests {
         #expect(dump == expected["canonicalDump()"])
         let report = try replica.check()
         #expect(report.isConsistent, "\(report)")
+        #expect(
+            try replica.database.scalar(
+                "SELECT swept IS (SELECT schema_version FROM pragma_schema_version) FROM _concord_state")
+                == .integer(1),
+            "layout 10 records the schema version the tables were swept at for rows lost uncaptured")
         #expect(try userTables(replica) == expected["user tables"])
         #expect(
             try lines(

@@ -68,9 +68,11 @@ enum Metadata {
     /// (`_concord_state.own`) as of its last export (`exported`); layout 8
     /// keeps the seen stamps of the registers merged in from other devices too; layout 9's delete
     /// triggers keep a re-inserted row's previous value-merged values for the fold to join with, and
-    /// tell a stand-in from the app's own value by the log rather than by the parent's presence.
+    /// tell a stand-in from the app's own value by the log rather than by the parent's presence; layout 10
+    /// records the schema version the synced tables were last swept for rows lost uncaptured at
+    /// (`_concord_state.swept`, see ``Replica/logRowsLostUncaptured()``).
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 9
+    static let layoutVersion: Int64 = 10
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -81,7 +83,8 @@ enum Metadata {
             node INTEGER NOT NULL,
             file TEXT,
             own INTEGER NOT NULL DEFAULT 0,
-            exported INTEGER NOT NULL DEFAULT 0
+            exported INTEGER NOT NULL DEFAULT 0,
+            swept INTEGER
         );
         CREATE TABLE \(nodes) (idx INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE);
         CREATE TABLE \(tables) (

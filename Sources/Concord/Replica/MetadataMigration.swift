@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 10: layout 9 plus `_concord_state.swept`, the schema version at which the synced tables were last
+///   swept for rows that left them uncaptured (NULL until the first fold: an upgraded file is swept once).
+/// - 9: layout 8 with delete triggers that keep a re-inserted row's previous value-merged values.
 /// - 8: the `seen` stamps of layout 7 kept for every register, the ones merged in from other devices
 ///   too (as changesets of format 3 carry them), not only for this replica's own writes.
 /// - 7: layout 6 plus the conflict log (`_concord_conflicts`), a `seen` column in every rows table
@@ -36,7 +39,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...8
+    static let upgradable: ClosedRange<Int64> = 1...9
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -63,13 +66,17 @@ struct MetadataMigration {
                         + "ALTER TABLE \(Metadata.state) ADD COLUMN exported INTEGER NOT NULL DEFAULT 0; "
                         + "UPDATE \(Metadata.state) SET own = hlc, exported = hlc")
             }
+            // Layout 10 records the schema version of the last sweep for rows lost uncaptured; none was made.
+            if try !columnNames(of: Metadata.state).contains("swept") {
+                try database.execute("ALTER TABLE \(Metadata.state) ADD COLUMN swept INTEGER")
+            }
             if try !columnNames(of: Metadata.peers).contains("at") {
                 try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")
             }
             // Layout 8 keeps what every register's write saw; layout 7 kept it for this replica's own only.
             if found == 7 { try markMergedRegistersSeen() }
             // Layout 9 changes the delete triggers (see `CaptureTriggers`); layouts 1 to 4 got them new above.
-            if found >= 5 { try reinstallTriggers() }
+            if (5...8).contains(found) { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }

@@ -20,7 +20,7 @@ extension Replica {
     /// are made, so what the app derives locally follows merged rows. A
     /// trigger's delete of synced rows cannot be left out (SQLite codes a
     /// delete whatever its authorizer answers): the next fold records it as
-    /// this device's delete (see ``logDeletesByAppTriggers()``).
+    /// this device's delete (see ``logRowsLostUncaptured()``).
     ///
     /// ```swift
     /// try replica.withoutCapture { try reprojection.reproject(rows) }

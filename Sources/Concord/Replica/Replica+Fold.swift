@@ -20,7 +20,7 @@ extension Replica {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
             try checkIdentity()
-            try logDeletesByAppTriggers()
+            try logRowsLostUncaptured()
             guard try hasWritesToFold() else { return 0 }
             for table in tables { try requireMergeFunctions(table) }
             let session = try FoldSession(replica: self)

@@ -46,7 +46,7 @@ public final class Replica {
     /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.
     var isAdoptingSchemas = false
     /// The synced tables from which a trigger of the app deletes, as this connection's compiles met them,
-    /// and whether the first fold since opening looked at every table (see ``logDeletesByAppTriggers()``).
+    /// and whether the first fold since opening looked at every table (see ``logRowsLostUncaptured()``).
     var tablesAppTriggersDelete: Set<String> = []
     var lookedForAppTriggerDeletes = false
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not

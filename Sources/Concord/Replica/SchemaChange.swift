@@ -5,8 +5,9 @@
 /// replica can fill on its own (nullable, or with a DEFAULT) are *additive*:
 /// the metadata follows them. Anything that would leave registers no column
 /// shows, or make two devices' positions disagree — a dropped, renamed or
-/// reordered column, a dropped or renamed table, another primary key — is
-/// *destructive*, and the table stops syncing until the change is undone.
+/// reordered column, a dropped or renamed table, another primary key, a
+/// UNIQUE index besides the key — is *destructive*, and the table stops
+/// syncing until the change is undone.
 ///
 /// ```swift
 /// let change = try SchemaChange.of(table, in: database)
@@ -69,6 +70,9 @@ struct SchemaChange: Equatable {
         let names = live.compactMap { $0[0].textValue }
         if let kind = columnChange(declared: table.columns, live: names) {
             return destructive(kind.change, kind.fix)
+        }
+        if let index = try TableInspector.firstUniqueIndex(of: table.name, in: database) {
+            return destructive(TableInspector.uniqueIndexReason(index), TableInspector.uniqueIndexFix)
         }
         let added = live.dropFirst(table.columns.count)
         if let (twin, column) = Self.twin(among: names) {

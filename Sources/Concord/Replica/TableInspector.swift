@@ -47,20 +47,33 @@ struct TableInspector {
                 primaryKeyPosition: $0[2].integerValue ?? 0, hidden: $0[3].integerValue ?? 0)
         }
         let key = try mergeableKey(of: name, columns: columns, refuse: refuse)
-        let uniques = try database.query(
-            "SELECT name FROM temp.pragma_index_list(?, 'main') WHERE \"unique\" = 1 AND origin <> 'pk' ORDER BY name",
-            [.text(name)]
-        ).compactMap { $0[0].textValue }
-        if let index = uniques.first {
-            throw refuse(
-                "it has a UNIQUE constraint besides its primary key (index \(index)); "
-                    + "two devices can insert the same value under different keys and no merge keeps both",
-                "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key")
+        if let index = try Self.firstUniqueIndex(of: name, in: database) {
+            throw refuse(Self.uniqueIndexReason(index), Self.uniqueIndexFix)
         }
         let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
         try checkColumnNames([key.name] + synced, refuse: refuse)
         return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
     }
+
+    /// The first UNIQUE index of `table` other than its primary key's, by name: a UNIQUE constraint or a
+    /// `CREATE UNIQUE INDEX`.
+    static func firstUniqueIndex(of table: String, in database: Database) throws -> String? {
+        try database.scalar(
+            "SELECT name FROM temp.pragma_index_list(?, 'main') WHERE \"unique\" = 1 AND origin <> 'pk' "
+                + "ORDER BY name LIMIT 1", [.text(table)]
+        )?.textValue
+    }
+
+    /// Why a synced table cannot have a UNIQUE index besides its key (enabling refuses it, and a migration
+    /// adding one stops the table).
+    static func uniqueIndexReason(_ index: String) -> String {
+        "it has a UNIQUE constraint besides its primary key (index \(index)); "
+            + "two devices can insert the same value under different keys and no merge keeps both, and "
+            + "INSERT OR REPLACE deletes the rows it collides with without firing their delete triggers"
+    }
+
+    static let uniqueIndexFix =
+        "drop the UNIQUE constraint and enforce uniqueness in the application, or make that column the key"
 
     /// Refuses a view, a virtual table, SQLite's or Concord's own tables, and a table with an empty name.
     private func checkOrdinaryTable(

@@ -307,7 +307,8 @@ CREATE TABLE _concord_state (
     node INTEGER NOT NULL,
     file TEXT,
     own INTEGER NOT NULL DEFAULT 0,
-    exported INTEGER NOT NULL DEFAULT 0
+    exported INTEGER NOT NULL DEFAULT 0,
+    swept INTEGER
 );
 
 -- _concord_tables

@@ -1,0 +1,66 @@
+extension Replica {
+    /// Logs, as this device's deletes, the synced rows that left their tables while nothing captured it,
+    /// so that the next fold stamps them.
+    ///
+    /// Why: a row's values live in its user table, and its registers say it is shown there. A row gone from
+    /// the table with no delete captured would stay alive in the registers: peers would keep it, the next
+    /// export from an early version would send it with every value NULL, and each peer would show that.
+    /// SQLite deletes rows without firing delete triggers in two ways an app can reach:
+    ///
+    /// - While Concord merges, the app's own triggers still fire on what it writes. Their inserts and updates
+    ///   of synced tables are left out (see ``withoutCapture(_:)``), but SQLite makes a delete whatever the
+    ///   authorizer answers, and the capture trigger it fires is silenced with the rest. The app's rule ran
+    ///   on this device (archiving a list on another device deleted, here, an item added here meanwhile).
+    /// - `INSERT OR REPLACE`, `UPDATE OR REPLACE` and `ON CONFLICT REPLACE` delete the rows a UNIQUE index
+    ///   collides with without firing their delete triggers (unless the connection set
+    ///   `PRAGMA recursive_triggers`). A synced table cannot have such an index (enabling refuses it, and a
+    ///   migration adding one stops the table, see ``SchemaChange``), but an app can create one, replace rows
+    ///   and drop it again before Concord looks, in this process or another.
+    ///
+    /// Either way the delete is recorded as made here, as it would have been had the app deleted the row
+    /// itself. The row's values left with it, as for a table rebuilt without its triggers
+    /// (``logLostRow(_:of:log:)``, shared with ``reconcile(_:newColumnsFrom:)``); the delete keeps nothing
+    /// to bring back.
+    ///
+    /// Where it looks, one query per table: the tables a trigger of the app deletes from, as this connection
+    /// compiled its merges (SQLite asks the authorizer about every delete it codes,
+    /// ``TriggerSilencer/deletes``); at the first fold since opening, every synced table while the schema
+    /// has a trigger of the app whose text says DELETE, for a merge an earlier process made and did not
+    /// fold; and every synced table whenever the schema version differs from the one recorded at the last
+    /// sweep (`_concord_state.swept`, kept in the file so a change another process made is seen too). An
+    /// app whose schema does not change and has no deleting triggers pays one query per open.
+    ///
+    /// ```swift
+    /// // Another connection: CREATE UNIQUE INDEX, INSERT OR REPLACE (deleting 'p1'), DROP INDEX.
+    /// try replica.foldLocalWrites()     // logs and stamps the delete of 'p1' as this device's
+    /// ```
+    func logRowsLostUncaptured() throws {
+        var looked = tablesAppTriggersDelete
+        if !lookedForAppTriggerDeletes {
+            lookedForAppTriggerDeletes = true
+            let deletes = try database.scalar(
+                """
+                SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'trigger'
+                    AND lower(substr(name, 1, 9)) <> '_concord_' AND sql LIKE '%delete%')
+                """)
+            if deletes == .integer(1) { looked.formUnion(tables.map(\.name)) }
+        }
+        // The version ``checkSchemas()`` just read (a change it adopted is swept at the fold around it).
+        let schemaVersion = isAdoptingSchemas ? nil : checkedSchema?.version
+        let swept = try database.scalar("SELECT swept FROM \(Metadata.state)")?.integerValue
+        let changed = schemaVersion != nil && schemaVersion != swept
+        if changed { looked.formUnion(tables.map(\.name)) }
+        guard !looked.isEmpty else { return }
+        let log = try database.cached(Self.logWriteSQL)
+        for table in tables where looked.contains(table.name) && !isRefused(table.name) {
+            let gone = try database.query(
+                "SELECT m.pk FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
+                    + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk "
+                    + "WHERE m.cl % 2 = 1 AND h.pk IS NULL AND t.\(table.quotedKey) IS NULL ORDER BY m.pk")
+            for row in gone { try logLostRow(row[0], of: table, log: log) }
+        }
+        if changed, let schemaVersion {
+            try database.execute("UPDATE \(Metadata.state) SET swept = ?", [.integer(schemaVersion)])
+        }
+    }
+}
