@@ -47,8 +47,13 @@ extension Replica {
         }
         // The version ``checkSchemas()`` just read (a change it adopted is swept at the fold around it).
         let schemaVersion = isAdoptingSchemas ? nil : checkedSchema?.version
-        let swept = try database.scalar("SELECT swept FROM \(Metadata.state)")?.integerValue
-        let changed = schemaVersion != nil && schemaVersion != swept
+        var changed = false
+        if let schemaVersion, schemaVersion != sweptSchemaVersion {
+            // Remembered only as read back, after the transaction that wrote it committed: a sweep rolled back
+            // with its transaction is made again.
+            sweptSchemaVersion = try database.scalar("SELECT swept FROM \(Metadata.state)")?.integerValue
+            changed = schemaVersion != sweptSchemaVersion
+        }
         if changed { looked.formUnion(tables.map(\.name)) }
         guard !looked.isEmpty else { return }
         let log = try database.cached(Self.logWriteSQL)

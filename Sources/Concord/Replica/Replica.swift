@@ -49,6 +49,8 @@ public final class Replica {
     /// and whether the first fold since opening looked at every table (see ``logRowsLostUncaptured()``).
     var tablesAppTriggersDelete: Set<String> = []
     var lookedForAppTriggerDeletes = false
+    /// `_concord_state.swept` as last read (see ``logRowsLostUncaptured()``).
+    var sweptSchemaVersion: Int64?
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
     /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
     var bettingOnNoUserWrites = false
