@@ -150,9 +150,18 @@ struct CaptureTriggers {
         return zip(Self.valueGuardEvents, ["BEFORE INSERT", "BEFORE UPDATE"]).map { trigger($0, $1, "1", checks) }
     }
 
+    /// The text SQLite keeps in `sqlite_schema` for one of these `CREATE TRIGGER` statements: without the
+    /// schema that qualifies the trigger's name, and without the semicolon.
+    static func storedSQL(_ statement: String) -> String {
+        let qualified = "CREATE TRIGGER main."
+        let text = statement.hasSuffix(";") ? String(statement.dropLast()) : statement
+        guard text.hasPrefix(qualified) else { return text }
+        return "CREATE TRIGGER " + text.dropFirst(qualified.count)
+    }
+
     private func trigger(_ event: String, _ timing: String, _ when: String, _ body: [String]) -> String {
         """
-        CREATE TRIGGER \(quoteIdentifier(Metadata.trigger(id, event))) \(timing) ON \(table.quotedName)
+        CREATE TRIGGER main.\(quoteIdentifier(Metadata.trigger(id, event))) \(timing) ON \(table.quotedName)
         WHEN \(when)
         BEGIN
         \(body.map { "  " + $0 + ";" }.joined(separator: "\n"))

@@ -262,7 +262,7 @@ struct MetadataMigration {
         try database.execute(
             """
             INSERT OR IGNORE INTO \(Metadata.revived) (tbl, pk)
-            SELECT \(table.id), m.pk FROM \(table.rowsTable) AS m JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk
+            SELECT \(table.id), m.pk FROM \(table.rowsTable) AS m JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk
             WHERE m.cl % 2 = 0 AND m.pk NOT IN (SELECT pk FROM \(Metadata.log) WHERE tbl = \(table.id) AND op = 1)
             """)
     }
@@ -394,7 +394,7 @@ struct MetadataMigration {
             }
             let shown =
                 try database.scalar(
-                    "SELECT count(*) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?", [key]) != .integer(0)
+                    "SELECT count(*) FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?", [key]) != .integer(0)
             try replica.unpark(RowRef(table: table.name, key: key))
             if shown {
                 try replica.park(

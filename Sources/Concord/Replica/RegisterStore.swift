@@ -72,7 +72,7 @@ final class RegisterStore {
                 .joined(separator: ", ")
             return "SELECT m.pk, m.ver, " + selected + ", m.seen FROM \(table.rowsTable) AS m "
                 + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
-                + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk" + filter
+                + "LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk" + filter
         }
         func insertMetadata(_ columns: [String]) -> String {
             "INSERT INTO \(table.rowsTable) (\((columns + ["kh", "pk"]).joined(separator: ", "))) "
@@ -103,7 +103,7 @@ final class RegisterStore {
                 ? "NOTHING"
                 : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             // The alias: in a table named `excluded`, `excluded.c` would name the table's own row, not the new one.
-            return "INSERT INTO \(table.quotedName) AS _concord_row "
+            return "INSERT INTO \(table.qualifiedName) AS _concord_row "
                 + "(\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
                 + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
         case .writeHidden:
@@ -113,7 +113,7 @@ final class RegisterStore {
         case .deleteHidden:
             return "DELETE FROM \(table.hiddenTable) WHERE pk = ?"
         case .deleteShown:
-            return "DELETE FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
+            return "DELETE FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?"
         }
     }
 
@@ -254,7 +254,7 @@ final class RegisterStore {
         let affinity = affinities?[column] ?? .blob
         let value = try database.stored(value, as: affinity)
         try database.execute(
-            "UPDATE \(table.quotedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
+            "UPDATE \(table.qualifiedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
             [value, key])
         try database.execute(
             "UPDATE \(table.hiddenTable) SET \(table.hiddenColumns[column]) = ? WHERE pk = ?", [value, key])
@@ -268,7 +268,7 @@ final class RegisterStore {
         guard !assignments.isEmpty else { return }
         try database.execute(
             "UPDATE \(table.hiddenTable) SET \(assignments.joined(separator: ", ")) "
-                + "FROM \(table.quotedName) AS t WHERE \(table.hiddenTable).pk = ? AND t.\(table.quotedKey) = ?",
+                + "FROM \(table.qualifiedName) AS t WHERE \(table.hiddenTable).pk = ? AND t.\(table.quotedKey) = ?",
             [key, key])
     }
 
@@ -342,7 +342,7 @@ final class RegisterStore {
     /// Keys of the rows of this table whose `column` holds `value`, shown or hidden, in key order.
     func keys(where column: Int, is value: SQLiteValue) throws -> [SQLiteValue] {
         let shown = try database.query(
-            "SELECT \(table.quotedKey) FROM \(table.quotedName) WHERE \(table.quotedColumns[column]) = ?", [value]
+            "SELECT \(table.quotedKey) FROM \(table.qualifiedName) WHERE \(table.quotedColumns[column]) = ?", [value]
         ).map { $0[0] }
         let hidden = try database.query(
             "SELECT pk FROM \(table.hiddenTable) WHERE \(table.hiddenColumns[column]) = ?", [value]

@@ -93,7 +93,7 @@ extension Replica {
             return "(\(c) IS NOT ?\(column + 1) COLLATE BINARY OR typeof(\(c)) <> typeof(?\(column + 1)))"
         }
         let rows = try database.query(
-            "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) FROM \(table.quotedName) "
+            "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) FROM \(table.qualifiedName) "
                 + "WHERE \(differs.joined(separator: " OR ")) ORDER BY \(table.quotedKey)",
             defaults)
         for row in rows {

@@ -59,7 +59,7 @@ extension Replica {
             for table in tables where !isRefused(table.name) {
                 let statement = try database.cached(
                     "SELECT m.ver, m.pk, t.\(table.quotedKey) IS NOT NULL FROM \(table.rowsTable) AS m "
-                        + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk WHERE m.ver > ?")
+                        + "LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk WHERE m.ver > ?")
                 for row in try statement.all([.integer(version)]) {
                     found.append(
                         (

@@ -86,7 +86,7 @@ private struct ProjectionCheck {
 
     private func unrecordedRows() throws -> [CheckReport.Problem] {
         try database.query(
-            "SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t LEFT JOIN \(table.rowsTable) AS m "
+            "SELECT t.\(table.quotedKey) FROM \(table.qualifiedName) AS t LEFT JOIN \(table.rowsTable) AS m "
                 + "ON m.pk = t.\(table.quotedKey) WHERE m.pk IS NULL ORDER BY 1 LIMIT 20"
         ).filter { !unsyncable.contains($0[0]) }.map { .unrecorded(ref($0[0])) }
     }
@@ -108,7 +108,7 @@ private struct ProjectionCheck {
             var expected = replica.store(table).shownValues(row.registers)
             for (index, value) in overrides { expected[index] = value }
             let select =
-                "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \(table.quotedKey) = ?"
+                "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?"
             let shown = table.columns.isEmpty ? [] : try database.query(select, [key]).first ?? []
             if shown != expected { problems.append(.wrongValues(name, shown: shown, expected: expected)) }
             if overrides.isEmpty == row.hasHiddenValues {

@@ -96,14 +96,14 @@ extension Replica {
             }
             let shown =
                 try database.scalar(
-                    "SELECT EXISTS (SELECT 1 FROM \(table.quotedName) WHERE \(table.quotedKey) = ?)", [key])
+                    "SELECT EXISTS (SELECT 1 FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?)", [key])
                 == .integer(1)
             do {
                 if shown {
                     let columns = values.keys.sorted()
                     guard !columns.isEmpty else { return }
                     try database.execute(
-                        "UPDATE \(table.quotedName) SET "
+                        "UPDATE \(table.qualifiedName) SET "
                             + columns.map { "\(table.quotedColumns[$0]) = ?" }.joined(separator: ", ")
                             + " WHERE \(table.quotedKey) = ?", columns.map { values[$0]! } + [key])
                 } else {
@@ -120,7 +120,7 @@ extension Replica {
                     var row = store.shownValues(stored.registers)
                     for (column, value) in values { row[column] = value }
                     try database.execute(
-                        "INSERT INTO \(table.quotedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
+                        "INSERT INTO \(table.qualifiedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
                             + "VALUES (\(Array(repeating: "?", count: row.count + 1).joined(separator: ", ")))",
                         [key] + row)
                 }

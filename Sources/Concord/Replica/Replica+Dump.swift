@@ -18,7 +18,7 @@ extension Replica {
                     "table \(table.name) key \(table.key) policy \(table.policy.rawValue) columns \(table.columns)")
                 let columns = ([table.quotedKey] + table.quotedColumns).joined(separator: ", ")
                 for row in try database.query(
-                    "SELECT \(columns) FROM \(table.quotedName) ORDER BY \(table.quotedKey)")
+                    "SELECT \(columns) FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
                 {
                     lines.append("  row " + row.map(\.description).joined(separator: " | "))
                 }

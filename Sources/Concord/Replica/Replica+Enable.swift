@@ -34,7 +34,7 @@ extension Replica {
         }
         let unsyncable =
             try database.scalar(
-                "SELECT count(*) FROM \(inspected.quotedName) WHERE typeof(\(inspected.quotedKey)) NOT IN ('text', 'blob')"
+                "SELECT count(*) FROM \(inspected.qualifiedName) WHERE typeof(\(inspected.quotedKey)) NOT IN ('text', 'blob')"
             )?
             .integerValue ?? 0
         guard unsyncable == 0 else {
@@ -129,7 +129,7 @@ extension Replica {
                     """, [.text(table.name), .text(column)]) != .integer(0)
             if !indexed {
                 try database.execute(
-                    "CREATE INDEX \(quoteIdentifier(Metadata.userIndex(table.id, column: key.column))) "
+                    "CREATE INDEX main.\(quoteIdentifier(Metadata.userIndex(table.id, column: key.column))) "
                         + "ON \(table.quotedName)(\(quoteIdentifier(column)))")
             }
         }
@@ -214,7 +214,7 @@ extension Replica {
         let insert = try database.prepare(
             "INSERT INTO \(table.rowsTable) (kh, pk, cl, ver, hlc, node) VALUES (?, ?, 1, ?, ?, ?)")
         let keys = try database.prepare(
-            "SELECT \(table.quotedKey) FROM \(table.quotedName) ORDER BY \(table.quotedKey)")
+            "SELECT \(table.quotedKey) FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
         while try keys.step() {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
             version += 1

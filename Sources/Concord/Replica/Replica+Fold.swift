@@ -274,7 +274,7 @@ final class FoldSession {
             // A refused child table is left as it is; its own writes wait in the log.
             guard let child = replica.syncedTables[key.child], !replica.isRefused(child.name) else { continue }
             let keys = try database.query(
-                "SELECT \(child.quotedKey) FROM \(child.quotedName) WHERE \(child.quotedColumns[key.column]) = ? "
+                "SELECT \(child.quotedKey) FROM \(child.qualifiedName) WHERE \(child.quotedColumns[key.column]) = ? "
                     + "ORDER BY \(child.quotedKey)", [parent.key]
             ).map { $0[0] }
             for childKey in keys {

@@ -60,7 +60,7 @@ extension Replica {
         for table in tables where looked.contains(table.name) && !isRefused(table.name) {
             let gone = try database.query(
                 "SELECT m.pk FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
-                    + "LEFT JOIN \(table.quotedName) AS t ON t.\(table.quotedKey) = m.pk "
+                    + "LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk "
                     + "WHERE m.cl % 2 = 1 AND h.pk IS NULL AND t.\(table.quotedKey) IS NULL ORDER BY m.pk")
             for row in gone { try logLostRow(row[0], of: table, log: log) }
         }

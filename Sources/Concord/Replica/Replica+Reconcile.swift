@@ -41,7 +41,7 @@ extension Replica {
             var present: Set<SQLiteValue> = []
             for row in try database.query(
                 "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
-                    + "FROM \(table.quotedName) ORDER BY \(table.quotedKey)")
+                    + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
             {
                 let key = row[0]
                 present.insert(key)

@@ -102,7 +102,7 @@ extension Replica {
                 ReplicaStatus.Table(
                     name: table.name, policy: table.policy.rawValue,
                     // A refused table may be gone (dropped or renamed): it then shows no rows.
-                    rows: (try? database.scalar("SELECT count(*) FROM \(table.quotedName)"))??.integerValue ?? 0,
+                    rows: (try? database.scalar("SELECT count(*) FROM \(table.qualifiedName)"))??.integerValue ?? 0,
                     tombstones: try database.scalar(
                         "SELECT count(*) FROM \(table.rowsTable) WHERE cl % 2 = 0")?.integerValue ?? 0,
                     refused: refusedTables[table.name]?.description)

@@ -22,8 +22,7 @@ extension Replica {
     func renewValueGuards(of table: SyncedTable) throws -> Bool {
         guard table.merges.contains(.union) else { return false }
         let wanted = try captureTriggers(for: table, facts: facts(of: table))
-        // SQLite keeps each CREATE TRIGGER statement's text as written, without its semicolon.
-        let expected = wanted.valueGuardTriggers.map { String($0.dropLast()) }
+        let expected = wanted.valueGuardTriggers.map(CaptureTriggers.storedSQL)
         var stored: [String] = []
         for event in CaptureTriggers.valueGuardEvents {
             stored.append(

@@ -32,7 +32,8 @@ public struct SyncedTable: Hashable, Sendable {
     private let names: Names
 
     private final class Names: Sendable {
-        let rowsTable, hiddenTable, countersTable, logValuesTable, zerosTable, quotedName, quotedKey: String
+        let rowsTable, hiddenTable, countersTable, logValuesTable, zerosTable, quotedName, qualifiedName,
+            quotedKey: String
         let quotedColumns, hiddenColumns, stampColumns: [String]
         let joinedColumns, counterColumns: [Int]
 
@@ -43,6 +44,7 @@ public struct SyncedTable: Hashable, Sendable {
             logValuesTable = quoteIdentifier(Metadata.logValuesTable(id))
             zerosTable = quoteIdentifier(Metadata.zerosTable(id))
             quotedName = quoteIdentifier(schema.name)
+            qualifiedName = "main." + quotedName
             quotedKey = quoteIdentifier(schema.key)
             quotedColumns = schema.columns.map(quoteIdentifier)
             hiddenColumns = schema.columns.indices.map(Metadata.valueColumn)
@@ -99,6 +101,9 @@ public struct SyncedTable: Hashable, Sendable {
     var logValuesTable: String { names.logValuesTable }
     var zerosTable: String { names.zerosTable }
     var quotedName: String { names.quotedName }
+    /// The name as Concord's statements use it, in the main schema: a TEMP table of the same name, which the
+    /// app may make on the replica's own connection, would otherwise take the place of the synced one.
+    var qualifiedName: String { names.qualifiedName }
     var quotedKey: String { names.quotedKey }
     var quotedColumns: [String] { names.quotedColumns }
     /// The columns of the hidden table that hold the values, by position (`c0`, `c1`, ...).

@@ -1,0 +1,62 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// A TEMP table takes the place of a main one of the same name in every statement that does not name its
+/// schema. An app that makes one on the replica's own connection (a staging copy, a scratch table an ORM
+/// makes) before, Concord's merges went into it and its exports read values from it: the synced table
+/// missed what peers wrote, and a row the app wrote there went out with NULL values.
+@Suite(.tags(.replica))
+struct TempTableShadowTests {
+    private let clock = ManualClock(unixMilliseconds: epoch2026)
+    private static let schema = "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT)"
+    private static let shadow = "CREATE TEMP TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT)"
+
+    private func replica(_ id: UInt8) throws -> Replica {
+        try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+    }
+
+    private func notes(_ replica: Replica, _ schema: String = "main") throws -> [[SQLiteValue]] {
+        try replica.database.query("SELECT id, body FROM \(schema).notes ORDER BY id")
+    }
+
+    @Test func aTempTableOfTheSameNameLeavesTheSyncedOneSyncing() throws {
+        let replicas = try [replica(1), replica(2)]
+        for replica in replicas {
+            try replica.database.execute(Self.schema)
+            try replica.enableSync(on: "notes")
+        }
+        try replicas[0].database.execute("INSERT INTO notes VALUES ('a', 'one')")
+        try Replica.sync(replicas)
+        try replicas[1].database.execute(Self.shadow)
+        try replicas[1].database.execute("INSERT INTO temp.notes VALUES ('scratch', 'not synced')")
+        try replicas[1].database.execute("INSERT INTO main.notes VALUES ('b', 'two')")
+        try replicas[0].database.execute("INSERT INTO notes VALUES ('c', 'three')")
+        try replicas[0].database.execute("UPDATE notes SET body = 'ONE' WHERE id = 'a'")
+        try Replica.sync(replicas)
+        let expected: [[SQLiteValue]] = [["a", "ONE"], ["b", "two"], ["c", "three"]]
+        for replica in replicas {
+            #expect(try notes(replica) == expected)
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+        #expect(try notes(replicas[1], "temp") == [["scratch", "not synced"]], "the app's own table is its own")
+    }
+
+    /// Enabling sync while the TEMP table exists still puts the capture triggers and indexes on the main one.
+    @Test func enablingSyncWhileATempTableHasTheNameCapturesTheMainOne() throws {
+        let replicas = try [replica(1), replica(2)]
+        try replicas[1].database.execute(Self.schema)
+        try replicas[1].enableSync(on: "notes")
+        try replicas[0].database.execute(Self.schema + "; " + Self.shadow)
+        try replicas[0].enableSync(on: "notes")
+        try replicas[0].database.execute("INSERT INTO main.notes VALUES ('a', 'one')")
+        try Replica.sync(replicas)
+        #expect(try notes(replicas[1]) == [["a", "one"]])
+        #expect(
+            try replicas[0].database.scalar("SELECT count(*) FROM temp.sqlite_temp_schema WHERE type = 'trigger'")
+                == .integer(0), "no trigger went to the TEMP table")
+    }
+}
