@@ -124,7 +124,10 @@ struct AppTriggerTests {
 
     /// The merge and the fold that records what the trigger deleted may fall in two processes: the one that
     /// opens the file next finds the rows at its first fold, before it has compiled that merge itself.
-    @Test func rowsATriggerDeletedAreFoundByTheNextProcess() throws {
+    /// Also when that process's connection makes LIKE case-sensitive (`PRAGMA case_sensitive_like`), which
+    /// once hid the uppercase DELETE of the trigger's text from the look for such triggers.
+    @Test(arguments: [false, true])
+    func rowsATriggerDeletedAreFoundByTheNextProcess(caseSensitiveLike: Bool) throws {
         let directory = TemporaryDirectory()
         let schema = """
             CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, archived INTEGER NOT NULL DEFAULT 0);
@@ -150,6 +153,7 @@ struct AppTriggerTests {
         _ = try b!.apply(try a.changes(since: 0))
         b = nil
         b = try Replica(path: directory.path("b.sqlite"), configuration: configuration(node: 2, clock: clock))
+        if caseSensitiveLike { try b!.database.execute("PRAGMA case_sensitive_like = ON") }
         let j = try b!.changes(since: 0).rows.first { $0.key == "j" }
         #expect(j?.registers.liveness.isAlive == false)
         #expect(try b!.check().isConsistent)

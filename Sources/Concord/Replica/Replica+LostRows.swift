@@ -41,7 +41,7 @@ extension Replica {
             let deletes = try database.scalar(
                 """
                 SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'trigger'
-                    AND lower(substr(name, 1, 9)) <> '_concord_' AND sql LIKE '%delete%')
+                    AND lower(substr(name, 1, 9)) <> '_concord_' AND instr(lower(sql), 'delete') > 0)
                 """)
             if deletes == .integer(1) { looked.formUnion(tables.map(\.name)) }
         }
