@@ -56,6 +56,12 @@ struct MetadataLayoutTests {
                 "SELECT swept IS (SELECT schema_version FROM pragma_schema_version) FROM _concord_state")
                 == .integer(1),
             "layout 10 records the schema version the tables were swept at for rows lost uncaptured")
+        #expect(
+            try replica.database.scalar(
+                "SELECT count(*) FROM _concord_tables AS t WHERE t.columns <> '[]' AND NOT EXISTS (SELECT 1 FROM "
+                    + "sqlite_schema WHERE type = 'index' AND name = '_concord_' || t.id || '_inplace_guard')")
+                == .integer(0),
+            "every synced table with columns gets its in-place write guard")
         #expect(try userTables(replica) == expected["user tables"])
         #expect(
             try lines(

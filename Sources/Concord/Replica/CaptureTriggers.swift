@@ -27,9 +27,33 @@ struct CaptureTriggers {
     /// DDL for the table's metadata tables.
     var metadataSQL: String { [metadataTablesSQL, mergeTablesSQL].joined(separator: "\n") }
 
-    /// DDL for all of the table's triggers (capture and guards), and the side table its update trigger writes.
+    /// DDL for all of the table's triggers (capture and guards), the side table its update trigger writes,
+    /// and the index that keeps writes from going around the triggers.
     var triggersSQL: String {
-        [zerosTableSQL, captureSQL, keyGuardTrigger, valueGuardTriggers.joined(separator: "\n")].joined(separator: "\n")
+        [
+            zerosTableSQL, captureSQL, keyGuardTrigger, valueGuardTriggers.joined(separator: "\n"),
+            inPlaceWriteGuardSQL,
+        ].joined(separator: "\n")
+    }
+
+    /// An index on every synced column that holds no entry (`WHERE 0`), so that no write goes around the
+    /// triggers.
+    ///
+    /// Why: incremental BLOB I/O (`sqlite3_blob_open` for writing, then `sqlite3_blob_write`) changes a
+    /// TEXT or BLOB value in place, and fires no trigger: the capture log never heard of it, the table
+    /// showed the new bytes under the old write's stamp, and a peer that had the old bytes under that stamp
+    /// kept them, each device's `check` saying ok. SQLite refuses to open a column that any index covers for
+    /// writing ("cannot open indexed column for writing"), since it could not keep the index right; this
+    /// index covers them all and, holding no row, costs neither space nor a write. Apps write such values
+    /// with `UPDATE` (reading them in place still works).
+    ///
+    /// ```sql
+    /// CREATE INDEX IF NOT EXISTS main."_concord_3_inplace_guard" ON "notes"("title", "body") WHERE 0;
+    /// ```
+    var inPlaceWriteGuardSQL: String {
+        guard !table.quotedColumns.isEmpty else { return "" }
+        return "CREATE INDEX IF NOT EXISTS main.\(quoteIdentifier(Metadata.inPlaceWriteGuard(id))) "
+            + "ON \(table.quotedName)(\(table.quotedColumns.joined(separator: ", "))) WHERE 0;"
     }
 
     /// Whether any column keeps the type of what is written (BLOB affinity), and so can tell -0.0 from 0.0.
@@ -55,8 +79,11 @@ struct CaptureTriggers {
     /// DDL for the triggers that append the table's writes to the log.
     private var captureSQL: String { [insertTrigger, updateTrigger, deleteTrigger].joined(separator: "\n") }
 
-    /// Drops every trigger ``triggersSQL`` makes (capture and guards), to make them again or for good.
-    var dropAllTriggersSQL: String { dropSQL(["insert", "update", "delete", "key"] + Self.valueGuardEvents) }
+    /// Drops every trigger ``triggersSQL`` makes (capture and guards), and its index, to make them again or for good.
+    var dropAllTriggersSQL: String {
+        dropSQL(["insert", "update", "delete", "key"] + Self.valueGuardEvents)
+            + "\nDROP INDEX IF EXISTS \(quoteIdentifier(Metadata.inPlaceWriteGuard(id)));"
+    }
 
     /// Drops the value guards only (``valueGuardTriggers``), to make them again with another walker.
     var dropValueGuardsSQL: String { dropSQL(Self.valueGuardEvents) }

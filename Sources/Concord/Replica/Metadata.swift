@@ -163,6 +163,9 @@ enum Metadata {
     }
     /// The index on a foreign-key column of the hidden copies.
     static func hiddenIndex(_ table: Int64, column: Int) -> String { object(table, "hidden_c\(column)") }
+    /// The empty index on the user table's synced columns that keeps incremental BLOB I/O from writing them
+    /// (see ``CaptureTriggers/inPlaceWriteGuardSQL``).
+    static func inPlaceWriteGuard(_ table: Int64) -> String { object(table, "inplace_guard") }
     /// The index Concord adds on a foreign-key column of the user table that has none.
     static func userIndex(_ table: Int64, column: Int) -> String { object(table, "fk_c\(column)") }
     /// Column `k`'s value in the hidden table.

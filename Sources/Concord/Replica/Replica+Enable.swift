@@ -125,7 +125,7 @@ extension Replica {
                 try database.scalar(
                     """
                     SELECT count(*) FROM temp.pragma_index_list(?, 'main') AS l, temp.pragma_index_info(l.name, 'main') AS i
-                    WHERE i.seqno = 0 AND i.name = ? COLLATE NOCASE
+                    WHERE l.partial = 0 AND i.seqno = 0 AND i.name = ? COLLATE NOCASE
                     """, [.text(table.name), .text(column)]) != .integer(0)
             if !indexed {
                 try database.execute(

@@ -121,6 +121,7 @@ extension Replica {
         // Guards whose JSON function the app's new table or view hides are made again (adopting makes all anew).
         var renewed = false
         for table in guarded where try renewValueGuards(of: table) { renewed = true }
+        for table in guarded where try renewInPlaceWriteGuard(of: table) { renewed = true }
         guard !adopt.isEmpty else { return renewed }
         try withoutForeignKeyEnforcement {
             for (table, change) in adopt { try self.adopt(change, of: table) }

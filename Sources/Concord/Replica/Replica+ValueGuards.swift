@@ -35,4 +35,16 @@ extension Replica {
         try database.execute(wanted.dropValueGuardsSQL + "\n" + wanted.valueGuardTriggers.joined(separator: "\n"))
         return true
     }
+
+    /// Makes `table`'s in-place write guard (``CaptureTriggers/inPlaceWriteGuardSQL``) when it is missing — a
+    /// file of an earlier layout, or the app dropped it — and returns whether it did.
+    func renewInPlaceWriteGuard(of table: SyncedTable) throws -> Bool {
+        guard !table.columns.isEmpty,
+            try database.scalar(
+                "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'index' AND name = ?)",
+                [.text(Metadata.inPlaceWriteGuard(table.id))]) == .integer(0)
+        else { return false }
+        try database.execute(try captureTriggers(for: table, facts: facts(of: table)).inPlaceWriteGuardSQL)
+        return true
+    }
 }

@@ -12,6 +12,9 @@ END;
 -- _concord_1_hidden
 CREATE TABLE "_concord_1_hidden" (pk PRIMARY KEY NOT NULL, c0) WITHOUT ROWID;
 
+-- _concord_1_inplace_guard
+CREATE INDEX "_concord_1_inplace_guard" ON "lists"("title") WHERE 0;
+
 -- _concord_1_insert
 CREATE TRIGGER "_concord_1_insert" AFTER INSERT ON "lists"
 WHEN 1
@@ -81,6 +84,9 @@ CREATE TABLE "_concord_2_hidden" (pk PRIMARY KEY NOT NULL, c0, c1, c2, c3, c4) W
 -- _concord_2_hidden_c0
 CREATE INDEX "_concord_2_hidden_c0" ON "_concord_2_hidden"(c0);
 
+-- _concord_2_inplace_guard
+CREATE INDEX "_concord_2_inplace_guard" ON "items"("list", "title", "done", "likes", "tags") WHERE 0;
+
 -- _concord_2_insert
 CREATE TRIGGER "_concord_2_insert" AFTER INSERT ON "items"
 WHEN 1
@@ -127,6 +133,9 @@ END;
 -- _concord_3_hidden
 CREATE TABLE "_concord_3_hidden" (pk PRIMARY KEY NOT NULL, c0, c1, c2) WITHOUT ROWID;
 
+-- _concord_3_inplace_guard
+CREATE INDEX "_concord_3_inplace_guard" ON "settings"("theme", "size", "ratio") WHERE 0;
+
 -- _concord_3_insert
 CREATE TRIGGER "_concord_3_insert" AFTER INSERT ON "settings"
 WHEN 1
@@ -167,6 +176,9 @@ END;
 
 -- _concord_4_hidden
 CREATE TABLE "_concord_4_hidden" (pk PRIMARY KEY NOT NULL, c0, c1) WITHOUT ROWID;
+
+-- _concord_4_inplace_guard
+CREATE INDEX "_concord_4_inplace_guard" ON "attachments"("payload", "size") WHERE 0;
 
 -- _concord_4_insert
 CREATE TRIGGER "_concord_4_insert" AFTER INSERT ON "attachments"
@@ -213,6 +225,9 @@ END;
 
 -- _concord_5_hidden
 CREATE TABLE "_concord_5_hidden" (pk PRIMARY KEY NOT NULL, c0) WITHOUT ROWID;
+
+-- _concord_5_inplace_guard
+CREATE INDEX "_concord_5_inplace_guard" ON "scores"("best") WHERE 0;
 
 -- _concord_5_insert
 CREATE TRIGGER "_concord_5_insert" AFTER INSERT ON "scores"
