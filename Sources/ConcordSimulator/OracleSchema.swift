@@ -31,26 +31,22 @@ struct OracleSchema {
         var notNull: [String: Set<Int>] = [:]
         var defaults: [String: [Int: SQLiteValue]] = [:]
         for table in synced {
-            let info = try replica.database.query(
-                "SELECT name, \"notnull\", dflt_value FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid",
-                [.text(table.name)])
-            let byName = Dictionary(info.map { ($0[0].textValue ?? "", $0) }, uniquingKeysWith: { first, _ in first })
-            notNull[table.name] = Set(table.columns.indices.filter { byName[table.columns[$0]]?[1] == .integer(1) })
+            let info = try replica.database.pragma("table_xinfo", of: table.name)
+            let byName = Dictionary(info.map { ($0.text("name") ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+            notNull[table.name] = Set(
+                table.columns.indices.filter { byName[table.columns[$0]]?.integer("notnull") == 1 })
             for (index, column) in table.columns.enumerated() {
-                guard let expression = byName[column]?[2].textValue else { continue }
+                guard let expression = byName[column]?.text("dflt_value") else { continue }
                 defaults[table.name, default: [:]][index] = try replica.database.scalar("SELECT \(expression)") ?? .null
             }
-            for link in try replica.database.query(
-                "SELECT \"from\", \"table\", on_delete FROM temp.pragma_foreign_key_list(?, 'main') ORDER BY id, seq",
-                [.text(table.name)])
-            {
-                guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, link[0].textValue ?? "") }),
-                    let parent = synced.first(where: { SQLiteName.same($0.name, link[1].textValue ?? "") })
+            for link in try replica.database.foreignKeyList(of: table.name) {
+                guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, link.text("from") ?? "") }),
+                    let parent = synced.first(where: { SQLiteName.same($0.name, link.text("table") ?? "") })
                 else { continue }
                 keys.append(
                     ForeignKey(
                         child: table.name, column: column, parent: parent.name,
-                        action: ForeignKey.Action(rawValue: link[2].textValue?.uppercased() ?? "") ?? .noAction,
+                        action: ForeignKey.Action(rawValue: link.text("on_delete")?.uppercased() ?? "") ?? .noAction,
                         defaultValue: defaults[table.name]?[column] ?? .null))
             }
         }

@@ -59,4 +59,35 @@ struct TempTableShadowTests {
             try replicas[0].database.scalar("SELECT count(*) FROM temp.sqlite_temp_schema WHERE type = 'trigger'")
                 == .integer(0), "no trigger went to the TEMP table")
     }
+
+    /// A TEMP table named like one of SQLite's pragma functions took that function's place: Concord read
+    /// tables' columns, indexes and foreign keys through `temp.pragma_…(name, 'main')`, and every inspection
+    /// failed (`no such column`, `'pragma_index_list' is not a function`). It runs `PRAGMA main.…` now.
+    @Test(arguments: [
+        "pragma_table_xinfo", "pragma_table_info", "pragma_index_list", "pragma_index_info", "pragma_index_xinfo",
+        "pragma_foreign_key_list", "pragma_table_list",
+    ])
+    func aTempTableNamedLikeAPragmaHidesNothing(name: String) throws {
+        let replicas = try [replica(1), replica(2)]
+        for replica in replicas {
+            try replica.database.execute("CREATE TEMP TABLE \(quoteIdentifier(name)) (x)")
+            try replica.database.execute(
+                """
+                CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT);
+                CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, list TEXT REFERENCES lists(id) ON DELETE CASCADE);
+                """)
+            try replica.enableSync(on: "lists")
+            try replica.enableSync(on: "items")
+        }
+        try replicas[0].database.execute("INSERT INTO lists VALUES ('l', 'home'); INSERT INTO items VALUES ('i', 'l')")
+        try Replica.sync(replicas)
+        try replicas[1].database.execute("ALTER TABLE lists ADD COLUMN color TEXT")
+        try replicas[1].database.execute("DELETE FROM lists")
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(try replica.database.query("SELECT count(*) FROM main.items") == [[0]])
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+    }
 }

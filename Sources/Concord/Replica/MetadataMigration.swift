@@ -209,9 +209,7 @@ struct MetadataMigration {
 
     private func columnNames(of table: String) throws -> Set<String> {
         Set(
-            try database.query("SELECT name FROM temp.pragma_table_info(?, 'main')", [.text(table)]).compactMap {
-                $0[0].textValue
-            })
+            try database.pragma("table_info", of: table).compactMap { $0.text("name") })
     }
 
     /// Brings layouts 1 and 2 to layout 3's shape: registers keyed by a unique version with a key hash,

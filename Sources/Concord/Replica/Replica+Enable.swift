@@ -121,12 +121,13 @@ extension Replica {
             try database.execute(
                 "CREATE INDEX IF NOT EXISTS \(quoteIdentifier(Metadata.hiddenIndex(table.id, column: key.column))) "
                     + "ON \(table.hiddenTable)(\(Metadata.valueColumn(key.column)))")
-            let indexed =
-                try database.scalar(
-                    """
-                    SELECT count(*) FROM temp.pragma_index_list(?, 'main') AS l, temp.pragma_index_info(l.name, 'main') AS i
-                    WHERE l.partial = 0 AND i.seqno = 0 AND i.name = ? COLLATE NOCASE
-                    """, [.text(table.name), .text(column)]) != .integer(0)
+            // An index whose first column it is, holding every row (a partial one serves no lookup of all).
+            let indexed = try database.pragma("index_list", of: table.name).contains { index in
+                guard index.integer("partial") == 0, let name = index.text("name") else { return false }
+                return try database.pragma("index_info", of: name).contains {
+                    $0.integer("seqno") == 0 && SQLiteName.same($0.text("name") ?? "", column)
+                }
+            }
             if !indexed {
                 try database.execute(
                     "CREATE INDEX main.\(quoteIdentifier(Metadata.userIndex(table.id, column: key.column))) "

@@ -48,9 +48,9 @@ struct SchemaChange: Equatable {
 
     /// Compares `table`'s live schema in `database` with its declaration.
     static func of(_ table: SyncedTable, in database: Database, triggersMissing: Bool) throws -> SchemaChange {
-        let columns = try database.query(
-            "SELECT name, pk, hidden, \"notnull\", dflt_value FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid",
-            [.text(table.name)])
+        let columns = try database.pragma("table_xinfo", of: table.name).map {
+            [$0["name"], $0["pk"], $0["hidden"], $0["notnull"], $0["dflt_value"]]
+        }
         func destructive(_ change: String, _ fix: String) -> SchemaChange {
             SchemaChange(kind: .destructive(change: change, fix: Self.fix(table.name, fix)), triggersMissing: false)
         }

@@ -11,10 +11,8 @@ extension TableInspector {
     func foreignKeys(
         of table: SyncedTable, synced: [String: SyncedTable], skippingUnsyncable: Bool = false
     ) throws -> [ForeignKey] {
-        let rows = try database.query(
-            "SELECT id, seq, \"table\", \"from\", \"to\", on_delete FROM temp.pragma_foreign_key_list(?, 'main') ORDER BY id, seq",
-            [.text(table.name)])
-        let ids = rows.compactMap { $0[0].integerValue }
+        let rows = try database.foreignKeyList(of: table.name)
+        let ids = rows.map { $0.integer("id") }
         var keys: [ForeignKey] = []
         for row in rows {
             do {
@@ -26,13 +24,12 @@ extension TableInspector {
         return keys
     }
 
-    /// The foreign key one row of `pragma_foreign_key_list` describes; `nil` for one on a column that does not sync.
+    /// The foreign key one row of `PRAGMA foreign_key_list` describes; `nil` for one on a column that does not sync.
     private func foreignKey(
-        _ row: [SQLiteValue], ids: [Int64], of table: SyncedTable, synced: [String: SyncedTable]
+        _ row: Database.PragmaRow, ids: [Int64], of table: SyncedTable, synced: [String: SyncedTable]
     ) throws -> ForeignKey? {
-        guard let id = row[0].integerValue, let parentName = row[2].textValue, let from = row[3].textValue else {
-            return nil
-        }
+        let id = row.integer("id")
+        guard let parentName = row.text("table"), let from = row.text("from") else { return nil }
         let refuse = { (reason: String, fix: String) in
             ReplicaError.unsupportedTable(table: table.name, reason: reason, fix: fix)
         }
@@ -47,13 +44,13 @@ extension TableInspector {
                 "its column \(from) references \(parentName), which does not sync",
                 "enable sync on \(parentName) first (list it before \(table.name))")
         }
-        if let to = row[4].textValue, !SQLiteName.same(to, parent.key) {
+        if let to = row.text("to"), !SQLiteName.same(to, parent.key) {
             throw refuse(
                 "its column \(from) references \(parentName).\(to), not the key \(parent.key)",
                 "reference the parent's key column")
         }
         guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else { return nil }
-        let action = ForeignKey.Action(rawValue: row[5].textValue ?? "NO ACTION") ?? .noAction
+        let action = ForeignKey.Action(rawValue: row.text("on_delete") ?? "NO ACTION") ?? .noAction
         return ForeignKey(
             child: table.name, column: column, parent: parent.name, action: action,
             defaultValue: try defaultValue(of: table, column: table.columns[column]))
@@ -62,10 +59,9 @@ extension TableInspector {
     /// The column's declared default, evaluated once (NULL when it has none).
     private func defaultValue(of table: SyncedTable, column: String) throws -> SQLiteValue {
         guard
-            let expression = try database.scalar(
-                "SELECT dflt_value FROM temp.pragma_table_xinfo(?, 'main') WHERE name = ?",
-                [.text(table.name), .text(column)])?
-                .textValue
+            let expression = try database.pragma("table_xinfo", of: table.name)
+                .first(where: { $0.text("name").map { SQLiteName.Key($0) } == SQLiteName.Key(column) })?
+                .text("dflt_value")
         else { return .null }
         return try database.scalar("SELECT \(expression)") ?? .null
     }

@@ -6,10 +6,10 @@
 /// different keys, and no merge could keep both). Anything else is refused
 /// with an error that names the table, the reason and the fix.
 ///
-/// Every pragma is read as `temp.pragma_…(name, 'main')`: an app table named
-/// `pragma_table_xinfo` hides the unqualified function (its eponymous table
-/// is found in `temp` still), and without the schema argument a temporary
-/// table would hide the synced one of the same name.
+/// Every pragma is read as a `PRAGMA main.…('name')` statement
+/// (``Database/pragma(_:of:)``): an app table, view or TEMP table named
+/// `pragma_table_xinfo` hides the table-valued function, and without the
+/// schema a temporary table would hide the synced one of the same name.
 ///
 /// ```swift
 /// let table = try TableInspector(database).inspect("reminders", policy: .column)
@@ -39,12 +39,10 @@ struct TableInspector {
         }
         try checkOrdinaryTable(name, schemaRow: row, refuse: refuse)
 
-        let columns = try database.query(
-            "SELECT name, type, pk, hidden FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid", [.text(name)]
-        ).map {
+        let columns = try database.pragma("table_xinfo", of: name).map {
             Column(
-                name: $0[0].textValue ?? "", declaredType: $0[1].textValue ?? "",
-                primaryKeyPosition: $0[2].integerValue ?? 0, hidden: $0[3].integerValue ?? 0)
+                name: $0.text("name") ?? "", declaredType: $0.text("type") ?? "",
+                primaryKeyPosition: $0.integer("pk"), hidden: $0.integer("hidden"))
         }
         let key = try mergeableKey(of: name, columns: columns, refuse: refuse)
         if let index = try Self.firstUniqueIndex(of: name, in: database) {
@@ -58,10 +56,9 @@ struct TableInspector {
     /// The first UNIQUE index of `table` other than its primary key's, by name: a UNIQUE constraint or a
     /// `CREATE UNIQUE INDEX`.
     static func firstUniqueIndex(of table: String, in database: Database) throws -> String? {
-        try database.scalar(
-            "SELECT name FROM temp.pragma_index_list(?, 'main') WHERE \"unique\" = 1 AND origin <> 'pk' "
-                + "ORDER BY name LIMIT 1", [.text(table)]
-        )?.textValue
+        try database.pragma("index_list", of: table)
+            .filter { $0.integer("unique") == 1 && $0.text("origin") != "pk" }.compactMap { $0.text("name") }
+            .min { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// Why a synced table cannot have a UNIQUE index besides its key (enabling refuses it, and a migration
@@ -153,13 +150,14 @@ struct TableInspector {
     /// use, and its primary-key index's, which decides which keys are one row.
     private func keyCollations(of table: String, key: String) throws -> [String] {
         var collations = [try database.columnCollation(table: table, column: key)]
-        if let index = try database.scalar(
-            "SELECT name FROM temp.pragma_index_list(?, 'main') WHERE origin = 'pk'", [.text(table)])?.textValue
+        if let index = try database.pragma("index_list", of: table).first(where: { $0.text("origin") == "pk" })?
+            .text("name")
         {
-            collations.append(
-                try database.scalar(
-                    "SELECT coll FROM temp.pragma_index_xinfo(?, 'main') WHERE key = 1 AND cid >= 0 ORDER BY seqno LIMIT 1",
-                    [.text(index)])?.textValue ?? "BINARY")
+            let key = try database.pragma("index_xinfo", of: index)
+                .filter { $0.integer("key") == 1 && $0.integer("cid") >= 0 }.min {
+                    $0.integer("seqno") < $1.integer("seqno")
+                }
+            collations.append(key?.text("coll") ?? "BINARY")
         }
         return collations
     }
@@ -207,22 +205,16 @@ struct TableInspector {
     /// The capture facts of `table`, whose synced columns' declared types and DEFAULTs are `declared`
     /// (see ``declaredColumns(of:)``).
     func captureFacts(of table: SyncedTable, declared: [(type: String, defaultSQL: String?)?]) throws -> CaptureFacts {
-        let key = try database.query(
-            "SELECT type, \"notnull\" FROM temp.pragma_table_xinfo(?, 'main') WHERE name = ?",
-            [.text(table.name), .text(table.key)]
-        ).first
+        let key = try database.pragma("table_xinfo", of: table.name).first {
+            $0.text("name").map { SQLiteName.Key($0) } == SQLiteName.Key(table.key)
+        }
         // A TEXT key column turns numbers into text; only NULL can get past it, and NOT NULL (or
         // WITHOUT ROWID, which implies it) stops that. Anything else is checked on every insert.
-        let isText = ColumnAffinity(declaredType: key?[0].textValue ?? "") == .text
-        let withoutRowID =
-            try database.scalar(
-                "SELECT wr FROM temp.pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
-            == .integer(1)
-        let notNull = key?[1].integerValue == 1 || withoutRowID
-        let strict =
-            try database.scalar(
-                "SELECT strict FROM temp.pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table.name)])
-            == .integer(1)
+        let isText = ColumnAffinity(declaredType: key?.text("type") ?? "") == .text
+        let listed = try database.pragma("table_list", of: table.name).first
+        let withoutRowID = listed?.integer("wr") == 1
+        let notNull = key?.integer("notnull") == 1 || withoutRowID
+        let strict = listed?.integer("strict") == 1
         let affinities = declared.map {
             $0.map { ColumnAffinity(declaredType: $0.type, strict: strict) } ?? .blob
         }
@@ -240,16 +232,12 @@ struct TableInspector {
         -> [CaptureFacts.StandIn]
     {
         var standIns: [CaptureFacts.StandIn] = []
-        for link in try database.query(
-            "SELECT \"from\", \"table\", \"to\", upper(on_delete) FROM temp.pragma_foreign_key_list(?, 'main') ORDER BY id, seq",
-            [.text(table.name)])
-        {
-            guard let action = link[3].textValue, action == "SET NULL" || action == "SET DEFAULT",
-                let from = link[0].textValue, let parent = link[1].textValue,
+        for link in try database.foreignKeyList(of: table.name) {
+            guard let action = link.text("on_delete")?.uppercased(), action == "SET NULL" || action == "SET DEFAULT",
+                let from = link.text("from"), let parent = link.text("table"),
                 let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }),
-                let key = try link[2].textValue
-                    ?? database.scalar(
-                        "SELECT name FROM temp.pragma_table_info(?, 'main') WHERE pk = 1", [.text(parent)])?.textValue
+                let key = try link.text("to")
+                    ?? database.pragma("table_info", of: parent).first(where: { $0.integer("pk") == 1 })?.text("name")
             else { continue }
             let value = action == "SET NULL" ? "NULL" : declared[column]?.defaultSQL.map { "(\($0))" } ?? "NULL"
             standIns.append(.init(column: column, parent: parent, parentKey: key, value: value))
@@ -283,10 +271,8 @@ struct TableInspector {
     /// (which then compares by type too: that costs time, never a missed change).
     func declaredColumns(of table: SyncedTable) throws -> [(type: String, defaultSQL: String?)?] {
         var declared: [String: (type: String, defaultSQL: String?)] = [:]
-        for row in try database.query(
-            "SELECT name, type, dflt_value FROM temp.pragma_table_xinfo(?, 'main') ORDER BY cid", [.text(table.name)])
-        {
-            if let name = row[0].textValue { declared[name] = (row[1].textValue ?? "", row[2].textValue) }
+        for row in try database.pragma("table_xinfo", of: table.name) {
+            if let name = row.text("name") { declared[name] = (row.text("type") ?? "", row.text("dflt_value")) }
         }
         return table.columns.map { declared[$0] }
     }

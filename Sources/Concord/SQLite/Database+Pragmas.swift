@@ -1,0 +1,43 @@
+extension Database {
+    /// One row of a PRAGMA's result, its values by column name.
+    public struct PragmaRow {
+        private let values: [String: SQLiteValue]
+
+        init(names: [String], values: [SQLiteValue]) {
+            self.values = Dictionary(zip(names, values), uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The value of column `name` (NULL for a column the PRAGMA does not have).
+        public subscript(_ name: String) -> SQLiteValue { values[name] ?? .null }
+        /// The text of column `name`, or `nil`.
+        public func text(_ name: String) -> String? { self[name].textValue }
+        /// The integer of column `name`, 0 when it is not one.
+        public func integer(_ name: String) -> Int64 { self[name].integerValue ?? 0 }
+    }
+
+    /// The rows `PRAGMA main.<pragma>('<argument>')` gives, in the PRAGMA's own order.
+    ///
+    /// Why a PRAGMA statement rather than its table-valued form (`pragma_table_xinfo(name)`): a table, a
+    /// view or a TEMP table of the app named `pragma_table_xinfo` takes the function's place, in `main` and
+    /// in `temp` alike, and nothing can take a PRAGMA's. A PRAGMA takes no bound parameter, so the argument
+    /// is written as a string literal, its quotes doubled.
+    ///
+    /// ```swift
+    /// for column in try database.pragma("table_xinfo", of: "notes") { print(column.text("name") ?? "") }
+    /// ```
+    public func pragma(_ pragma: String, of argument: String) throws -> [PragmaRow] {
+        let statement = try prepare("PRAGMA main.\(pragma)('\(doubling(UInt8(ascii: "'"), in: argument))')")
+        let names = (0..<statement.columnCount).map(statement.columnName)
+        var rows: [PragmaRow] = []
+        while try statement.step() { rows.append(PragmaRow(names: names, values: statement.row())) }
+        return rows
+    }
+
+    /// The rows of `PRAGMA main.foreign_key_list` for `table`, by key (`id`) then column (`seq`): the
+    /// PRAGMA itself lists the keys last declared first.
+    public func foreignKeyList(of table: String) throws -> [PragmaRow] {
+        try pragma("foreign_key_list", of: table).sorted {
+            ($0.integer("id"), $0.integer("seq")) < ($1.integer("id"), $1.integer("seq"))
+        }
+    }
+}
