@@ -41,6 +41,9 @@ struct Durability: Equatable, CustomStringConvertible {
     /// as most apps do, or writes them into the SQL, as a script or the `sqlite3` shell does. Drawn apart
     /// (``bindsValues(seed:device:)``).
     var bindsValues = false
+    /// What else the app sets on the connection it shares with the replica. Drawn apart
+    /// (``ConnectionQuirks/draw(seed:device:shadows:)``).
+    var quirks = ConnectionQuirks()
 
     /// A durability drawn from `generator`: WAL or DELETE with even odds, and for WAL, FULL or EXTRA.
     static func draw(using generator: inout SeededGenerator) -> Durability {
@@ -82,6 +85,7 @@ struct Durability: Equatable, CustomStringConvertible {
         try replica.database.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try app.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try app.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
+        try quirks.apply(to: replica)
     }
 
     var description: String {

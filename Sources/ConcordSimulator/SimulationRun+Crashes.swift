@@ -50,6 +50,8 @@ extension SimulationRun {
         let rate = Durability.foreignKeysOffRate(simulation.scenario.faults.foreignKeysOff, seed: simulation.seed)
         durability.foreignKeys = Durability.foreignKeys(rate: rate, seed: simulation.seed, device: index)
         durability.bindsValues = Durability.bindsValues(seed: simulation.seed, device: index)
+        durability.quirks = ConnectionQuirks.draw(
+            seed: simulation.seed, device: index, shadows: workload.lastVersion == 1)
         return durability
     }
 

@@ -75,10 +75,18 @@ final class SimulationRun {
                     skew: plan.skews[index], drift: plan.drifts[index], time: time, workload: workload,
                     bugs: simulation.injectedBugs, foldBatch: foldBatch(ofDevice: index)))
             if !devices[index].durability.foreignKeys { log("device \(index)'s app leaves foreign keys off") }
+            logQuirks(of: devices[index])
         }
     }
 
     var topology: Scenario.Topology { simulation.scenario.topology }
+
+    /// Says in the trace what the device's app sets on the connection it shares with its replica.
+    private func logQuirks(of device: SimulatedDevice) {
+        let quirks = device.durability.quirks
+        guard quirks != ConnectionQuirks() else { return }
+        log("device \(device.index)'s app sets on the replica's connection: \(quirks)")
+    }
 
     func log(_ event: String) {
         trace.add("\(time) \(event)\n")
@@ -273,6 +281,7 @@ final class SimulationRun {
         }
         devices.append(copy)
         if !copy.durability.foreignKeys { log("device \(copy.index)'s app leaves foreign keys off") }
+        logQuirks(of: copy)
         if !sides.isEmpty { sides.append(sides[device.index]) }
         result.forks += 1
         log("device \(device.index) forked into device \(copy.index)")

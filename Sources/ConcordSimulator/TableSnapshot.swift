@@ -22,7 +22,8 @@ struct TableSnapshot {
     init(of replica: Replica, tables: [TableSchema]) throws {
         for table in tables {
             let columns = ([table.key] + table.columns).map(quoteIdentifier).joined(separator: ", ")
-            for row in try replica.database.query("SELECT \(columns) FROM \(quoteIdentifier(table.name))") {
+            // The main schema's: the app may have a TEMP table of the same name (``ConnectionQuirks``).
+            for row in try replica.database.query("SELECT \(columns) FROM main.\(quoteIdentifier(table.name))") {
                 rows[RowRef(table: table.name, key: row[0])] = Array(row.dropFirst())
             }
         }

@@ -1,0 +1,64 @@
+import Concord
+
+/// Settings an app may leave on the connection it shares with its replica, drawn per device: each one
+/// changes what an unwary statement means, and none may change what Concord does.
+///
+/// Why: an app that opens its replica and writes through `replica.database` (the simplest way to use
+/// Concord) shares every setting it makes there with Concord's own statements. Three such settings once
+/// made Concord lose or alter data while `sync` succeeded: a TEMP table named like a synced table took its
+/// place in Concord's statements, and `case_sensitive_like` hid an app trigger's DELETE. The simulator now
+/// makes them on some devices, so a statement that depends on them shows as a divergence or an oracle
+/// failure; `reverse_unordered_selects` (SQLite's own test for a query whose order matters but is not
+/// asked for) and `recursive_triggers` join them.
+///
+/// Drawn from a generator of its own (from the seed and the device), so no other draw shifts; a fork draws
+/// its own as the new device it is, a restored device keeps its own, and every relaunch makes them again
+/// (they live on the connection).
+///
+/// ```swift
+/// let quirks = ConnectionQuirks.draw(seed: 7, device: 1, shadows: true)
+/// try quirks.apply(to: replica)
+/// ```
+struct ConnectionQuirks: Equatable, CustomStringConvertible {
+    /// A TEMP table named like each synced table, holding a row of its own, on the replica's connection.
+    var shadowTables = false
+    /// `PRAGMA reverse_unordered_selects = ON`: rows of a query without ORDER BY come in another order.
+    var reverseUnorderedSelects = false
+    /// `PRAGMA case_sensitive_like = ON`.
+    var caseSensitiveLike = false
+    /// `PRAGMA recursive_triggers = ON`: a REPLACE's delete fires delete triggers, triggers fire triggers.
+    var recursiveTriggers = false
+
+    /// Each setting with even odds; shadow tables only where `shadows` allows (a workload with migrations
+    /// runs them on the replica's connection, where they would alter the TEMP table instead).
+    static func draw(seed: UInt64, device: Int, shadows: Bool) -> ConnectionQuirks {
+        var generator = SeededGenerator(seed: seed &* 0xD6E8_FEB8_6659_FD93 &+ 0xC0FF_EE00 &+ UInt64(device))
+        let bits = generator.next()
+        return ConnectionQuirks(
+            shadowTables: shadows && bits & 1 != 0, reverseUnorderedSelects: bits & 2 != 0,
+            caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0)
+    }
+
+    /// Makes the settings on `replica`'s connection, after it opened and its tables exist.
+    func apply(to replica: Replica) throws {
+        let database = replica.database
+        if reverseUnorderedSelects { try database.execute("PRAGMA reverse_unordered_selects = ON") }
+        if caseSensitiveLike { try database.execute("PRAGMA case_sensitive_like = ON") }
+        if recursiveTriggers { try database.execute("PRAGMA recursive_triggers = ON") }
+        guard shadowTables else { return }
+        for table in replica.tables {
+            let name = quoteIdentifier(table.name)
+            try database.execute("CREATE TEMP TABLE IF NOT EXISTS \(name) AS SELECT * FROM main.\(name) WHERE 0")
+            try database.execute(
+                "INSERT INTO temp.\(name) (\(quoteIdentifier(table.key))) VALUES (?)", [.text("shadow")])
+        }
+    }
+
+    var description: String {
+        [
+            shadowTables ? "TEMP tables named like the synced ones" : nil,
+            reverseUnorderedSelects ? "reverse_unordered_selects" : nil,
+            caseSensitiveLike ? "case_sensitive_like" : nil, recursiveTriggers ? "recursive_triggers" : nil,
+        ].compactMap { $0 }.joined(separator: ", ")
+    }
+}
