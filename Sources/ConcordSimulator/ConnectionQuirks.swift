@@ -47,8 +47,10 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
         if recursiveTriggers { try database.execute("PRAGMA recursive_triggers = ON") }
         guard shadowTables else { return }
         for table in replica.tables {
+            // Columns listed, not `AS SELECT *`: that names a column called `true` `column1`.
             let name = quoteIdentifier(table.name)
-            try database.execute("CREATE TEMP TABLE IF NOT EXISTS \(name) AS SELECT * FROM main.\(name) WHERE 0")
+            let columns = ([table.key] + table.columns).map(quoteIdentifier).joined(separator: ", ")
+            try database.execute("CREATE TEMP TABLE IF NOT EXISTS \(name) (\(columns))")
             try database.execute(
                 "INSERT INTO temp.\(name) (\(quoteIdentifier(table.key))) VALUES (?)", [.text("shadow")])
         }
