@@ -20,6 +20,9 @@ public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
     public enum Problem: Hashable, Sendable, CustomStringConvertible {
         /// A line of `PRAGMA integrity_check` other than `ok`.
         case integrity(String)
+        /// Synced columns that incremental BLOB I/O could write in place, around the capture triggers: the
+        /// table's in-place write guard is missing or does not cover them.
+        case writableInPlace(table: String, columns: [String])
         /// A row of `PRAGMA foreign_key_check`: the child table's row (by rowid) and the parent table it misses.
         case foreignKey(table: String, rowid: SQLiteValue, parent: String)
         /// A user row with no registers (written while capture was off?).
@@ -55,6 +58,9 @@ public struct CheckReport: Hashable, Sendable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .integrity(let line): "integrity check: \(line)"
+            case .writableInPlace(let table, let columns):
+                "\(table): column(s) \(columns.joined(separator: ", ")) can be written in place (sqlite3_blob_write), "
+                    + "which no trigger captures: the index \(table)'s guard needs is missing or does not cover them"
             case .foreignKey(let table, let rowid, let parent):
                 "foreign key check: row \(rowid) of \(table) references missing \(parent)"
             case .unrecorded(let row):

@@ -26,6 +26,8 @@ extension Replica {
             }
             let version = try self.version
             for table in tables where !isRefused(table.name) {
+                let open = try columnsWritableInPlace(table)
+                if !open.isEmpty { problems.append(.writableInPlace(table: table.name, columns: open)) }
                 problems += try ProjectionCheck(replica: self, table: table, version: version).problems()
             }
             for row in try database.query(

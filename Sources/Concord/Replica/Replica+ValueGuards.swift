@@ -36,15 +36,22 @@ extension Replica {
         return true
     }
 
-    /// Makes `table`'s in-place write guard (``CaptureTriggers/inPlaceWriteGuardSQL``) when it is missing — a
-    /// file of an earlier layout, or the app dropped it — and returns whether it did.
+    /// Makes `table`'s in-place write guard (``CaptureTriggers/inPlaceWriteGuardSQL``) again when it does not
+    /// cover every synced column — a file of an earlier layout, or the app dropped or replaced it — and
+    /// returns whether it did.
     func renewInPlaceWriteGuard(of table: SyncedTable) throws -> Bool {
-        guard !table.columns.isEmpty,
-            try database.scalar(
-                "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'index' AND name = ?)",
-                [.text(Metadata.inPlaceWriteGuard(table.id))]) == .integer(0)
-        else { return false }
+        guard try !columnsWritableInPlace(table).isEmpty else { return false }
+        let name = quoteIdentifier(Metadata.inPlaceWriteGuard(table.id))
+        try database.execute("DROP INDEX IF EXISTS main.\(name)")
         try database.execute(try captureTriggers(for: table, facts: facts(of: table)).inPlaceWriteGuardSQL)
         return true
+    }
+
+    /// The synced columns of `table` that its in-place write guard does not cover, in the table's order.
+    func columnsWritableInPlace(_ table: SyncedTable) throws -> [String] {
+        let guarded = Set(
+            try database.pragma("index_info", of: Metadata.inPlaceWriteGuard(table.id))
+                .compactMap { $0.text("name").map(SQLiteName.Key.init) })
+        return table.columns.filter { !guarded.contains(SQLiteName.Key($0)) }
     }
 }
