@@ -54,12 +54,27 @@ public struct Simulation: Sendable {
     /// Runs `plan`, keeping no files: every database lives on its device's simulated disk, and the
     /// result still carries the hash of their final bytes.
     public func run(_ plan: SimulationPlan) throws -> SimulationResult {
-        try SimulationRun(simulation: self, plan: plan, directory: nil).execute()
+        try run(plan, directory: nil)
     }
 
     /// Runs `plan` and writes each device's final database file to `directory`, to read afterwards.
     public func run(_ plan: SimulationPlan, in directory: URL) throws -> SimulationResult {
-        try SimulationRun(simulation: self, plan: plan, directory: directory).execute()
+        try run(plan, directory: directory)
+    }
+
+    /// Runs `plan`; a failure to set the devices up (installing the app, opening a replica, the settings its
+    /// app makes) is the run's failure, at step 0, so a batch reports it with a reproducer like any other
+    /// rather than stopping (a swarm once stopped so, with no seed to replay).
+    private func run(_ plan: SimulationPlan, directory: URL?) throws -> SimulationResult {
+        let run: SimulationRun
+        do {
+            run = try SimulationRun(simulation: self, plan: plan, directory: directory)
+        } catch {
+            var result = SimulationResult(seed: seed, scenario: scenario.name, steps: plan.steps.count)
+            result.failure = .init(kind: .error, step: 0, message: "setting the devices up: \(error)")
+            return result
+        }
+        return try run.execute()
     }
 
     /// How far a clock jump sets a device ahead: twice the default drift limit.

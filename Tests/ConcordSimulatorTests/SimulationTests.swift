@@ -63,4 +63,18 @@ struct SimulationTests {
         #expect(Set(rates.map(\.loss)).count > 5)
         #expect(rates.allSatisfy { (0...30).contains($0.loss) && (0...5).contains($0.crash) })
     }
+
+    /// A run whose devices cannot be set up fails at step 0 with the reason, as any failing run does, so a
+    /// batch reports it with its seed instead of stopping.
+    @Test func aRunWhoseDevicesCannotBeSetUpFailsAtStepZero() throws {
+        let broken = Workload(
+            schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);",
+            tables: [.init(name: "absent")],
+            operations: ["INSERT INTO notes VALUES ('n{1..3}', '{word}')"])
+        let result = try Simulation(scenario: Scenario(name: "broken", steps: 10, workload: broken), seed: 1).run()
+        #expect(!result.passed)
+        #expect(result.failure?.kind == .error)
+        #expect(result.failure?.step == 0)
+        #expect(result.failure?.message.contains("setting the devices up") == true, "\(result.failureDescription)")
+    }
 }
