@@ -41,9 +41,8 @@ extension Replica {
     /// returns whether it did.
     func renewInPlaceWriteGuard(of table: SyncedTable) throws -> Bool {
         guard try !columnsWritableInPlace(table).isEmpty else { return false }
-        let name = quoteIdentifier(Metadata.inPlaceWriteGuard(table.id))
-        try database.execute("DROP INDEX IF EXISTS main.\(name)")
-        try database.execute(try captureTriggers(for: table, facts: facts(of: table)).inPlaceWriteGuardSQL)
+        let triggers = try captureTriggers(for: table, facts: facts(of: table))
+        try database.execute(triggers.dropInPlaceWriteGuardSQL + "\n" + triggers.inPlaceWriteGuardSQL)
         return true
     }
 

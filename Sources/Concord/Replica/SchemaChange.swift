@@ -48,9 +48,7 @@ struct SchemaChange: Equatable {
 
     /// Compares `table`'s live schema in `database` with its declaration.
     static func of(_ table: SyncedTable, in database: Database, triggersMissing: Bool) throws -> SchemaChange {
-        let columns = try database.pragma("table_xinfo", of: table.name).map {
-            [$0["name"], $0["pk"], $0["hidden"], $0["notnull"], $0["dflt_value"]]
-        }
+        let columns = try database.pragma("table_xinfo", of: table.name)
         func destructive(_ change: String, _ fix: String) -> SchemaChange {
             SchemaChange(kind: .destructive(change: change, fix: Self.fix(table.name, fix)), triggersMissing: false)
         }
@@ -60,14 +58,14 @@ struct SchemaChange: Equatable {
         }
         // Names compare by their bytes, as SQLite's do: `String`'s `==` takes `Å` (U+00C5) and `Å` (U+212B)
         // for one, and a column renamed from one to the other would go unnoticed.
-        let keys = columns.filter { $0[1].integerValue != 0 }.compactMap { $0[0].textValue }
+        let keys = columns.filter { $0.integer("pk") != 0 }.compactMap { $0.text("name") }
         guard keys.map(SQLiteName.Key.init) == [SQLiteName.Key(table.key)] else {
             return destructive(
                 "its primary key is now \(keys.isEmpty ? "missing" : keys.joined(separator: ", ")), not \(table.key)",
                 "give it back its primary key \(table.key)")
         }
-        let live = columns.filter { $0[1].integerValue == 0 && $0[2].integerValue == 0 }
-        let names = live.compactMap { $0[0].textValue }
+        let live = columns.filter { $0.integer("pk") == 0 && $0.integer("hidden") == 0 }
+        let names = live.compactMap { $0.text("name") }
         if let kind = columnChange(declared: table.columns, live: names) {
             return destructive(kind.change, kind.fix)
         }
@@ -81,13 +79,13 @@ struct SchemaChange: Equatable {
                     + "(\(Hex.encode(Array(twin.utf8))) and \(Hex.encode(Array(column.utf8)))) that read as the same text",
                 "rename the new column \(column)")
         }
-        for column in added where column[3].integerValue != 0 && column[4] == .null {
+        for column in added where column.integer("notnull") != 0 && column["dflt_value"] == .null {
             return destructive(
-                "its new column \(column[0].textValue ?? "") is NOT NULL without a DEFAULT, so rows written by "
+                "its new column \(column.text("name") ?? "") is NOT NULL without a DEFAULT, so rows written by "
                     + "devices that do not have it yet could not show",
                 "give the column a DEFAULT, or make it nullable")
         }
-        let new = added.map { NewColumn(name: $0[0].textValue ?? "", defaultSQL: $0[4].textValue) }
+        let new = added.map { NewColumn(name: $0.text("name") ?? "", defaultSQL: $0.text("dflt_value")) }
         return SchemaChange(kind: new.isEmpty ? .unchanged : .additive(new), triggersMissing: triggersMissing)
     }
 

@@ -59,9 +59,7 @@ extension TableInspector {
     /// The column's declared default, evaluated once (NULL when it has none).
     private func defaultValue(of table: SyncedTable, column: String) throws -> SQLiteValue {
         guard
-            let expression = try database.pragma("table_xinfo", of: table.name)
-                .first(where: { $0.text("name").map { SQLiteName.Key($0) } == SQLiteName.Key(column) })?
-                .text("dflt_value")
+            let expression = try database.columnInfo(column, of: table.name)?.text("dflt_value")
         else { return .null }
         return try database.scalar("SELECT \(expression)") ?? .null
     }

@@ -205,9 +205,7 @@ struct TableInspector {
     /// The capture facts of `table`, whose synced columns' declared types and DEFAULTs are `declared`
     /// (see ``declaredColumns(of:)``).
     func captureFacts(of table: SyncedTable, declared: [(type: String, defaultSQL: String?)?]) throws -> CaptureFacts {
-        let key = try database.pragma("table_xinfo", of: table.name).first {
-            $0.text("name").map { SQLiteName.Key($0) } == SQLiteName.Key(table.key)
-        }
+        let key = try database.columnInfo(table.key, of: table.name)
         // A TEXT key column turns numbers into text; only NULL can get past it, and NOT NULL (or
         // WITHOUT ROWID, which implies it) stops that. Anything else is checked on every insert.
         let isText = ColumnAffinity(declaredType: key?.text("type") ?? "") == .text

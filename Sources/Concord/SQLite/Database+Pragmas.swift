@@ -33,6 +33,13 @@ extension Database {
         return rows
     }
 
+    /// The `PRAGMA main.table_xinfo` row of `table`'s column `column`, whose name has the same bytes.
+    public func columnInfo(_ column: String, of table: String) throws -> PragmaRow? {
+        try pragma("table_xinfo", of: table).first {
+            $0.text("name").map(SQLiteName.Key.init) == SQLiteName.Key(column)
+        }
+    }
+
     /// The rows of `PRAGMA main.foreign_key_list` for `table`, by key (`id`) then column (`seq`): the
     /// PRAGMA itself lists the keys last declared first.
     public func foreignKeyList(of table: String) throws -> [PragmaRow] {
