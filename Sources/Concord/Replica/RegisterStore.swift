@@ -17,6 +17,9 @@ final class RegisterStore {
     /// What each column shows while it has no register (its DEFAULT, or NULL): a column a migration
     /// added, in rows no one has written it in since.
     let defaults: [SQLiteValue]
+    /// Per column, its DEFAULT's SQL when that may give another value each time (see
+    /// `TableInspector.CaptureFacts.volatileDefaults`), `nil` otherwise.
+    let volatileDefaults: [String?]
     /// Whether a child can bring this table's deleted rows back (it is the parent of a RESTRICT or NO ACTION
     /// key), known when the store is made for the same reason.
     private let isRevivable: Bool
@@ -47,13 +50,14 @@ final class RegisterStore {
 
     init(
         table: SyncedTable, database: Database, nodes: NodeDirectory, affinities: [ColumnAffinity]?,
-        defaults: [SQLiteValue]? = nil, isRevivable: Bool
+        defaults: [SQLiteValue]? = nil, volatileDefaults: [String?]? = nil, isRevivable: Bool
     ) {
         self.table = table
         self.database = database
         self.nodes = nodes
         self.affinities = affinities
         self.defaults = defaults ?? table.columns.map { _ in .null }
+        self.volatileDefaults = volatileDefaults ?? table.columns.map { _ in nil }
         self.isRevivable = isRevivable
     }
 
@@ -296,12 +300,14 @@ final class RegisterStore {
         var values: [SQLiteValue] { shownValues(registers) }
         switch placement {
         case .shown(let overrides):
+            let unset = unsetVolatileColumns(registers)
+            var values = values
+            for column in unset { values[column] = try evaluateDefault(of: column) }
             // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
             var shown = try Statement.Parameters(statement(.upsertShown))
             do {
                 try shown.bind(key)
-                for (index, column) in registers.columns.enumerated() {
-                    let value = column?.value ?? defaults[index]
+                for (index, value) in values.enumerated() {
                     try shown.bind(overrides.isEmpty ? value : overrides[index] ?? value)
                 }
                 try shown.run()
@@ -321,6 +327,7 @@ final class RegisterStore {
             if isRevivable {
                 try marks.markRevived(table: table.id, key: key, !registers.liveness.isAlive)
             }
+            try logWritten(key, columns: unset)
         case .hidden(let reason):
             if isRevivable { try marks.markRevived(table: table.id, key: key, false) }
             if previous?.shown ?? false { try statement(.deleteShown).run([key]) }
@@ -332,6 +339,41 @@ final class RegisterStore {
             }
         }
         return placement
+    }
+
+    /// The columns of a column-policy row that no write has set, merged last-writer-wins, whose DEFAULT
+    /// may give another value each time.
+    ///
+    /// Why: each device evaluating such a DEFAULT for itself (`CURRENT_TIMESTAMP`, `(random())`) would
+    /// show its own value for good while every register agrees. The replica showing the row writes
+    /// the value it evaluated as its own write (``logWritten(_:columns:)``), and last-writer-wins
+    /// settles one value everywhere. Only for columns merged by last writer wins: under the row
+    /// policy such a write would stamp the whole row, and a merge by value would join the value
+    /// evaluated into others.
+    private func unsetVolatileColumns(_ registers: RowRegisters) -> [Int] {
+        guard table.hasColumnStamps else { return [] }
+        return registers.columns.indices.filter {
+            registers.columns[$0] == nil && volatileDefaults[$0] != nil && table.merges[$0] == .lww
+        }
+    }
+
+    /// `column`'s DEFAULT evaluated now, as the column stores it.
+    private func evaluateDefault(of column: Int) throws -> SQLiteValue {
+        guard let sql = volatileDefaults[column], let value = try database.scalar("SELECT (\(sql))") else {
+            return defaults[column]
+        }
+        guard let affinity = affinities?[column] else { return value }
+        return try database.stored(value, as: affinity)
+    }
+
+    /// Appends to the capture log an update of `columns` of the row `key`, which the next fold stamps as
+    /// this replica's write of the values the row shows.
+    private func logWritten(_ key: SQLiteValue, columns: [Int]) throws {
+        guard !columns.isEmpty else { return }
+        let mask = columns.reduce(Int64(0)) { $0 | (1 << Int64(min($1, Metadata.maskBits))) }
+        try database.cached(Replica.logWriteSQL).run([
+            .integer(table.id), key, .integer(Metadata.Operation.update.rawValue), .integer(mask),
+        ])
     }
 
     /// The values a row shows: each register's, or the column's default where it has none.

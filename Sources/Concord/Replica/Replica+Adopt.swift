@@ -32,15 +32,18 @@ extension Replica {
             try addMetadataColumns(of: current, from: table.columns.count)
         }
         let first = table.columns.count
+        // What newer peers wrote to the new columns, kept while this device lacked them, shows now: after
+        // the values the app wrote meanwhile become local writes, which are newer; before a rebuild is
+        // reconciled, whose copy could not hold them (it read a table without the columns).
         if change.triggersMissing {
+            try takeUpRelayedColumns(of: current, from: first)
             try reconcile(current, newColumnsFrom: first)
         } else {
             try database.execute(CaptureTriggers(table: current, facts: facts(of: current)).dropAllTriggersSQL)
             try installTriggersAndIndexes(for: current)
             try recordNewColumnValues(of: current, from: first)
+            try takeUpRelayedColumns(of: current, from: first)
         }
-        // What newer peers wrote to the new columns, kept while this device lacked them, shows now.
-        if first < current.columns.count { try takeUpRelayedColumns(of: current, from: first) }
     }
 
     /// The capture facts of a synced table, as loaded.
@@ -83,21 +86,28 @@ extension Replica {
     }
 
     /// Logs, as local updates stamped now, the values the app wrote to new columns (from `first` on)
-    /// before Concord looked: any that differs, by bytes or type, from the column's default.
+    /// before Concord looked: any that differs, by bytes or type, from the column's default, and any
+    /// value of a DEFAULT that changes (`CURRENT_TIMESTAMP`), which this device evaluated for itself.
     func recordNewColumnValues(of table: SyncedTable, from first: Int) throws {
         guard first < table.columns.count else { return }
-        let defaults = try facts(of: table).defaults
+        let facts = try facts(of: table)
+        let defaults = facts.defaults
         let new = Array(first..<table.columns.count)
         let differs = new.map { column in
+            // A DEFAULT that changes (`CURRENT_TIMESTAMP`) gave each row a value of this device's own.
+            guard facts.volatileDefaults[column] == nil else { return "1" }
             let c = table.quotedColumns[column]
             return "(\(c) IS NOT ?\(column + 1) COLLATE BINARY OR typeof(\(c)) <> typeof(?\(column + 1)))"
         }
         let rows = try database.query(
             "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) FROM \(table.qualifiedName) "
                 + "WHERE \(differs.joined(separator: " OR ")) ORDER BY \(table.quotedKey)",
-            defaults)
+            // Up to the last parameter the filter names: SQLite refuses a value bound past it.
+            Array(defaults.prefix((new.last { facts.volatileDefaults[$0] == nil } ?? -1) + 1)))
         for row in rows {
-            let changed = table.columns.indices.map { $0 >= first && row[1 + $0] != defaults[$0] }
+            let changed = table.columns.indices.map {
+                $0 >= first && (row[1 + $0] != defaults[$0] || facts.volatileDefaults[$0] != nil)
+            }
             try logUpdate(of: table, key: row[0], changed: changed, values: Array(row.dropFirst()), defaults: defaults)
         }
     }

@@ -12,8 +12,10 @@ extension Replica {
     /// app wrote meanwhile is lost; the price is that this replica's values
     /// win over edits other devices made to the same rows before they hear
     /// of it. Columns from position `first` on are new (a migration added
-    /// them): they have no register yet, so only a value other than their
-    /// default counts as written.
+    /// them): a value other than the one a newer peer wrote there (relayed,
+    /// and taken up first) counts as written, and where no peer wrote, one
+    /// other than their default, or any value of a DEFAULT that changes
+    /// (`CURRENT_TIMESTAMP`), which each device evaluated for itself.
     ///
     /// ```swift
     /// // After the app's migration rebuilt `reminders`:
@@ -25,7 +27,8 @@ extension Replica {
             try installTriggersAndIndexes(for: table)
             // The other tables' pending writes come first, in the order they were made.
             try foldLocalWrites()
-            let defaults = try facts(of: table).defaults
+            let facts = try facts(of: table)
+            let defaults = facts.defaults
             let store = store(table)
             let parked = Set(try parkedRows(of: table).map(\.key))
             let log = try database.cached(Self.logWriteSQL)
@@ -47,7 +50,13 @@ extension Replica {
                 present.insert(key)
                 let stored = try store.load(key)?.registers
                 let isInsert = !(stored?.liveness.isAlive ?? false) || parked.contains(key)
-                let changed = table.columns.indices.map { $0 < first || row[1 + $0] != defaults[$0] }
+                let changed = table.columns.indices.map { column in
+                    guard column >= first else { return true }
+                    // A new column's register came from a newer peer (relayed): written if the table differs.
+                    if let register = stored?.columns[column] { return row[1 + column] != register.value }
+                    // A DEFAULT that changes (`CURRENT_TIMESTAMP`) gave this device a value of its own: written.
+                    return row[1 + column] != defaults[column] || facts.volatileDefaults[column] != nil
+                }
                 let mask = changed.indices.filter { changed[$0] }.reduce(Int64(0)) {
                     $0 | (1 << Int64(min($1, Metadata.maskBits)))
                 }

@@ -16,6 +16,7 @@ extension Replica {
     /// try replica.foldLocalWrites()   // adopts `priority`, and shows what peers wrote to it
     /// ```
     func takeUpRelayedColumns(of table: SyncedTable, from first: Int) throws {
+        guard first < table.columns.count else { return }
         let relay = RelayStore(database: database)
         // What was kept before the migration, and what stays kept after it.
         guard let declared = try relay.declaration(of: table.name),

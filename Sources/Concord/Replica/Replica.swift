@@ -387,7 +387,8 @@ public final class Replica {
         if let store = stores[table.name] { return store }
         let store = RegisterStore(
             table: table, database: database, nodes: nodes, affinities: captureFacts[table.name]?.affinities,
-            defaults: captureFacts[table.name]?.defaults, isRevivable: isRevivable(table.name))
+            defaults: captureFacts[table.name]?.defaults, volatileDefaults: captureFacts[table.name]?.volatileDefaults,
+            isRevivable: isRevivable(table.name))
         stores[table.name] = store
         return store
     }

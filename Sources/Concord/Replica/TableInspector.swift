@@ -173,6 +173,11 @@ struct TableInspector {
         /// Per synced column: what it shows while no write has set it — its DEFAULT as the column stores
         /// it, or NULL (a column added by a migration shows this in rows written before it).
         var defaults: [SQLiteValue]
+        /// Per synced column: its DEFAULT's SQL when that is not a plain literal (`CURRENT_TIMESTAMP`,
+        /// `(random())`), which may give another value each time and on each device; `nil` otherwise.
+        /// A row no write has set such a column in shows a value its replica then writes as its own
+        /// (see `RegisterStore.materialize`), so that every device shows the same one.
+        var volatileDefaults: [String?]
         /// The columns of `SET NULL` / `SET DEFAULT` keys, which may show a stand-in while the row's hidden
         /// copy keeps the real reference (a delete must keep that, see `CaptureTriggers`).
         var standIns: [StandIn] = []
@@ -188,12 +193,13 @@ struct TableInspector {
 
         init(
             comparesTypes: [Bool], guardsKey: Bool, affinities: [ColumnAffinity]? = nil,
-            defaults: [SQLiteValue]? = nil, standIns: [StandIn] = []
+            defaults: [SQLiteValue]? = nil, volatileDefaults: [String?]? = nil, standIns: [StandIn] = []
         ) {
             self.comparesTypes = comparesTypes
             self.guardsKey = guardsKey
             self.affinities = affinities ?? comparesTypes.map { _ in .blob }
             self.defaults = defaults ?? comparesTypes.map { _ in .null }
+            self.volatileDefaults = volatileDefaults ?? comparesTypes.map { _ in nil }
             self.standIns = standIns
         }
     }
@@ -222,7 +228,9 @@ struct TableInspector {
         }
         return CaptureFacts(
             comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
-            affinities: affinities, defaults: defaults, standIns: try standIns(of: table, declared: declared))
+            affinities: affinities, defaults: defaults,
+            volatileDefaults: declared.map { $0?.defaultSQL.flatMap { InspectionCache.isLiteral($0) ? nil : $0 } },
+            standIns: try standIns(of: table, declared: declared))
     }
 
     /// The columns of `table`'s `SET NULL` and `SET DEFAULT` keys, with what they show in place of a parent.
