@@ -14,3 +14,12 @@ static inline int concord_sqlite3_foreign_keys_enabled(sqlite3 *db) {
     if (sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FKEY, -1, &enabled) != SQLITE_OK) return -1;
     return enabled;
 }
+
+/// Switches every trigger of the connection on (1) or off (0) and returns the setting now in force, or
+/// -1 on error (sqlite3_db_config is variadic, so Swift cannot call it directly). A change expires every
+/// prepared statement of the connection: they compile again on their next step.
+static inline int concord_sqlite3_enable_triggers(sqlite3 *db, int enable) {
+    int now = -1;
+    if (sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, enable, &now) != SQLITE_OK) return -1;
+    return now;
+}

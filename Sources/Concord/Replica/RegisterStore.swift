@@ -22,8 +22,8 @@ final class RegisterStore {
     let volatileDefaults: [String?]
     /// Whether a child can bring this table's deleted rows back (it is the parent of a RESTRICT or NO ACTION
     /// key), known when the store is made for the same reason.
-    private let isRevivable: Bool
-    private var marks: RowMarks { RowMarks(database: database) }
+    let isRevivable: Bool
+    var marks: RowMarks { RowMarks(database: database) }
 
     /// A row's registers and where its values live.
     struct StoredRow {
@@ -41,7 +41,7 @@ final class RegisterStore {
     }
 
     /// The statements this store runs, each prepared on first use.
-    private enum Slot: Int, CaseIterable {
+    enum Slot: Int, CaseIterable {
         case select, stamps, insertMetadata, updateMetadata, upsertShown, writeHidden, deleteHidden, deleteShown, since
         case insertMetadataSeen, updateMetadataSeen
     }
@@ -63,7 +63,7 @@ final class RegisterStore {
 
     /// The SQL of `slot`, built when the slot is first prepared: a replica makes a store for every synced
     /// table each time it opens, and most opens run only a few of a store's statements.
-    private func sql(_ slot: Slot) -> String {
+    func sql(_ slot: Slot) -> String {
         let stamps = ["m.cl", "m.hlc", "m.node", "m.clh", "m.cln"] + table.stampColumns.map { "m.\($0)" }
         let byKey = " WHERE m.kh = ? AND m.pk = ?"
         let registerColumns = ["ver", "cl", "hlc", "node", "clh", "cln"] + table.stampColumns
@@ -121,7 +121,7 @@ final class RegisterStore {
         }
     }
 
-    private func statement(_ slot: Slot) throws -> Statement {
+    func statement(_ slot: Slot) throws -> Statement {
         if let statement = statements[slot.rawValue] { return statement }
         let statement = try database.prepare(sql(slot))
         statements[slot.rawValue] = statement
@@ -284,96 +284,6 @@ final class RegisterStore {
         where registers.columns[index]?.contributions != previous?.registers.columns[index]?.contributions {
             try writeContributions(key, column: index, registers.columns[index]?.contributions ?? [])
         }
-    }
-
-    /// Puts a row's values where `placement` says: the user table (with any
-    /// stand-ins for parents that are not visible, the real values then kept
-    /// in the hidden copy) or the hidden copy alone.
-    ///
-    /// Returns the placement taken: a row whose values would break a NOT NULL
-    /// or CHECK constraint of the user table is parked instead of shown.
-    /// `mayBeParked` says whether a parking record may exist to be removed.
-    func materialize(
-        _ key: SQLiteValue, _ registers: RowRegisters, _ placement: Placement,
-        previous: StoredRow?, mayBeParked: Bool
-    ) throws -> Placement {
-        var values: [SQLiteValue] { shownValues(registers) }
-        switch placement {
-        case .shown(let overrides):
-            let unset = unsetVolatileColumns(registers)
-            var values = values
-            for column in unset { values[column] = try evaluateDefault(of: column) }
-            // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
-            var shown = try Statement.Parameters(statement(.upsertShown))
-            do {
-                try shown.bind(key)
-                for (index, value) in values.enumerated() {
-                    try shown.bind(overrides.isEmpty ? value : overrides[index] ?? value)
-                }
-                try shown.run()
-            } catch let error as SQLiteError
-                where error.resultCode.primary == .constraint && error.resultCode != .foreignKeyConstraint
-            {
-                return try materialize(
-                    key, registers, .hidden(.constraint(error.message)),
-                    previous: previous, mayBeParked: mayBeParked)
-            }
-            if !overrides.isEmpty {
-                try statement(.writeHidden).run([key] + values)
-            } else if previous?.hasHiddenValues ?? false {
-                try deleteHidden(key)
-            }
-            if mayBeParked { try marks.unpark(table: table.id, key: key) }
-            if isRevivable {
-                try marks.markRevived(table: table.id, key: key, !registers.liveness.isAlive)
-            }
-            try logWritten(key, columns: unset)
-        case .hidden(let reason):
-            if isRevivable { try marks.markRevived(table: table.id, key: key, false) }
-            if previous?.shown ?? false { try statement(.deleteShown).run([key]) }
-            if registers.columns.contains(where: { $0 != nil }) { try statement(.writeHidden).run([key] + values) }
-            if let reason {
-                try marks.park(table: table.id, key: key, reason: reason)
-            } else if mayBeParked {
-                try marks.unpark(table: table.id, key: key)
-            }
-        }
-        return placement
-    }
-
-    /// The columns of a column-policy row that no write has set, merged last-writer-wins, whose DEFAULT
-    /// may give another value each time.
-    ///
-    /// Why: each device evaluating such a DEFAULT for itself (`CURRENT_TIMESTAMP`, `(random())`) would
-    /// show its own value for good while every register agrees. The replica showing the row writes
-    /// the value it evaluated as its own write (``logWritten(_:columns:)``), and last-writer-wins
-    /// settles one value everywhere. Only for columns merged by last writer wins: under the row
-    /// policy such a write would stamp the whole row, and a merge by value would join the value
-    /// evaluated into others.
-    private func unsetVolatileColumns(_ registers: RowRegisters) -> [Int] {
-        guard table.hasColumnStamps else { return [] }
-        return registers.columns.indices.filter {
-            registers.columns[$0] == nil && volatileDefaults[$0] != nil && table.merges[$0] == .lww
-        }
-    }
-
-    /// `column`'s DEFAULT evaluated now, as the column stores it.
-    private func evaluateDefault(of column: Int) throws -> SQLiteValue {
-        guard let sql = volatileDefaults[column], let value = try database.scalar("SELECT (\(sql))") else {
-            return defaults[column]
-        }
-        guard let affinity = affinities?[column] else { return value }
-        return try database.stored(value, as: affinity)
-    }
-
-    /// Appends to the capture log an update of `columns` of the row `key`, which the next fold stamps as
-    /// this replica's write of the values the row shows.
-    private func logWritten(_ key: SQLiteValue, columns: [Int]) throws {
-        guard !columns.isEmpty else { return }
-        let mask = columns.reduce(Int64(0)) { $0 | (1 << Int64(min($1, Metadata.maskBits))) }
-        try database.cached(Replica.logWriteSQL).run([
-            .integer(table.id), key, .integer(Metadata.Operation.update.rawValue), .integer(mask),
-        ])
     }
 
     /// The values a row shows: each register's, or the column's default where it has none.

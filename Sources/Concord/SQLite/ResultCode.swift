@@ -35,6 +35,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let notADatabase = ResultCode(rawValue: 26)
     /// `SQLITE_CONSTRAINT_FOREIGNKEY`.
     public static let foreignKeyConstraint = ResultCode(rawValue: 787)
+    /// `SQLITE_CONSTRAINT_TRIGGER`: a trigger answered `RAISE(ABORT, ...)` or `RAISE(FAIL, ...)`.
+    public static let triggerConstraint = ResultCode(rawValue: 1811)
 
     /// The number, as SQLite documents it (`19`, `787`).
     public var description: String { String(rawValue) }

@@ -1,0 +1,92 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// A BEFORE trigger of the app that refuses Concord's write of a merged row (`RAISE(IGNORE)`,
+/// `RAISE(ABORT)`) never leaves a device showing what the registers do not say.
+///
+/// Apps guard rows with such triggers ("a locked note keeps its title", "the default list stays"). A
+/// merge is not the app's write: another device made it under its own state. Before, a trigger that
+/// ignored the merged update left the old values shown under the new stamp (exported as such, and
+/// `check()` content), and one that ignored a merged delete left the row shown here alone; one that
+/// aborted the delete refused every changeset holding it, for ever.
+@Suite(.tags(.replica))
+struct AppTriggerVetoTests {
+    private let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    /// Two devices of a notes app whose trigger `guard` (on `event`) answers `raise` for locked notes.
+    private func devices(guard event: String, raise: String) throws -> [Replica] {
+        try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+            try replica.database.execute(
+                """
+                CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT, locked INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE audit (what TEXT);
+                CREATE TRIGGER guard BEFORE \(event) ON notes WHEN OLD.locked = 1 BEGIN SELECT RAISE(\(raise)); END;
+                CREATE TRIGGER unchanged BEFORE UPDATE ON notes
+                    WHEN NEW.title IS OLD.title AND NEW.locked IS OLD.locked BEGIN SELECT RAISE(IGNORE); END;
+                CREATE TRIGGER deleted AFTER DELETE ON notes BEGIN INSERT INTO audit VALUES (OLD.id); END;
+                """)
+            try replica.enableSync(on: "notes")
+            try replica.database.execute("INSERT INTO notes VALUES ('n1', 'draft', 0), ('n2', 'other', 0)")
+            return replica
+        }
+    }
+
+    private func notes(_ device: Replica) throws -> [[SQLiteValue]] {
+        try device.database.query("SELECT id, title, locked FROM notes ORDER BY id")
+    }
+
+    @Test(arguments: ["IGNORE", "ABORT, 'the note is locked'"])
+    func aMergedUpdateATriggerRefusesParksTheRow(raise: String) throws {
+        let d = try devices(guard: "UPDATE OF title", raise: raise)
+        try Replica.sync(d)
+        clock.advance(by: 1000)
+        // One device edits the title while the other, not knowing it, locks the note.
+        try d[0].database.execute("UPDATE notes SET title = 'final' WHERE id = 'n1'")
+        try d[1].database.execute("UPDATE notes SET locked = 1 WHERE id = 'n1'")
+        try Replica.sync(d)
+        #expect(try notes(d[0]) == [["n1", "final", 1], ["n2", "other", 0]])
+        // The locking device cannot show the merged row: it parks it, saying why; its registers hold it.
+        #expect(try notes(d[1]) == [["n2", "other", 0]])
+        let parked = try d[1].parked()
+        #expect(parked.map(\.key) == ["n1"])
+        #expect(parked.first?.reason.contains(raise == "IGNORE" ? "RAISE(IGNORE)" : "the note is locked") == true)
+        let kept = try d[1].changes(since: 0).rows.first { $0.key == "n1" }?.registers.columns.map { $0?.value }
+        #expect(kept == ["final", 1])
+        for device in d { #expect(try device.check().isConsistent) }
+    }
+
+    @Test(arguments: ["IGNORE", "ABORT, 'the note is locked'"])
+    func aMergedDeleteLandsWhereATriggerRefusesIt(raise: String) throws {
+        let d = try devices(guard: "DELETE", raise: raise)
+        try Replica.sync(d)
+        clock.advance(by: 1000)
+        try d[0].database.execute("DELETE FROM notes WHERE id = 'n1'")
+        try d[1].database.execute("UPDATE notes SET locked = 1 WHERE id = 'n1'")
+        try Replica.sync(d)
+        for device in d {
+            #expect(try notes(device) == [["n2", "other", 0]])
+            #expect(try device.check().isConsistent)
+        }
+        #expect(try d[0].canonicalDump() == d[1].canonicalDump())
+        // The app's other triggers on that delete did not run on the refusing device (see README).
+        #expect(try d[1].database.query("SELECT what FROM audit") == [])
+    }
+
+    @Test func mergesThatChangeNothingAreNoMatter() throws {
+        let d = try devices(guard: "UPDATE OF title", raise: "IGNORE")
+        try Replica.sync(d)
+        clock.advance(by: 1000)
+        // Both devices write the same values: each merge changes nothing, and the trigger ignores it.
+        for device in d { try device.database.execute("UPDATE notes SET title = 'same', locked = 0 WHERE id = 'n2'") }
+        try Replica.sync(d)
+        for device in d {
+            #expect(try notes(device) == [["n1", "draft", 0], ["n2", "same", 0]])
+            #expect(try device.parked() == [])
+            #expect(try device.check().isConsistent)
+        }
+    }
+}
