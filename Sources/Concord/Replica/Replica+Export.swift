@@ -25,10 +25,15 @@ extension Replica {
     /// this file before it was restored from a backup. This replica then takes
     /// a new node id (so the two stop sharing one) and exports everything it
     /// holds, from version 0, under it; the header says so.
+    ///
+    /// It is refused inside a transaction still open on the replica's connection (the app's): what
+    /// it would stamp and send could yet be rolled back, after a peer holds it, and this replica's
+    /// next writes would then be stored at the versions that peer has already read, and never reach it.
     public func exportChanges(
         since version: Int64, header: (ChangesetHeader) throws -> Void, row: (RowChange) throws -> Void
     ) throws {
         guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
+        guard !database.inTransaction else { throw ReplicaError.exportInsideTransaction }
         try withForeignKeyEnforcementOffIfWriting {
             try foldLocalWrites()
             // Every stamp of this replica's own may leave it now (see ConflictRule's losses): a statement

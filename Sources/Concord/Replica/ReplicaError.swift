@@ -41,6 +41,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case damagedMetadata(String)
     /// A version asked for is negative.
     case invalidVersion(Int64)
+    /// Changes were to be exported inside a transaction that is still open on the replica's connection.
+    case exportInsideTransaction
     /// A changeset read twice (to check it, then to merge it) was not the same the second time.
     case changesetChanged
     /// A synced table's schema changed in a way Concord does not sync.
@@ -95,6 +97,10 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
             return "the changeset has a row of '\(table)' whose key \(key) is not TEXT or BLOB; nothing was applied"
         case .invalidVersion(let version):
             return "version \(version) is negative; versions start at 0 (ask for changes since 0 to get everything)"
+        case .exportInsideTransaction:
+            return "cannot export changes inside a transaction that is still open on the replica's connection: "
+                + "a peer could hold them after they are rolled back, and later writes would reuse their "
+                + "versions; commit or roll back first, then export"
         case .changesetChanged:
             return "the changeset changed while it was being applied (was its file replaced or written to?); "
                 + "nothing was applied; apply it again once nothing else writes the file"
