@@ -249,11 +249,10 @@ struct CaptureTriggers {
                 + "OR CASE WHEN NEW.\(column) = 0 THEN typeof(NEW.\(column)) = 'real' ELSE 0 END)"
         }
         guard !changed.isEmpty else { return "" }
-        let bits = changed.enumerated().map { index, test in "(\(test) << \(min(index, Metadata.maskBits)))" }
         return trigger(
             "update", "AFTER UPDATE", "1",
             [
-                logSQL(.update, key: "NEW.\(table.quotedKey)", mask: bits.joined(separator: " | "))
+                logSQL(.update, key: "NEW.\(table.quotedKey)", mask: ChangeMask.sql(changed))
             ] + zerosSQL + logValuesSQL(withOld: true))
     }
 
@@ -292,8 +291,8 @@ struct CaptureTriggers {
         let (insert, update) = (Metadata.Operation.insert.rawValue, Metadata.Operation.update.rawValue)
         for standIn in facts.standIns where values.indices.contains(standIn.column) {
             let (shown, kept) = (values[standIn.column], "h.\(table.hiddenColumns[standIn.column])")
-            let bit = Int64(1) << Int64(min(standIn.column, Metadata.maskBits))
-            let written = logged("(op = \(insert) OR (op = \(update) AND mask & \(bit) <> 0))")
+            let bit = ChangeMask.sqlHas(column: standIn.column, count: table.columns.count)
+            let written = logged("(op = \(insert) OR (op = \(update) AND \(bit)))")
             values[standIn.column] =
                 "CASE WHEN h.pk IS NULL OR \(shown) IS NOT \(standIn.value) OR \(kept) IS NULL THEN \(shown) "
                 + "WHEN \(written) THEN \(shown) ELSE \(kept) END"

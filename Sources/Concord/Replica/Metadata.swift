@@ -70,9 +70,10 @@ enum Metadata {
     /// triggers keep a re-inserted row's previous value-merged values for the fold to join with, and
     /// tell a stand-in from the app's own value by the log rather than by the parent's presence; layout 10
     /// records the schema version the synced tables were last swept for rows lost uncaptured at
-    /// (`_concord_state.swept`, see ``Replica/logRowsLostUncaptured()``).
+    /// (`_concord_state.swept`, see ``Replica/logRowsLostUncaptured()``); layout 11's update triggers
+    /// of tables of more than 63 synced columns log a mask with a bit for every column (``ChangeMask``).
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 10
+    static let layoutVersion: Int64 = 11
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -208,7 +209,4 @@ enum Metadata {
         case update = 2
         case delete = 3
     }
-
-    /// Columns past this position share the last bit of an update's change mask.
-    static let maskBits = 62
 }

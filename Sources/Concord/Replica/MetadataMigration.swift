@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 11: layout 10 with a change mask of a bit per column for tables of more than 63 synced columns
+///   (``ChangeMask``): the last bit stood for every column from 62 on, so an update of one of them stamped
+///   them all, over other devices' edits. A log row written before keeps its integer mask, read as before.
 /// - 10: layout 9 plus `_concord_state.swept`, the schema version at which the synced tables were last
 ///   swept for rows that left them uncaptured (NULL until the first fold: an upgraded file is swept once).
 /// - 9: layout 8 with delete triggers that keep a re-inserted row's previous value-merged values.
@@ -39,7 +42,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...9
+    static let upgradable: ClosedRange<Int64> = 1...10
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -75,8 +78,9 @@ struct MetadataMigration {
             }
             // Layout 8 keeps what every register's write saw; layout 7 kept it for this replica's own only.
             if found == 7 { try markMergedRegistersSeen() }
-            // Layout 9 changes the delete triggers (see `CaptureTriggers`); layouts 1 to 4 got them new above.
-            if (5...8).contains(found) { try reinstallTriggers() }
+            // Layout 9 changes the delete triggers (see `CaptureTriggers`), layout 11 the update triggers of
+            // tables of more than 63 columns (see `ChangeMask`); layouts 1 to 4 got them new above.
+            if (5...10).contains(found) { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }

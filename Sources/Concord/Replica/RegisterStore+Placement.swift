@@ -129,9 +129,9 @@ extension RegisterStore {
     /// this replica's write of the values the row shows.
     private func logWritten(_ key: SQLiteValue, columns: [Int]) throws {
         guard !columns.isEmpty else { return }
-        let mask = columns.reduce(Int64(0)) { $0 | (1 << Int64(min($1, Metadata.maskBits))) }
+        let changed = table.columns.indices.map(columns.contains)
         try database.cached(Replica.logWriteSQL).run([
-            .integer(table.id), key, .integer(Metadata.Operation.update.rawValue), .integer(mask),
+            .integer(table.id), key, .integer(Metadata.Operation.update.rawValue), ChangeMask.encode(changed),
         ])
     }
 }

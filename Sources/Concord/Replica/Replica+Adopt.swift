@@ -116,13 +116,10 @@ extension Replica {
     func logUpdate(
         of table: SyncedTable, key: SQLiteValue, changed: [Bool], values: [SQLiteValue], defaults: [SQLiteValue]
     ) throws {
-        let mask = changed.indices.filter { changed[$0] }.reduce(Int64(0)) {
-            $0 | (1 << Int64(min($1, Metadata.maskBits)))
-        }
-        guard mask != 0 else { return }
+        guard changed.contains(true) else { return }
         try database.execute(
             "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(Metadata.now), ?)",
-            [.integer(table.id), key, .integer(Metadata.Operation.update.rawValue), .integer(mask)])
+            [.integer(table.id), key, .integer(Metadata.Operation.update.rawValue), ChangeMask.encode(changed)])
         let joined = table.joinedColumns
         guard !joined.isEmpty else { return }
         try database.execute(

@@ -70,10 +70,6 @@ extension Replica {
         }
     }
 
-    /// Decodes an update's change mask; columns past ``Metadata/maskBits`` share its last bit.
-    static func changedColumns(mask: Int64, count: Int) -> [Bool] {
-        (0..<count).map { mask & (1 << Int64(min($0, Metadata.maskBits))) != 0 }
-    }
 }
 
 /// One fold of the capture log, inside the caller's transaction: read the log in write
@@ -106,7 +102,8 @@ final class FoldSession {
         let operation: Metadata.Operation
         /// The write's time, in Unix milliseconds.
         let time: Int64
-        let mask: Int64
+        /// The columns an update changed (see ``ChangeMask``).
+        let mask: SQLiteValue
     }
 
     init(replica: Replica) throws {
@@ -148,7 +145,7 @@ final class FoldSession {
                 }
                 let write = LoggedWrite(
                     seq: last, table: table, key: writes.column(2), operation: operation,
-                    time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.int64(5))
+                    time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.column(5))
                 // A known key inserted again may have a hidden copy to drop; see `finish()`.
                 if try fold(write) { kept.append(last) }
             }
@@ -162,7 +159,9 @@ final class FoldSession {
     /// Folds one logged write; returns whether it re-inserted a key the registers knew.
     private func fold(_ write: LoggedWrite) throws -> Bool {
         // The update trigger logs an update that changed nothing with mask 0 rather than test every column twice.
-        if write.operation == .update && write.mask == 0 { return false }
+        if write.operation == .update && ChangeMask.isEmpty(write.mask, count: write.table.columns.count) {
+            return false
+        }
         let ref = RowRef(table: write.table.name, key: write.key)
         guard Replica.isSyncableKey(write.key) else {
             // Only a row written before keys were checked (or with capture's guard gone) gets here:
@@ -214,7 +213,7 @@ final class FoldSession {
     private func changedColumns(_ write: LoggedWrite) throws -> [Bool]? {
         let count = write.table.columns.count
         guard write.operation == .update else { return Array(repeating: write.operation == .insert, count: count) }
-        var changed = Replica.changedColumns(mask: write.mask, count: count)
+        var changed = ChangeMask.decode(write.mask, count: count)
         guard replica.captureFacts[write.table.name]?.comparesTypes.contains(true) ?? false else { return changed }
         for zero in try database.query(
             "SELECT col, old, new FROM \(write.table.zerosTable) WHERE seq = ?",

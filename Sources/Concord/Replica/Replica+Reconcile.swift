@@ -57,13 +57,10 @@ extension Replica {
                     // A DEFAULT that changes (`CURRENT_TIMESTAMP`) gave this device a value of its own: written.
                     return row[1 + column] != defaults[column] || facts.volatileDefaults[column] != nil
                 }
-                let mask = changed.indices.filter { changed[$0] }.reduce(Int64(0)) {
-                    $0 | (1 << Int64(min($1, Metadata.maskBits)))
-                }
-                if !isInsert && mask == 0 { continue }
+                if !isInsert && !changed.contains(true) { continue }
                 try log.run([
                     .integer(table.id), key, .integer((isInsert ? Metadata.Operation.insert : .update).rawValue),
-                    isInsert ? .null : .integer(mask),
+                    isInsert ? .null : ChangeMask.encode(changed),
                 ])
                 guard let values else { continue }
                 try values.run(
