@@ -4,7 +4,9 @@ extension Workload {
     /// kind of foreign key.
     ///
     /// - `owners` (by column): a label last-writer-wins, a `max` score, a `min` low, a `counter` of taps
-    ///   with increments and decrements, a `union` of tags, and a `longest` value (a user-defined join);
+    ///   with increments and decrements, a `union` of tags, and a `longest` value (a user-defined join),
+    ///   then 58 columns no write sets and two more, `far` and `far2`, written apart: columns 64 and 65,
+    ///   past what one 64-bit change mask holds (see `ChangeMask`);
     /// - `places` (by row): deleted and inserted again, replaced whole (`INSERT OR REPLACE`), upserted
     ///   (`ON CONFLICT DO UPDATE`, `DO NOTHING`), as apps save records; owners are upserted too;
     /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
@@ -29,14 +31,14 @@ extension Workload {
             CREATE TABLE {name:notes} ({name:id} PRIMARY KEY NOT NULL,
                 {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE CASCADE,
                 {name:place} DEFAULT '1' REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
-            """,
+            """ + wideColumns,
         tables: [
             Table(
                 name: "owners",
                 merges: ["score": "max", "low": "min", "taps": "counter", "tags": "union", "longest": "longest"]),
             Table(name: "places", policy: "row"), Table(name: "links"), Table(name: "notes", policy: "row"),
         ],
-        operations: wideOwners + widePlaces + wideChildren + wideZeros,
+        operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar,
         names: "drawn")
 
     private static let wideOwners = [
@@ -92,6 +94,20 @@ extension Workload {
         "UPDATE {name:notes} SET {name:body} = {value} WHERE {name:id} = {key}",
         "UPDATE {name:notes} SET {name:place} = {key} WHERE {name:id} = {key}",
         "DELETE FROM {name:notes} WHERE {name:id} = {key}",
+    ]
+
+    /// The columns of `owners` after `longest`: 58 that no write sets, then `far` and `far2`. Added last (before
+    /// sync is enabled), so their names come after the others: a reproducer recorded before keeps its names,
+    /// and these stand for themselves there.
+    private static let wideColumns = ((1...58).map { "pad\($0)" } + ["far", "far2"])
+        .map { "\nALTER TABLE {name:owners} ADD COLUMN {name:\($0)};" }.joined()
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideFar = [
+        "UPDATE {name:owners} SET {name:far} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:far2} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:far} = {value} WHERE {name:id} = '1'",
+        "UPDATE {name:owners} SET {name:far2} = {value} WHERE {name:id} = '1'",
     ]
 
     // Appended after the others, so the operations of existing reproducers keep their numbers.
