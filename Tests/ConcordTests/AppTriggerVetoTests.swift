@@ -77,6 +77,27 @@ struct AppTriggerVetoTests {
         #expect(try d[1].database.query("SELECT what FROM audit") == [])
     }
 
+    /// `RAISE(ROLLBACK)` undoes the whole apply: the changeset is refused with the trigger's message, and
+    /// nothing of it is written (before, the park or the delete went on outside any transaction).
+    @Test(arguments: ["UPDATE OF title", "DELETE"])
+    func aGuardThatRollsBackRefusesTheChangesetAndChangesNothing(event: String) throws {
+        let d = try devices(guard: event, raise: "ROLLBACK, 'the note is locked'")
+        try Replica.sync(d)
+        clock.advance(by: 1000)
+        try d[0].database.execute(
+            event == "DELETE"
+                ? "DELETE FROM notes WHERE id = 'n1'" : "UPDATE notes SET title = 'final' WHERE id = 'n1'")
+        try d[0].database.execute("INSERT INTO notes (id, title) VALUES ('n3', 'new')")
+        try d[1].database.execute("UPDATE notes SET locked = 1 WHERE id = 'n1'")
+        let before = try d[1].canonicalDump()
+        #expect { try d[1].apply(d[0].changes(since: d[1].peerVersion(d[0].nodeID))) } throws: { error in
+            "\(error)".contains("the note is locked")
+        }
+        #expect(try d[1].canonicalDump() == before)
+        #expect(try notes(d[1]) == [["n1", "draft", 1], ["n2", "other", 0]])
+        #expect(try d[1].check().isConsistent)
+    }
+
     @Test func mergesThatChangeNothingAreNoMatter() throws {
         let d = try devices(guard: "UPDATE OF title", raise: "IGNORE")
         try Replica.sync(d)

@@ -40,7 +40,10 @@ extension RegisterStore {
                 }
             } catch let error as SQLiteError
                 where error.resultCode.primary == .constraint && error.resultCode != .foreignKeyConstraint
+                && database.inTransaction
             {
+                // (Out of its transaction, a trigger answered RAISE(ROLLBACK): nothing may be written now, and
+                // the error goes to the caller, whose whole operation was undone.)
                 return try materialize(
                     key, registers, .hidden(.constraint(error.message)),
                     previous: previous, mayBeParked: mayBeParked)
@@ -74,12 +77,13 @@ extension RegisterStore {
     /// parked), and every device must then show it gone. A trigger answering `RAISE(IGNORE)` would
     /// leave it shown here alone, and `RAISE(ABORT)` would refuse every changeset holding the delete,
     /// for ever. So the delete is made again with triggers off; the app's other triggers on that
-    /// delete (an FTS index's) do not run for it.
+    /// delete (an FTS index's) do not run for it. `RAISE(ROLLBACK)` undoes the caller's whole
+    /// transaction: nothing more may be written, and the error goes to the caller.
     private func deleteShown(_ key: SQLiteValue) throws {
         do {
             try statement(.deleteShown).run([key])
             guard database.changes == 0, try database.scalar(loadShownSQL, [key]) != nil else { return }
-        } catch let error as SQLiteError where error.resultCode == .triggerConstraint {}
+        } catch let error as SQLiteError where error.resultCode == .triggerConstraint && database.inTransaction {}
         try database.withoutTriggers { try database.prepare(sql(.deleteShown)).run([key]) }
     }
 
