@@ -43,13 +43,14 @@ enum ChangeMask {
         switch mask {
         case .integer(let value):
             return (0..<count).map { value & (1 << Int64(min($0, bits))) != 0 }
-        case .text(let text):
-            let body = Array(text.bytes.dropFirst())
+        case .text(let text) where text.bytes.first == UInt8(ascii: "x"):
+            let bytes = text.bytes
+            let chunks = stride(from: 1, to: bytes.count, by: digits).map { start in
+                start + digits <= bytes.count
+                    ? Int64(String(decoding: bytes[start..<start + digits], as: UTF8.self)) : nil
+            }
             return (0..<count).map { column in
-                let start = column / bits * digits
-                guard text.bytes.first == UInt8(ascii: "x"), start + digits <= body.count,
-                    let chunk = Int64(String(decoding: body[start..<start + digits], as: UTF8.self))
-                else { return true }
+                guard column / bits < chunks.count, let chunk = chunks[column / bits] else { return true }
                 return chunk & (1 << Int64(column % bits)) != 0
             }
         default:

@@ -17,15 +17,14 @@ extension RegisterStore {
         _ key: SQLiteValue, _ registers: RowRegisters, _ placement: Placement,
         previous: StoredRow?, mayBeParked: Bool
     ) throws -> Placement {
-        var values: [SQLiteValue] { shownValues(registers) }
+        var values = shownValues(registers)
         switch placement {
         case .shown(let overrides):
-            let unset = unsetVolatileColumns(registers)
-            var values = values
+            let unset = volatileColumns.filter { registers.columns[$0] == nil }
             for column in unset { values[column] = try evaluateDefault(of: column) }
             // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
             var shown = try Statement.Parameters(statement(.upsertShown))
-            let bound = values.indices.map { overrides.isEmpty ? values[$0] : overrides[$0] ?? values[$0] }
+            let bound = overrides.isEmpty ? values : values.indices.map { overrides[$0] ?? values[$0] }
             do {
                 try shown.bind(key)
                 for value in bound { try shown.bind(value) }
@@ -33,7 +32,7 @@ extension RegisterStore {
                 // Nothing changed, and the table shows other values: a BEFORE trigger of the app answered
                 // RAISE(IGNORE). The row is not what its registers say, so it is parked, as when a trigger
                 // answers RAISE(ABORT). (A trigger that ignores writes changing nothing is no matter.)
-                if try !table.columns.isEmpty && database.changes == 0 && shownValues(of: key) != bound {
+                if try database.changes == 0 && shownRow(of: key)?.dropFirst().elementsEqual(bound) != true {
                     return try materialize(
                         key, registers, .hidden(.constraint(Self.ignoredByTrigger(table.name))),
                         previous: previous, mayBeParked: mayBeParked)
@@ -82,42 +81,23 @@ extension RegisterStore {
     private func deleteShown(_ key: SQLiteValue) throws {
         do {
             try statement(.deleteShown).run([key])
-            guard database.changes == 0, try database.scalar(loadShownSQL, [key]) != nil else { return }
+            guard database.changes == 0, try shownRow(of: key) != nil else { return }
         } catch let error as SQLiteError where error.resultCode == .triggerConstraint && database.inTransaction {}
         try database.withoutTriggers { try database.prepare(sql(.deleteShown)).run([key]) }
     }
 
-    private var loadShownSQL: String {
-        "SELECT 1 FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?"
-    }
-
-    /// The values the user table shows for `key`, `nil` when it holds no such row.
-    private func shownValues(of key: SQLiteValue) throws -> [SQLiteValue]? {
-        try database.query(
-            "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?",
-            [key]
+    /// The user table's row with `key` (the key, then the synced columns), `nil` when it holds none: read only
+    /// when a write of Concord's changed nothing.
+    private func shownRow(of key: SQLiteValue) throws -> [SQLiteValue]? {
+        let columns = ([table.quotedKey] + table.quotedColumns).joined(separator: ", ")
+        return try database.query(
+            "SELECT \(columns) FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?", [key]
         ).first
     }
 
     /// The reason a row is parked for when a trigger of the app ignored its write.
     static func ignoredByTrigger(_ table: String) -> String {
         "a trigger on \(table) ignored the write (RAISE(IGNORE))"
-    }
-
-    /// The columns of a column-policy row that no write has set, merged last-writer-wins, whose DEFAULT
-    /// may give another value each time.
-    ///
-    /// Why: each device evaluating such a DEFAULT for itself (`CURRENT_TIMESTAMP`, `(random())`) would
-    /// show its own value for good while every register agrees. The replica showing the row writes
-    /// the value it evaluated as its own write (``logWritten(_:columns:)``), and last-writer-wins
-    /// settles one value everywhere. Only for columns merged by last writer wins: under the row
-    /// policy such a write would stamp the whole row, and a merge by value would join the value
-    /// evaluated into others.
-    private func unsetVolatileColumns(_ registers: RowRegisters) -> [Int] {
-        guard table.hasColumnStamps else { return [] }
-        return registers.columns.indices.filter {
-            registers.columns[$0] == nil && volatileDefaults[$0] != nil && table.merges[$0] == .lww
-        }
     }
 
     /// `column`'s DEFAULT evaluated now, as the column stores it.

@@ -20,6 +20,15 @@ final class RegisterStore {
     /// Per column, its DEFAULT's SQL when that may give another value each time (see
     /// `TableInspector.CaptureFacts.volatileDefaults`), `nil` otherwise.
     let volatileDefaults: [String?]
+    /// The columns, merged last-writer-wins under the column policy, whose DEFAULT may give another value
+    /// each time: in a row no write has set one in, the replica showing the row writes the value it
+    /// evaluated as its own write (see `materialize`).
+    ///
+    /// Why: each device evaluating such a DEFAULT for itself (`CURRENT_TIMESTAMP`, `(random())`) would
+    /// show its own value for good while every register agrees; written, last-writer-wins settles one
+    /// value everywhere. Only these columns: under the row policy such a write would stamp the whole
+    /// row, and a merge by value would join the value evaluated into others.
+    let volatileColumns: [Int]
     /// Whether a child can bring this table's deleted rows back (it is the parent of a RESTRICT or NO ACTION
     /// key), known when the store is made for the same reason.
     let isRevivable: Bool
@@ -57,7 +66,11 @@ final class RegisterStore {
         self.nodes = nodes
         self.affinities = affinities
         self.defaults = defaults ?? table.columns.map { _ in .null }
-        self.volatileDefaults = volatileDefaults ?? table.columns.map { _ in nil }
+        let volatileDefaults = volatileDefaults ?? table.columns.map { _ in nil }
+        self.volatileDefaults = volatileDefaults
+        volatileColumns =
+            table.hasColumnStamps
+            ? table.columns.indices.filter { volatileDefaults[$0] != nil && table.merges[$0] == .lww } : []
         self.isRevivable = isRevivable
     }
 

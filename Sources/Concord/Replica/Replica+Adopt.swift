@@ -93,17 +93,16 @@ extension Replica {
         let facts = try facts(of: table)
         let defaults = facts.defaults
         let new = Array(first..<table.columns.count)
+        // A DEFAULT that changes (`CURRENT_TIMESTAMP`) gave every row a value of this device's own.
+        let everyRow = new.contains { facts.volatileDefaults[$0] != nil }
         let differs = new.map { column in
-            // A DEFAULT that changes (`CURRENT_TIMESTAMP`) gave each row a value of this device's own.
-            guard facts.volatileDefaults[column] == nil else { return "1" }
             let c = table.quotedColumns[column]
             return "(\(c) IS NOT ?\(column + 1) COLLATE BINARY OR typeof(\(c)) <> typeof(?\(column + 1)))"
         }
         let rows = try database.query(
             "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) FROM \(table.qualifiedName) "
-                + "WHERE \(differs.joined(separator: " OR ")) ORDER BY \(table.quotedKey)",
-            // Up to the last parameter the filter names: SQLite refuses a value bound past it.
-            Array(defaults.prefix((new.last { facts.volatileDefaults[$0] == nil } ?? -1) + 1)))
+                + "WHERE \(everyRow ? "1" : differs.joined(separator: " OR ")) ORDER BY \(table.quotedKey)",
+            everyRow ? [] : defaults)
         for row in rows {
             let changed = table.columns.indices.map {
                 $0 >= first && (row[1 + $0] != defaults[$0] || facts.volatileDefaults[$0] != nil)
