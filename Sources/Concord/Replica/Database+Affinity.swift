@@ -21,6 +21,14 @@ extension Database {
         return try scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value])
             ?? value
     }
+
+    /// What a column's DEFAULT clause (`sql`, as `PRAGMA table_xinfo` gives it) evaluates to now, as a
+    /// column of `affinity` stores it; `nil` when it cannot be evaluated on its own.
+    func evaluatedDefault(_ sql: String, as affinity: ColumnAffinity?) throws -> SQLiteValue? {
+        guard let value = try? scalar("SELECT (\(sql))") else { return nil }
+        guard let affinity else { return value }
+        return try stored(value, as: affinity)
+    }
 }
 
 extension RegisterStore {

@@ -102,11 +102,8 @@ extension RegisterStore {
 
     /// `column`'s DEFAULT evaluated now, as the column stores it.
     private func evaluateDefault(of column: Int) throws -> SQLiteValue {
-        guard let sql = volatileDefaults[column], let value = try database.scalar("SELECT (\(sql))") else {
-            return defaults[column]
-        }
-        guard let affinity = affinities?[column] else { return value }
-        return try database.stored(value, as: affinity)
+        try volatileDefaults[column].flatMap { try database.evaluatedDefault($0, as: affinities?[column]) }
+            ?? defaults[column]
     }
 
     /// Appends to the capture log an update of `columns` of the row `key`, which the next fold stamps as

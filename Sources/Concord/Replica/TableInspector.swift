@@ -254,8 +254,7 @@ struct TableInspector {
     /// The value a DEFAULT clause gives, as a column of `affinity` stores it (NULL without one, or when
     /// it cannot be evaluated on its own).
     private func defaultValue(_ sql: String?, as affinity: ColumnAffinity) throws -> SQLiteValue {
-        guard let sql, let value = try? database.scalar("SELECT \(sql)") else { return .null }
-        return try database.stored(value, as: affinity)
+        try sql.flatMap { try database.evaluatedDefault($0, as: affinity) } ?? .null
     }
 
     /// Whether an update must compare each of `table`'s synced columns by type as well as by bytes.
