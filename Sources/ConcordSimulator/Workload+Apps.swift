@@ -1,5 +1,11 @@
 extension Workload {
-    /// Lists; reminders that cascade with their list; subtasks; tags and a reminder-tag join table; a cover blob per list.
+    /// Lists; reminders that cascade with their list; subtasks; tags and a reminder-tag join table; a cover blob per
+    /// list; and two triggers of the app's own, as real apps keep them.
+    ///
+    /// Adding a subtask reopens its reminder (a trigger writing another synced table), and deleting a
+    /// reminder notes it in an `activity` table that does not sync (as an audit log or a search index
+    /// would). On rows Concord merges the first is left out — the merged row already holds what the
+    /// trigger made where it was written — and the second runs, so every device keeps its own activity.
     public static let reminders = Workload(
         schema: """
             CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, cover BLOB);
@@ -12,6 +18,11 @@ extension Workload {
             CREATE TABLE reminder_tags (id TEXT PRIMARY KEY NOT NULL,
                 reminder_id TEXT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE,
                 tag_id TEXT NOT NULL REFERENCES tags(id) ON DELETE CASCADE);
+            CREATE TABLE activity (n INTEGER PRIMARY KEY, what TEXT NOT NULL);
+            CREATE TRIGGER subtask_reopens AFTER INSERT ON subtasks BEGIN
+                UPDATE reminders SET done = 0 WHERE id = NEW.reminder_id AND done <> 0; END;
+            CREATE TRIGGER reminder_deleted AFTER DELETE ON reminders BEGIN
+                INSERT INTO activity (what) VALUES ('deleted ' || OLD.title); END;
             """,
         tables: ["lists", "reminders", "subtasks", "tags", "reminder_tags"].map { Table(name: $0) },
         operations: [

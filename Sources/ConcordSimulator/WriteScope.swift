@@ -7,8 +7,9 @@ import Concord
 /// write was a large part of a step. A statement changes the table it names
 /// and, through foreign-key actions (cascades, SET NULL, SET DEFAULT, and
 /// Concord's own cascade when the app leaves foreign keys off), the tables
-/// whose keys reach that one, transitively — nothing else. A statement whose
-/// table cannot be told is given every table.
+/// whose keys reach that one, transitively — nothing else, unless a trigger of
+/// the app's own fires on one of them: its writes may reach any table, so such a
+/// statement, and one whose table cannot be told, is given every table.
 ///
 /// ```swift
 /// let scope = try WriteScope(of: replica)
@@ -20,11 +21,19 @@ struct WriteScope {
     /// The foreign keys between synced tables.
     let foreignKeys: [ForeignKey]
     private let children: [String: [String]]
+    /// The tables an app trigger (not one of Concord's) fires on, as the schema spells them.
+    private let triggered: [String]
 
     init(of replica: Replica) throws {
         tables = replica.tables.map(\.schema)
         foreignKeys = try OracleSchema(of: replica).foreignKeys
         children = Dictionary(grouping: foreignKeys, by: \.parent).mapValues { $0.map(\.child) }
+        triggered = try replica.database.query(
+            """
+            SELECT DISTINCT tbl_name FROM main.sqlite_schema
+            WHERE type = 'trigger' AND lower(substr(name, 1, 9)) <> '_concord_' ORDER BY 1
+            """
+        ).compactMap { $0[0].textValue }
     }
 
     /// The tables `sql` can change, in declaration order.
@@ -37,6 +46,7 @@ struct WriteScope {
         while let parent = pending.popLast() {
             for child in children[parent] ?? [] where reached.insert(child).inserted { pending.append(child) }
         }
+        if reached.contains(where: { name in triggered.contains { SQLiteName.same($0, name) } }) { return tables }
         return tables.filter { reached.contains($0.name) }
     }
 }
