@@ -51,12 +51,14 @@ struct AppLedger {
                 let unchanged = columns.filter { statement.before[write.row]?[$0] == values[$0] }
                 realValues(&values, of: write.row, unchanged, known: knowledge.of(write.row))
             }
-            let id = ledger.record(
-                node: node, stamp: write.stamp, row: write.row, kind: kind, values: values,
-                seen: knowledge.of(write.row))
-            origins.append(origin)
-            knowledge.learn([id], of: write.row)
-            recorded.append(ledger.operations[id])
+            for operation in write.operations(kind: kind, values: values, policy: table.policy) {
+                let id = ledger.record(
+                    node: node, stamp: operation.stamp, row: write.row, kind: operation.kind,
+                    values: operation.values, seen: knowledge.of(write.row))
+                origins.append(origin)
+                knowledge.learn([id], of: write.row)
+                recorded.append(ledger.operations[id])
+            }
         }
         return recorded
     }

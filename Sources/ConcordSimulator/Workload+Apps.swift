@@ -2,16 +2,19 @@ extension Workload {
     /// Lists; reminders that cascade with their list; subtasks; tags and a reminder-tag join table; a cover blob per
     /// list; and two triggers of the app's own, as real apps keep them.
     ///
-    /// Adding a subtask reopens its reminder (a trigger writing another synced table), and deleting a
-    /// reminder notes it in an `activity` table that does not sync (as an audit log or a search index
-    /// would). On rows Concord merges the first is left out — the merged row already holds what the
-    /// trigger made where it was written — and the second runs, so every device keeps its own activity.
+    /// Adding a subtask reopens its reminder (a trigger writing another synced table), editing a
+    /// reminder's title or state counts the edit in the same row (so the row is written twice, and
+    /// stamped twice), and deleting a reminder notes it in an `activity` table that does not sync (as an
+    /// audit log or a search index would). On rows Concord merges the first two are left out — the
+    /// merged row already holds what they made where it was written — and the last runs, so every device
+    /// keeps its own activity.
     public static let reminders = Workload(
         schema: """
             CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, cover BLOB);
             CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL,
                 list_id TEXT NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
-                title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, priority INTEGER NOT NULL DEFAULT 0);
+                title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, priority INTEGER NOT NULL DEFAULT 0,
+                edits INTEGER NOT NULL DEFAULT 0);
             CREATE TABLE subtasks (id TEXT PRIMARY KEY NOT NULL,
                 reminder_id TEXT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE, title TEXT NOT NULL);
             CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
@@ -21,6 +24,8 @@ extension Workload {
             CREATE TABLE activity (n INTEGER PRIMARY KEY, what TEXT NOT NULL);
             CREATE TRIGGER subtask_reopens AFTER INSERT ON subtasks BEGIN
                 UPDATE reminders SET done = 0 WHERE id = NEW.reminder_id AND done <> 0; END;
+            CREATE TRIGGER reminder_edited AFTER UPDATE OF title, done ON reminders BEGIN
+                UPDATE reminders SET edits = edits + 1 WHERE id = NEW.id; END;
             CREATE TRIGGER reminder_deleted AFTER DELETE ON reminders BEGIN
                 INSERT INTO activity (what) VALUES ('deleted ' || OLD.title); END;
             """,

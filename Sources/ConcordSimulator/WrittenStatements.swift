@@ -52,14 +52,22 @@ struct WrittenStatements {
         guard statements.count > 1 else { return [stamped] }
         var parts: [[OwnWrite]] = []
         var newest: [RowRef: Stamp] = [:]
+        // What the registers hold, for telling apart a row's writes by one statement and its triggers.
+        let held = Dictionary(stamped.map { ($0.row, $0) }, uniquingKeysWith: { $0.stamp > $1.stamp ? $0 : $1 })
         for index in statements.indices {
             let (low, high) = (logEnds[index], logEnds[index + 1])
-            var rows: [RowRef: Stamp] = [:]
+            var rows: [RowRef: [Stamp]] = [:]
             for write in folded where low < write.seq && write.seq <= high {
-                rows[write.row] = max(rows[write.row] ?? write.stamp, write.stamp)
+                rows[write.row, default: []].append(write.stamp)
                 newest[write.row] = max(newest[write.row] ?? write.stamp, write.stamp)
             }
-            parts.append(rows.map { OwnWrite(row: $0.key, stamp: $0.value) }.sorted { $0.stamp < $1.stamp })
+            parts.append(
+                rows.map { row, stamps in
+                    let stamps = Set(stamps).sorted()
+                    return OwnWrite(
+                        row: row, stamp: stamps.last!, stamps: stamps, columnStamps: held[row]?.columnStamps ?? [],
+                        livenessStamp: held[row]?.livenessStamp)
+                }.sorted { $0.stamp < $1.stamp })
         }
         if let stray = folded.first(where: { $0.seq <= logEnds[0] || $0.seq > logEnds[logEnds.count - 1] }) {
             throw Disagreement(
@@ -67,13 +75,13 @@ struct WrittenStatements {
                     + "app's \(statements.count) statements made (they filled positions \(logEnds[0] + 1) to "
                     + "\(logEnds[logEnds.count - 1]))")
         }
-        let held = Dictionary(stamped.map { ($0.row, $0.stamp) }, uniquingKeysWith: max)
-        if held != newest {
-            let rows = Set(held.keys).union(newest.keys).sorted { ($0.table, $0.key) < ($1.table, $1.key) }
-            let row = rows.first { held[$0] != newest[$0] }!
+        let heldStamps = held.mapValues(\.stamp)
+        if heldStamps != newest {
+            let rows = Set(heldStamps.keys).union(newest.keys).sorted { ($0.table, $0.key) < ($1.table, $1.key) }
+            let row = rows.first { heldStamps[$0] != newest[$0] }!
             throw Disagreement(
                 message: "the fold reported stamping \(row) \(newest[row].map { "last at \($0)" } ?? "never"), "
-                    + "but its registers hold \(held[row].map { "\($0)" } ?? "no new stamp of this device's")")
+                    + "but its registers hold \(heldStamps[row].map { "\($0)" } ?? "no new stamp of this device's")")
         }
         return parts
     }
