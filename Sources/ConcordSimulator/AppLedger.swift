@@ -34,6 +34,9 @@ struct AppLedger {
     private(set) var ledger = Ledger()
     /// The step and device of each operation, by id.
     private(set) var origins: [Origin] = []
+    /// The rows a trigger of the app deleted while Concord merged: their deletes keep no values (see
+    /// ``recordDelete(_:stamp:node:origin:knowledge:)``).
+    private(set) var deletedWithoutValues: Set<RowRef> = []
 
     /// Records one operation per row `statement` touched, in the order the device stamped them; returns them.
     /// `standIns` names, by table, the columns of `SET NULL` / `SET DEFAULT` keys (see ``realValues(_:of:_:known:)``).
@@ -61,6 +64,21 @@ struct AppLedger {
             }
         }
         return recorded
+    }
+
+    /// Records `node`'s delete of `row` at `stamp`, made by no statement of its app: a trigger of the app
+    /// deleted it while Concord merged a change.
+    ///
+    /// SQLite makes such a delete whatever Concord answers, with the capture triggers silenced, so the row's
+    /// values leave with it and its registers keep their stamps over NULL (as the README says): the row
+    /// is remembered, so the oracle accepts NULL where a column's register holds the stamp it expects.
+    mutating func recordDelete(
+        _ row: RowRef, stamp: Stamp, node: NodeID, origin: Origin, knowledge: inout Knowledge
+    ) {
+        let id = ledger.record(node: node, stamp: stamp, row: row, kind: .delete, values: [:], seen: knowledge.of(row))
+        origins.append(origin)
+        knowledge.learn([id], of: row)
+        deletedWithoutValues.insert(row)
     }
 
     /// An update of a row-policy row carries its whole row, but a `SET NULL` / `SET DEFAULT` column the

@@ -20,6 +20,9 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     case cascade = "cascade"
     /// A device deleted a parent whose `CASCADE` child was written elsewhere and had not reached it yet.
     case cascadeWhileChildInFlight = "cascade-while-child-in-flight"
+    /// A trigger of the app's deleted synced rows while Concord merged a change, and the device's next fold
+    /// stamped those deletes as its own (counted per row).
+    case triggerDeleteOnMerge = "trigger-delete-on-merge"
     /// An apply showed again a row whose registers say deleted: a child under a `RESTRICT` key brought it back.
     case restrictRevival = "restrict-revival"
     /// A row became parked: alive but not shown (its parent had not arrived, or it broke a constraint).

@@ -70,6 +70,15 @@ struct Oracle {
         for (row, expected) in model.registers.sorted(by: { ($0.key.table, $0.key.key) < ($1.key.table, $1.key.key) }) {
             let registers = try replica.registers(of: row.table, key: row.key)
             guard registers != expected else { continue }
+            // A delete a trigger of the app made while Concord merged kept no values (see AppLedger).
+            if let registers, ledger.deletedWithoutValues.contains(row), registers.liveness.causalLength % 2 == 0 {
+                var lost = expected
+                for (index, held) in registers.columns.enumerated()
+                where held?.value == .null && held?.stamp == expected.columns[index]?.stamp {
+                    lost.columns[index]?.value = .null
+                }
+                if registers == lost { continue }
+            }
             let held = registers.map { "causal length \($0.liveness.causalLength): \($0)" } ?? "nothing"
             return "\(row): registers hold \(held), the reference model expects causal length "
                 + "\(expected.liveness.causalLength): \(expected)"

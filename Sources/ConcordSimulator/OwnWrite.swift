@@ -19,6 +19,8 @@ struct OwnWrite {
     var columnStamps: [Stamp?] = []
     /// The row's liveness stamp, when it is one of `node`'s.
     var livenessStamp: Stamp?
+    /// Whether the row's registers say `node` deleted it (its causal length is even, at a stamp of its own).
+    var deleted = false
 
     /// The rows `replica` changed since `version` that carry stamps of `node` newer than `newest`, in the
     /// order it stored them; moves `version` and `newest` past them.
@@ -44,7 +46,9 @@ struct OwnWrite {
                         ([column?.stamp].compactMap { $0 } + (column?.contributions.map(\.stamp) ?? []))
                             .filter(mine).max()
                     },
-                    livenessStamp: registers.liveness.stamp.flatMap { mine($0) ? $0 : nil }))
+                    livenessStamp: registers.liveness.stamp.flatMap { mine($0) ? $0 : nil },
+                    deleted: registers.liveness.causalLength % 2 == 0
+                        && registers.liveness.stamp.map(mine) == true))
             if newest.map({ own > $0 }) ?? true { newest = own }
         }
         return fresh

@@ -168,6 +168,9 @@ final class SimulatedDevice {
     /// The foreign keys between the synced tables, as the write scope reads them.
     func foreignKeys() throws -> [ForeignKey] { try writeScope().foreignKeys }
 
+    /// The synced tables a trigger of the app deletes from, as the write scope reads them.
+    func tablesTriggersDelete() throws -> Set<String> { try writeScope().deletedByTriggers }
+
     /// The tables as the app sees them now, those `sql` can change: its statement's `before`.
     func snapshot(before sql: String) throws -> TableSnapshot {
         try TableSnapshot(of: replica, tables: writeScope().tables(writtenBy: sql))

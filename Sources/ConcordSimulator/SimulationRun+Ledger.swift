@@ -19,9 +19,11 @@ extension SimulationRun {
                 device.replica.foldObserver = { [unowned self] in self.foldReport.append($0) }
             }
             defer { device.replica.foldObserver = nil }
-            let touched = try OwnWrite.collect(
+            var touched = try OwnWrite.collect(
                 from: device.replica, node: device.node, newest: &device.newestOwnStamp,
                 version: &device.ledgerVersion)
+            let lost = try recordTriggerDeletes(&touched, besides: mine, on: device)
+            if result.failure != nil { return }
             guard let mine else {
                 guard touched.isEmpty else {
                     return fail(
@@ -33,7 +35,7 @@ extension SimulationRun {
             }
             let parts: [[OwnWrite]]
             do {
-                parts = try mine.split(landedReport + foldReport, stamped: touched)
+                parts = try mine.split((landedReport + foldReport).filter { !lost.contains($0.row) }, stamped: touched)
                 (landedReport, foldReport) = ([], [])
             } catch {
                 return fail(
@@ -46,6 +48,43 @@ extension SimulationRun {
                 if result.failure != nil { return }
             }
         }
+    }
+
+    /// Takes out of `touched` the rows a trigger of the app deleted while Concord merged, and records each as
+    /// the device's delete; returns them.
+    ///
+    /// Why: SQLite cannot leave a trigger's delete out of a merge (an update or insert it can), so Concord
+    /// records it at the next fold as made here (``Replica/logRowsLostUncaptured()``). Such a row is one
+    /// the registers say the device deleted, which no statement of `mine` saw (it was gone before the
+    /// first); its table must be one an app trigger deletes from, or the engine deleted a row nothing asked
+    /// it to, which fails the run. The ledger gets a delete by the device of what it knew of the row, and
+    /// the model derives the rest, as for any delete.
+    private func recordTriggerDeletes(
+        _ touched: inout [OwnWrite], besides mine: WrittenStatements?, on device: SimulatedDevice
+    ) throws -> Set<RowRef> {
+        let seen = { (row: RowRef) in
+            mine?.statements.contains { $0.before[row] != nil || $0.after[row] != nil || $0.cascaded.contains(row) }
+                ?? false
+        }
+        let lost = touched.filter { $0.deleted && !seen($0.row) }
+        guard !lost.isEmpty else { return [] }
+        let deletable = try device.tablesTriggersDelete()
+        if let stray = lost.first(where: { !deletable.contains($0.row.table) }) {
+            fail(
+                .ownStamps,
+                "device \(device.index) stamped a delete of \(stray.row) as its own, which neither its app's "
+                    + "statements nor a trigger of the app deleting from \(stray.row.table) made")
+            return []
+        }
+        for write in lost {
+            ledger.recordDelete(
+                write.row, stamp: write.livenessStamp ?? write.stamp, node: device.node,
+                origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
+        }
+        result.coverage.record(.triggerDeleteOnMerge, times: lost.count)
+        let rows = Set(lost.map(\.row))
+        touched.removeAll { rows.contains($0.row) }
+        return rows
     }
 
     /// Records one accepted statement of `device`'s app, whose writes stamped `touched`.

@@ -57,13 +57,19 @@ extension SimulationRun {
     ///
     /// It is `Replica.sync` over the mesh's links rather than over every pair: with a relay, the two
     /// groups learn each other's writes only through it. Once a round merged nothing, each database
-    /// holds the join of all, so each knows every write any of them knew.
+    /// holds the join of all, so each knows every write any of them knew. Devices still merging after 20
+    /// rounds fail the run, as the record server's exchange does (``quiesceThroughServer()``): merges that
+    /// keep making writes (an app trigger's, captured) would otherwise never stop.
     private func exchangeOverLinks() throws -> Int {
         var rounds = 0
         var moved = true
         var refused: Set<[Int]> = []
         var refusals: [String] = []
         while moved {
+            guard rounds < 20 else {
+                fail(.convergence, "devices were still merging each other's changes after 20 rounds")
+                return rounds
+            }
             moved = false
             rounds += 1
             for source in devices {
@@ -72,6 +78,10 @@ extension SimulationRun {
                     do {
                         let changes = try export(source, since: target.replica.peerVersion(source.node))
                         let applied = try target.replica.apply(try transmit(changes)).applied
+                        // As a delivery does (``deliver(_:to:from:knowledge:)``): the target read all its source
+                        // held, and deletes a trigger of its app made while merging are recorded as of now.
+                        target.knowledge.learn(source.knowledge)
+                        if try !target.tablesTriggersDelete().isEmpty { try collectWrites(only: [target.index]) }
                         result.rowsMerged += applied
                         moved = moved || applied > 0
                     } catch let refusal as ClockDriftError {

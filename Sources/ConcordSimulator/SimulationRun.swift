@@ -313,6 +313,10 @@ final class SimulationRun {
             for (merge, count) in conflicts { result.conflicts[merge, default: 0] += count }
             log("device \(device.index) applied from \(sender): \(report)")
             try observeApply(report, on: device)
+            // A trigger of the app that deletes may have deleted rows while Concord merged: the next fold
+            // stamps those deletes against the registers as this apply left them, and the ledger must record
+            // them as of the same moment, before another apply teaches the device more of those rows.
+            if written == nil, try !device.tablesTriggersDelete().isEmpty { try collectWrites(only: [device.index]) }
             return true
         } catch let refusal as ClockDriftError {
             result.driftRefusals += 1

@@ -4,9 +4,11 @@ extension Workload {
     ///
     /// Adding a subtask reopens its reminder (a trigger writing another synced table), editing a
     /// reminder's title or state counts the edit in the same row (so the row is written twice, and
-    /// stamped twice), and deleting a reminder notes it in an `activity` table that does not sync (as an
-    /// audit log or a search index would). On rows Concord merges the first two are left out — the
-    /// merged row already holds what they made where it was written — and the last runs, so every device
+    /// stamped twice), completing a reminder clears its subtasks, and deleting a reminder notes it in an
+    /// `activity` table that does not sync (as an audit log or a search index would). On rows Concord
+    /// merges the first two are left out — the merged row already holds what they made where it was
+    /// written — and the last two run: SQLite cannot leave a trigger's delete out, so a completed reminder
+    /// merged here clears the subtasks this device holds, as this device's deletes, and every device
     /// keeps its own activity.
     public static let reminders = Workload(
         schema: """
@@ -26,6 +28,8 @@ extension Workload {
                 UPDATE reminders SET done = 0 WHERE id = NEW.reminder_id AND done <> 0; END;
             CREATE TRIGGER reminder_edited AFTER UPDATE OF title, done ON reminders BEGIN
                 UPDATE reminders SET edits = edits + 1 WHERE id = NEW.id; END;
+            CREATE TRIGGER reminder_done_clears AFTER UPDATE OF done ON reminders WHEN NEW.done = 1 BEGIN
+                DELETE FROM subtasks WHERE reminder_id = NEW.id; END;
             CREATE TRIGGER reminder_deleted AFTER DELETE ON reminders BEGIN
                 INSERT INTO activity (what) VALUES ('deleted ' || OLD.title); END;
             """,

@@ -23,17 +23,26 @@ struct WriteScope {
     private let children: [String: [String]]
     /// The tables an app trigger (not one of Concord's) fires on, as the schema spells them.
     private let triggered: [String]
+    /// The synced tables an app trigger deletes from (its text says `DELETE FROM` the table): rows a merge
+    /// may delete here, which the device's next fold stamps as its own deletes.
+    let deletedByTriggers: Set<String>
 
     init(of replica: Replica) throws {
         tables = replica.tables.map(\.schema)
         foreignKeys = try OracleSchema(of: replica).foreignKeys
         children = Dictionary(grouping: foreignKeys, by: \.parent).mapValues { $0.map(\.child) }
-        triggered = try replica.database.query(
+        let triggers = try replica.database.query(
             """
-            SELECT DISTINCT tbl_name FROM main.sqlite_schema
-            WHERE type = 'trigger' AND lower(substr(name, 1, 9)) <> '_concord_' ORDER BY 1
-            """
-        ).compactMap { $0[0].textValue }
+            SELECT tbl_name, lower(sql) FROM main.sqlite_schema
+            WHERE type = 'trigger' AND lower(substr(name, 1, 9)) <> '_concord_' ORDER BY name
+            """)
+        triggered = triggers.compactMap { $0[0].textValue }
+        let bodies = triggers.compactMap { $0[1].textValue }
+        deletedByTriggers = Set(
+            tables.map(\.name).filter { name in
+                let spellings = [name.lowercased(), quoteIdentifier(name).lowercased()].map { "delete from \($0)" }
+                return bodies.contains { body in spellings.contains { body.contains($0) } }
+            })
     }
 
     /// The tables `sql` can change, in declaration order.

@@ -13,7 +13,7 @@ struct SimulationCoverageCLITests {
         let json = try concordOK("simulate", "--seeds", "1..2", "--steps", "30", "--json", in: directory)
         let decoded = try JSONSerialization.jsonObject(with: json.output) as? [String: Any]
         let coverage = decoded?["coverage"] as? [[String: Any]]
-        #expect(coverage?.count == 22)
+        #expect(coverage?.count == 23)
         #expect(coverage?.first?["event"] as? String == "cascade")
     }
 

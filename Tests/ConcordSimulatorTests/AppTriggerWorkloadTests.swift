@@ -14,7 +14,8 @@ import Testing
 /// snapshots must hold every table a trigger may write (without that, seeds 4, 7, 18 and 31 of the
 /// default scenario fail the oracle on a reopened reminder); and the ledger must record a row its
 /// statement and its trigger both wrote at the two stamps Concord gave the two writes (without that,
-/// 51 of seeds 1..100 fail on the edit count).
+/// 51 of seeds 1..100 fail on the edit count). Completing a reminder clears its subtasks, also on
+/// reminders Concord merges, where the delete is the device's own with no statement behind it.
 @Suite(.tags(.simulation))
 struct AppTriggerWorkloadTests {
     /// A statement on a table an app trigger fires on is given every table; others keep the tables their
@@ -69,6 +70,17 @@ struct AppTriggerWorkloadTests {
             once.operations(kind: .insert, values: [0: "l1"], policy: .column) == [
                 .init(stamp: first, kind: .insert, values: [0: "l1"])
             ])
+    }
+
+    /// A completed reminder merged here clears its subtasks: seed 62 reaches it. The ledger records the
+    /// delete as of the apply that made it (seed 489 failed the oracle when it was recorded after the
+    /// liveness phase's exchange, with what the device learned later), and its row keeps no values
+    /// (seed 128 failed the oracle on them before it accepted that).
+    @Test(arguments: [62, 128, 489] as [UInt64])
+    func mergedCompletionsClearSubtasksAsTheDevicesOwnDeletes(seed: UInt64) throws {
+        let result = try Simulation(scenario: .default, seed: seed).run()
+        #expect(result.passed, "seed \(seed): \(result.failure?.description ?? "did not converge")")
+        if seed == 62 { #expect(result.coverage[.triggerDeleteOnMerge] > 0) }
     }
 
     /// Seeds of the default scenario pass with the triggers on, which ran both on the apps' writes and on
