@@ -156,31 +156,47 @@ struct CaptureTriggers {
     /// The triggers that refuse values a counter or union column cannot merge, naming the column: one
     /// `CREATE TRIGGER` statement each, for ``valueGuardEvents`` in order (none when no column needs one).
     var valueGuardTriggers: [String] {
-        var checks: [String] = []
-        for (column, merge) in zip(table.columns, table.merges) {
-            let c = "NEW.\(quoteIdentifier(column))"
-            let name = sqlString("\(table.name).\(column)")
-            switch merge {
-            case .counter:
-                checks.append(
-                    "SELECT RAISE(ABORT, 'concord: counter column \(name) holds integers') "
-                        + "WHERE typeof(\(c)) NOT IN ('integer', 'null')")
-            case .union where walker == nil:
-                checks.append(
-                    "SELECT RAISE(ABORT, 'concord: union column \(name) cannot be checked while tables or views named "
-                        + "json_each and json_tree hide SQLite''s JSON functions; to fix: \(JSONWalker.hiddenFix)') "
-                        + "WHERE \(c) IS NOT NULL")
-            case .union:
-                checks.append(
-                    "SELECT RAISE(ABORT, 'concord: union column \(name) holds a JSON array of strings and integers') "
-                        + "WHERE \(c) IS NOT NULL AND CASE WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
-                        + "THEN \((walker ?? .each).hasElement(of: c, where: "type NOT IN ('integer', 'text')")) ELSE 1 END"
-                )
-            default: break
-            }
+        let checks = valueGuards(row: "NEW").map {
+            "SELECT RAISE(ABORT, '\(sqlString($0.message))') WHERE \($0.refused)"
         }
         guard !checks.isEmpty else { return [] }
         return zip(Self.valueGuardEvents, ["BEFORE INSERT", "BEFORE UPDATE"]).map { trigger($0, $1, "1", checks) }
+    }
+
+    /// What a counter or union column refuses, column by column: the message, and the condition on the
+    /// row named `row` (`NEW` in a trigger, the table's alias in a query) that holds when it refuses.
+    ///
+    /// The guard triggers refuse such values as the app writes them; enabling sync asks the same of the
+    /// rows already in the table, which no trigger saw (see ``Replica/enableSync(on:policy:merges:)``).
+    func valueGuards(row: String) -> [(column: Int, message: String, refused: String)] {
+        var guards: [(column: Int, message: String, refused: String)] = []
+        for (index, (column, merge)) in zip(table.columns, table.merges).enumerated() {
+            let c = "\(row).\(quoteIdentifier(column))"
+            let name = "\(table.name).\(column)"
+            switch merge {
+            case .counter:
+                guards.append(
+                    (index, "concord: counter column \(name) holds integers", "typeof(\(c)) NOT IN ('integer', 'null')")
+                )
+            case .union where walker == nil:
+                guards.append(
+                    (
+                        index,
+                        "concord: union column \(name) cannot be checked while tables or views named json_each and "
+                            + "json_tree hide SQLite's JSON functions; to fix: \(JSONWalker.hiddenFix)",
+                        "\(c) IS NOT NULL"
+                    ))
+            case .union:
+                guards.append(
+                    (
+                        index, "concord: union column \(name) holds a JSON array of strings and integers",
+                        "\(c) IS NOT NULL AND CASE WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
+                            + "THEN \((walker ?? .each).hasElement(of: c, where: "type NOT IN ('integer', 'text')")) ELSE 1 END"
+                    ))
+            default: break
+            }
+        }
+        return guards
     }
 
     /// The text SQLite keeps in `sqlite_schema` for one of these `CREATE TRIGGER` statements: without the

@@ -64,6 +64,7 @@ extension Replica {
             let facts = try inspectedFacts(of: table)
             try database.execute(CaptureTriggers(table: table, facts: facts).metadataSQL)
             try installTriggersAndIndexes(for: table, facts: facts, foreignKeys: foreignKeys)
+            try refuseUnmergeableValues(of: table, facts: facts)
             try recordExistingRows(of: table)
             // Rows peers sent of this table while it did not sync here were kept: they merge now.
             do {
@@ -214,8 +215,16 @@ extension Replica {
         let selfIndex = try indexRegistering(nodeID)
         let insert = try database.prepare(
             "INSERT INTO \(table.rowsTable) (kh, pk, cl, ver, hlc, node) VALUES (?, ?, 1, ?, ?, ?)")
+        // A counter's value is the sum of the devices' contributions: what the row holds is this device's.
+        let counters = table.counterColumns
+        let contribute =
+            try counters.isEmpty
+            ? nil
+            : database.prepare(
+                "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, 1, ?, ?)")
         let keys = try database.prepare(
-            "SELECT \(table.quotedKey) FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
+            "SELECT \(([table.quotedKey] + counters.map { table.quotedColumns[$0] }).joined(separator: ", ")) "
+                + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
         while try keys.step() {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
             version += 1
@@ -224,8 +233,38 @@ extension Replica {
                 .integer(KeyHash.of(key)), key, .integer(version), .integer(stamp.sqliteValue),
                 .integer(selfIndex),
             ])
+            for (offset, column) in counters.enumerated() {
+                guard let amount = keys.column(Int32(offset + 1)).integerValue, amount != 0 else { continue }
+                try contribute?.run([
+                    key, .integer(Int64(column)), .integer(selfIndex), .integer(amount), .integer(stamp.sqliteValue),
+                ])
+            }
         }
         try storeClock(clock, version: version, stamped: true)
+    }
+
+    /// Refuses to enable sync on a table whose rows hold a value one of its counter or union columns
+    /// cannot merge, naming the row, before anything is recorded (the transaction then undoes the rest).
+    ///
+    /// Why: the guard triggers refuse such values as the app writes them, but rows already in the table
+    /// never passed them; taken in, the first sync would replace them (a counter's text by 0, a union's
+    /// list that is not a JSON array by `[]`) with no error anywhere.
+    private func refuseUnmergeableValues(of table: SyncedTable, facts: TableInspector.CaptureFacts) throws {
+        for check in CaptureTriggers(table: table, facts: facts).valueGuards(row: "t") {
+            guard
+                let key = try database.scalar(
+                    "SELECT t.\(table.quotedKey) FROM \(table.qualifiedName) AS t WHERE \(check.refused) "
+                        + "ORDER BY t.\(table.quotedKey) LIMIT 1")
+            else { continue }
+            let value =
+                try database.scalar(
+                    "SELECT quote(\(table.quotedColumns[check.column])) FROM \(table.qualifiedName) "
+                        + "WHERE \(table.quotedKey) = ?", [key])?.textValue ?? "a value"
+            throw ReplicaError.invalidMerge(
+                table: table.name, column: table.columns[check.column],
+                reason: "the row keyed \(key) holds \(value) (\(check.message)); "
+                    + "change the rows that hold such values, or declare another merge, then enable again")
+        }
     }
 
     /// Persists the clock and the local version.
