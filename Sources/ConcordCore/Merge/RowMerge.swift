@@ -151,9 +151,24 @@ public enum RowMerge {
         }
     }
 
-    /// The visible value of a counter: what every node contributed in life `life`.
+    /// The visible value of a counter: what every node contributed in life `life`, summed exactly and held
+    /// to the 64-bit range SQLite stores.
+    ///
+    /// Why: each contribution is a valid integer, but increments made on several devices at once may add
+    /// up past the range; wrapping would show a huge count as a negative one. The exact sum, clamped
+    /// once, is the same whatever order the contributions come in, so every device shows the same.
+    ///
+    /// ```swift
+    /// RowMerge.counterValue([a(.max - 500), b(500), c(500)], life: 1)   // Int64.max, not negative
+    /// ```
     public static func counterValue(_ contributions: [CounterContribution], life: UInt64) -> Int64 {
-        contributions.filter { $0.causalLength == life }.reduce(0) { $0 &+ $1.amount }
+        clampedSum(contributions.filter { $0.causalLength == life }.map(\.amount))
+    }
+
+    /// The exact sum of `amounts`, held to `Int64.min...Int64.max`.
+    public static func clampedSum(_ amounts: [Int64]) -> Int64 {
+        let sum = amounts.reduce(Int128(0)) { $0 + Int128($1) }
+        return Int64(clamping: sum)
     }
 
     /// Whether `a`'s column values come before `b`'s in ``SQLiteValue/totallyOrdered(_:before:)``, column

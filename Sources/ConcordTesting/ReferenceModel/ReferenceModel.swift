@@ -162,7 +162,9 @@ public struct ReferenceModel: Sendable {
             return ColumnRegister(value: value, stamp: latest.stamp)
         case .counter:
             let entries = contributions(index, writes, lengths)
-            let total = entries.filter { $0.causalLength == life }.reduce(Int64(0)) { $0 &+ $1.amount }
+            // Summed exactly, then held to the 64-bit range: increments on several devices may pass it.
+            let exact = entries.filter { $0.causalLength == life }.reduce(Int128(0)) { $0 + Int128($1.amount) }
+            let total = Int64(clamping: exact)
             return ColumnRegister(value: .integer(total), stamp: latest.stamp, contributions: entries)
         case .custom(let name) where functions[name] != nil:
             // Every value written, joined (in stamp order, though a join's order does not matter).

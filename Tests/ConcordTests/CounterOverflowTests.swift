@@ -1,0 +1,44 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// Increments made on several devices at once that add up past the 64-bit range show the largest (or
+/// smallest) integer everywhere, never a count wrapped to the other sign.
+///
+/// Each device's write is a valid integer (the capture trigger refuses one that is not), so only the
+/// merged sum can pass the range: it was wrapped, so two +500s on a count near `Int64.max` showed
+/// -9223372036854775616 on both devices with `check` content.
+@Suite("Counters past the 64-bit range", .tags(.replica), .timeLimit(.hangGuard))
+struct CounterOverflowTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    @Test(arguments: [(Int64.max - 807, Int64(500), Int64.max), (Int64.min + 808, Int64(-500), Int64.min)])
+    func concurrentIncrementsPastTheRangeHoldAtItsEnd(start: Int64, step: Int64, shown: Int64) throws {
+        let devices = try (1...2).map { node in
+            let device = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+            try device.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL DEFAULT 0)")
+            try device.enableSync(on: "t", merges: ["n": .counter])
+            return device
+        }
+        try devices[0].database.execute("INSERT INTO t VALUES ('likes', ?)", [.integer(start)])
+        _ = try Replica.sync(devices)
+        for device in devices {
+            try device.database.execute("UPDATE t SET n = n + ? WHERE id = 'likes'", [.integer(step)])
+        }
+        _ = try Replica.sync(devices)
+        for device in devices {
+            #expect(try device.database.scalar("SELECT n FROM t") == .integer(shown))
+            #expect(try device.check().isConsistent)
+        }
+    }
+
+    /// The exact sum is clamped once, so the order contributions come in does not change the value.
+    @Test func theClampedSumDoesNotDependOnOrder() {
+        let amounts: [Int64] = [.max, 1, -1, .min, .max]
+        let orders: [[Int64]] = [amounts, amounts.reversed(), [1, .max, .max, .min, -1]]
+        for order in orders { #expect(RowMerge.clampedSum(order) == .max - 1) }
+        #expect(RowMerge.clampedSum([.max, 1, -2]) == .max - 1)
+    }
+}
