@@ -41,8 +41,11 @@ extension Replica {
         } else {
             try database.execute(CaptureTriggers(table: current, facts: facts(of: current)).dropAllTriggersSQL)
             try installTriggersAndIndexes(for: current)
-            try recordNewColumnValues(of: current, from: first)
+            // Showing what peers wrote replaces the table's values; what the app wrote is newer, so it is
+            // read first and written back after, as this device's writes.
+            let written = try newColumnWrites(of: current, from: first)
             try takeUpRelayedColumns(of: current, from: first)
+            try record(written, of: current)
         }
     }
 
@@ -89,7 +92,20 @@ extension Replica {
     /// before Concord looked: any that differs, by bytes or type, from the column's default, and any
     /// value of a DEFAULT that changes (`CURRENT_TIMESTAMP`), which this device evaluated for itself.
     func recordNewColumnValues(of table: SyncedTable, from first: Int) throws {
-        guard first < table.columns.count else { return }
+        try record(try newColumnWrites(of: table, from: first), of: table)
+    }
+
+    /// A row's values the app wrote to new columns before Concord looked, with which columns it wrote.
+    struct NewColumnWrite {
+        let key: SQLiteValue
+        let values: [SQLiteValue]
+        let changed: [Bool]
+    }
+
+    /// The values the app wrote to `table`'s columns from `first` on before Concord looked (see
+    /// ``recordNewColumnValues(of:from:)``), in key order.
+    func newColumnWrites(of table: SyncedTable, from first: Int) throws -> [NewColumnWrite] {
+        guard first < table.columns.count else { return [] }
         let facts = try facts(of: table)
         let defaults = facts.defaults
         let new = Array(first..<table.columns.count)
@@ -103,11 +119,35 @@ extension Replica {
             "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) FROM \(table.qualifiedName) "
                 + "WHERE \(everyRow ? "1" : differs.joined(separator: " OR ")) ORDER BY \(table.quotedKey)",
             everyRow ? [] : defaults)
-        for row in rows {
-            let changed = table.columns.indices.map {
-                $0 >= first && (row[1 + $0] != defaults[$0] || facts.volatileDefaults[$0] != nil)
+        return rows.map { row in
+            NewColumnWrite(
+                key: row[0], values: Array(row.dropFirst()),
+                changed: table.columns.indices.map {
+                    $0 >= first && (row[1 + $0] != defaults[$0] || facts.volatileDefaults[$0] != nil)
+                })
+        }
+    }
+
+    /// Logs `writes` as local updates stamped at the next fold, putting back in the table any value that
+    /// showing what peers wrote to the same columns replaced meanwhile.
+    func record(_ writes: [NewColumnWrite], of table: SyncedTable) throws {
+        let defaults = try facts(of: table).defaults
+        for write in writes {
+            let columns = table.columns.indices.filter { write.changed[$0] }
+            guard !columns.isEmpty else { continue }
+            let shown = try database.query(
+                "SELECT \(columns.map { table.quotedColumns[$0] }.joined(separator: ", ")) FROM \(table.qualifiedName) "
+                    + "WHERE \(table.quotedKey) = ?", [write.key]
+            ).first
+            if let shown, shown != columns.map({ write.values[$0] }) {
+                try withoutCapture {
+                    try database.execute(
+                        "UPDATE \(table.qualifiedName) SET "
+                            + columns.map { "\(table.quotedColumns[$0]) = ?" }.joined(separator: ", ")
+                            + " WHERE \(table.quotedKey) = ?", columns.map { write.values[$0] } + [write.key])
+                }
             }
-            try logUpdate(of: table, key: row[0], changed: changed, values: Array(row.dropFirst()), defaults: defaults)
+            try logUpdate(of: table, key: write.key, changed: write.changed, values: write.values, defaults: defaults)
         }
     }
 
