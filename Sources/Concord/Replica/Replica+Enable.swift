@@ -250,7 +250,11 @@ extension Replica {
     /// never passed them; taken in, the first sync would replace them (a counter's text by 0, a union's
     /// list that is not a JSON array by `[]`) with no error anywhere.
     private func refuseUnmergeableValues(of table: SyncedTable, facts: TableInspector.CaptureFacts) throws {
-        for check in CaptureTriggers(table: table, facts: facts).valueGuards(row: "t") {
+        let triggers = try captureTriggers(for: table, facts: facts)
+        // With both JSON walkers hidden a union column cannot be checked here either: the table is refused
+        // for that (``unguardableReason(of:)``) until the app frees one of the names.
+        for check in triggers.valueGuards(row: "t") where triggers.walker != nil || table.merges[check.column] != .union
+        {
             guard
                 let key = try database.scalar(
                     "SELECT t.\(table.quotedKey) FROM \(table.qualifiedName) AS t WHERE \(check.refused) "
