@@ -1,6 +1,6 @@
 extension Workload {
     /// Lists; reminders that cascade with their list; subtasks; tags and a reminder-tag join table; a cover blob per
-    /// list; and two triggers of the app's own, as real apps keep them.
+    /// list; and four triggers of the app's own, as real apps keep them.
     ///
     /// Adding a subtask reopens its reminder (a trigger writing another synced table), editing a
     /// reminder's title or state counts the edit in the same row (so the row is written twice, and

@@ -43,11 +43,11 @@ struct PendingJoins {
                 // An insert over a row alive in this very life (`INSERT OR REPLACE` of a row the app holds,
                 // whose delete fired no trigger; a parked row written again) writes the whole count: it
                 // changes it from what the counter showed, as an update would, not by all it holds.
-                let from =
-                    !write.isInsert
-                    ? old.integerValue ?? 0
-                    : before?.liveness.causalLength == life && life % 2 == 1
-                        ? RowMerge.counterValue(held?.contributions ?? [], life: life) : 0
+                let sameLife = before?.liveness.causalLength == life && life % 2 == 1
+                let from: Int64 =
+                    if !write.isInsert { old.integerValue ?? 0 } else if sameLife {
+                        RowMerge.counterValue(held?.contributions ?? [], life: life)
+                    } else { 0 }
                 let delta = (new.integerValue ?? 0) &- from
                 register = LocalJoin.counter(
                     LocalJoin.contribute(delta, to: held?.contributions ?? [], life: life, stamp: stamp),

@@ -45,7 +45,7 @@ extension Replica {
             // read first and written back after, as this device's writes.
             let written = try newColumnWrites(of: current, from: first)
             try takeUpRelayedColumns(of: current, from: first)
-            try record(written, of: current)
+            try logNewColumnWrites(written, of: current)
         }
     }
 
@@ -88,13 +88,6 @@ extension Replica {
         }
     }
 
-    /// Logs, as local updates stamped now, the values the app wrote to new columns (from `first` on)
-    /// before Concord looked: any that differs, by bytes or type, from the column's default, and any
-    /// value of a DEFAULT that changes (`CURRENT_TIMESTAMP`), which this device evaluated for itself.
-    func recordNewColumnValues(of table: SyncedTable, from first: Int) throws {
-        try record(try newColumnWrites(of: table, from: first), of: table)
-    }
-
     /// A row's values the app wrote to new columns before Concord looked, with which columns it wrote.
     struct NewColumnWrite {
         let key: SQLiteValue
@@ -102,8 +95,10 @@ extension Replica {
         let changed: [Bool]
     }
 
-    /// The values the app wrote to `table`'s columns from `first` on before Concord looked (see
-    /// ``recordNewColumnValues(of:from:)``), in key order.
+    /// The values the app wrote to `table`'s columns from `first` on before Concord looked, in key order:
+    /// any that differs, by bytes or type, from the column's default, and any value of a DEFAULT that
+    /// changes (`CURRENT_TIMESTAMP`), which this device evaluated for itself. ``logNewColumnWrites(_:of:)``
+    /// makes them local writes.
     func newColumnWrites(of table: SyncedTable, from first: Int) throws -> [NewColumnWrite] {
         guard first < table.columns.count else { return [] }
         let facts = try facts(of: table)
@@ -130,7 +125,7 @@ extension Replica {
 
     /// Logs `writes` as local updates stamped at the next fold, putting back in the table any value that
     /// showing what peers wrote to the same columns replaced meanwhile.
-    func record(_ writes: [NewColumnWrite], of table: SyncedTable) throws {
+    func logNewColumnWrites(_ writes: [NewColumnWrite], of table: SyncedTable) throws {
         let defaults = try facts(of: table).defaults
         for write in writes {
             let columns = table.columns.indices.filter { write.changed[$0] }
