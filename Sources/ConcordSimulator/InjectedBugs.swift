@@ -90,7 +90,7 @@ final class BugInterceptor: DecisionInterceptor {
         if bugs.contains(.skipParking) {
             for key in parents where key.action.hidesChild {
                 guard let value = remote.columns[key.column]?.value, !value.isNull else { continue }
-                if try !isKnown(RowRef(table: key.parent, key: value)) { return nil }
+                if try !isKnown(RowRef(table: key.parent, key: key.parentKey(of: value))) { return nil }
             }
         }
         var remote = remote

@@ -35,11 +35,12 @@ extension Oracle {
         schema.foreignKeys.filter { $0.child == row.table && ReferenceModel.hides($0.action) }.flatMap {
             key -> [ParkReason] in
             guard let value = held.columns[key.column]?.value, !value.isNull else { return [] }
-            let parent = RowRef(table: key.parent, key: value)
+            let parent = RowRef(table: key.parent, key: key.parentKey(of: value))
             if case .shown = model.placement(of: parent) { return [] }
-            guard model.registers[parent] != nil else { return [.missingParent(table: key.parent, key: value)] }
+            guard model.registers[parent] != nil else { return [.missingParent(table: parent.table, key: parent.key)] }
             return leadsBack(from: parent, to: row)
-                ? [.onCycle(table: key.parent, key: value)] : [.hiddenParent(table: key.parent, key: value)]
+                ? [.onCycle(table: parent.table, key: parent.key)]
+                : [.hiddenParent(table: parent.table, key: parent.key)]
         }.map(\.description)
     }
 
@@ -53,7 +54,7 @@ extension Oracle {
             if !held.liveness.isAlive, case .deleted = model.placement(of: row) { continue }
             for key in schema.foreignKeys where key.child == row.table && ReferenceModel.hides(key.action) {
                 guard let value = held.columns[key.column]?.value, !value.isNull else { continue }
-                let parent = RowRef(table: key.parent, key: value)
+                let parent = RowRef(table: key.parent, key: key.parentKey(of: value))
                 if parent == target { return true }
                 if seen.insert(parent).inserted { pending.append(parent) }
             }

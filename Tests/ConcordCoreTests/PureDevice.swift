@@ -120,9 +120,12 @@ final class PureDevice: RowGraph {
     func children(of table: String) -> [ForeignKey] { foreignKeys.filter { $0.parent == table } }
 
     func keys(referencing parent: RowRef, through key: ForeignKey) throws -> [SQLiteValue] {
-        rows.filter { $0.key.table == key.child && $0.value.columns[key.column]?.value == parent.key }.map(\.key.key)
+        rows.filter {
+            $0.key.table == key.child && ($0.value.columns[key.column]?.value).map(key.parentKey(of:)) == parent.key
+        }.map(\.key.key)
             .sorted()
     }
 
+    func parentKey(of value: SQLiteValue, through key: ForeignKey) -> SQLiteValue { key.parentKey(of: value) }
     func constraint(of row: RowRef) throws -> String? { nil }
 }

@@ -283,7 +283,7 @@ final class ApplySession {
             try plan.store.writeMetadata(row.key, merged, version: run.version, previous: stored?.version)
             if plan.isRelated {
                 // What the reprojection remembers must carry the new version too.
-                run.reprojection.remember(
+                try run.reprojection.remember(
                     RowRef(table: plan.local.name, key: row.key), merged, version: run.version, previous: stored)
             }
         }
@@ -329,7 +329,9 @@ final class ApplySession {
         try store.writeCounters(key, merged, previous: stored)
         if plan.isRelated {
             let ref = RowRef(table: plan.local.name, key: key)
-            if run.reprojection.remember(ref, merged, version: run.version, previous: stored) { run.dirty.append(ref) }
+            if try run.reprojection.remember(ref, merged, version: run.version, previous: stored) {
+                run.dirty.append(ref)
+            }
         } else {
             let placement = try store.materialize(
                 key, merged, .withoutRelations(merged), previous: stored,

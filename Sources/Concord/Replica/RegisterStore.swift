@@ -304,15 +304,21 @@ final class RegisterStore {
         registers.columns.enumerated().map { $1?.value ?? defaults[$0] }
     }
 
-    /// Keys of the rows of this table whose `column` holds `value`, shown or hidden, in key order.
-    func keys(where column: Int, is value: SQLiteValue) throws -> [SQLiteValue] {
+    /// The rows of this table whose `column` holds one of `values`, shown or hidden, each as its key and
+    /// the value it holds there.
+    ///
+    /// The column's affinity may convert what is asked for (`'1.0'` finds `1` in an INTEGER column), so
+    /// a caller that needs the exact value checks the one returned.
+    func keys(where column: Int, isOneOf values: [SQLiteValue]) throws -> [(key: SQLiteValue, value: SQLiteValue)] {
+        let list = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        let shownColumn = table.quotedColumns[column]
         let shown = try database.query(
-            "SELECT \(table.quotedKey) FROM \(table.qualifiedName) WHERE \(table.quotedColumns[column]) = ?", [value]
-        ).map { $0[0] }
+            "SELECT \(table.quotedKey), \(shownColumn) FROM \(table.qualifiedName) WHERE \(shownColumn) IN (\(list))",
+            values)
         let hidden = try database.query(
-            "SELECT pk FROM \(table.hiddenTable) WHERE \(table.hiddenColumns[column]) = ?", [value]
-        ).map { $0[0] }
-        return Array(Set(shown + hidden)).sorted()
+            "SELECT pk, \(table.hiddenColumns[column]) FROM \(table.hiddenTable) "
+                + "WHERE \(table.hiddenColumns[column]) IN (\(list))", values)
+        return (shown + hidden).map { (key: $0[0], value: $0[1]) }
     }
 
     /// Moves the row stored at `version` to `newVersion`, registers unchanged.

@@ -272,10 +272,11 @@ final class FoldSession {
         for key in replica.children(of: parent.table) where key.action == .cascade {
             // A refused child table is left as it is; its own writes wait in the log.
             guard let child = replica.syncedTables[key.child], !replica.isRefused(child.name) else { continue }
+            // The column's affinity may find a child that names another key ('1.0' finds 1): each is checked.
             let keys = try database.query(
-                "SELECT \(child.quotedKey) FROM \(child.qualifiedName) WHERE \(child.quotedColumns[key.column]) = ? "
-                    + "ORDER BY \(child.quotedKey)", [parent.key]
-            ).map { $0[0] }
+                "SELECT \(child.quotedKey), \(child.quotedColumns[key.column]) FROM \(child.qualifiedName) "
+                    + "WHERE \(child.quotedColumns[key.column]) = ? ORDER BY \(child.quotedKey)", [parent.key]
+            ).filter { try replica.parentKey(of: $0[1], through: key) == parent.key }.map { $0[0] }
             for childKey in keys {
                 let ref = RowRef(table: child.name, key: childKey)
                 guard try (lastWrite(of: ref) ?? .min) <= seq, Replica.isSyncableKey(childKey) else { continue }

@@ -49,7 +49,7 @@ extension Replica {
             try store.writeMetadata(key, merged, version: stored.version, previous: stored.version)
             try store.writeCounters(key, merged, previous: stored)
             let ref = RowRef(table: table.name, key: key)
-            reprojection.remember(ref, merged, version: stored.version, previous: stored)
+            try reprojection.remember(ref, merged, version: stored.version, previous: stored)
             dirty.append(ref)
             let left = rest.columns.map { column in
                 kept.columns.firstIndex(where: { SQLiteName.same($0, column) }).flatMap { registers.columns[$0] }

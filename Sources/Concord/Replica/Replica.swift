@@ -334,7 +334,29 @@ public final class Replica {
     /// Keys of the rows that reference `parent` through `key`, shown or hidden, in key order.
     func childKeys(of parent: RowRef, through key: ForeignKey) throws -> [SQLiteValue] {
         guard let child = syncedTables[key.child] else { return [] }
-        return try store(child).keys(where: key.column, is: parent.key)
+        let rows = try store(child).keys(where: key.column, isOneOf: try childValues(naming: parent.key, through: key))
+        return try Set(rows.filter { try parentKey(of: $0.value, through: key) == parent.key }.map(\.key)).sorted()
+    }
+
+    /// The parent key a child's `value` names through `key`, as this replica's SQLite compares them.
+    ///
+    /// ``ForeignKey/parentKey(of:)`` gives the rule; a real is printed by SQLite itself, as its
+    /// foreign-key check prints it.
+    func parentKey(of value: SQLiteValue, through key: ForeignKey) throws -> SQLiteValue {
+        guard key.parentKeyIsText, case .real = value else { return key.parentKey(of: value) }
+        return try database.stored(value, as: .text)
+    }
+
+    /// Every value a child could hold that names `parentKey` through `key`: the key itself and, for a
+    /// TEXT key that a number prints as, that integer or real.
+    private func childValues(naming parentKey: SQLiteValue, through key: ForeignKey) throws -> [SQLiteValue] {
+        guard key.parentKeyIsText, let text = parentKey.textValue else { return [parentKey] }
+        var values = [parentKey]
+        if let integer = Int64(text), String(integer) == text { values.append(.integer(integer)) }
+        if let real = Double(text), try self.parentKey(of: .real(real), through: key) == parentKey {
+            values.append(.real(real))
+        }
+        return values
     }
 
     /// The id of a synced table, as metadata rows refer to it.

@@ -33,9 +33,10 @@ final class Reprojection {
     /// Records registers just merged (not yet materialized) for `row`, stored under `version`;
     /// returns whether `row` is new to this reprojection's dirty rows (not remembered before).
     @discardableResult
-    func remember(_ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) -> Bool
-    {
-        rows.remember(row, registers, version: version, previous: previous)
+    func remember(
+        _ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?
+    ) throws -> Bool {
+        try rows.remember(row, registers, version: version, previous: previous)
         visibility.arrived.insert(row)
         return remembered.insert(row).inserted
     }
@@ -144,7 +145,7 @@ final class Reprojection {
             }
         }
         for key in replica.parents(of: row.table) where key.action.revivesParent && isChanged {
-            if let parent = Visibility<StoredRows>.parent(of: stored.registers, through: key) { next.append(parent) }
+            if let parent = try visibility.parent(of: stored.registers, through: key) { next.append(parent) }
         }
         return next
     }

@@ -32,11 +32,14 @@ final class StoredRows: RowGraph {
     }
 
     /// Records registers just merged (not yet materialized) for `row`, stored under `version`.
-    func remember(_ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?) {
+    func remember(
+        _ row: RowRef, _ registers: RowRegisters, version: Int64, previous: RegisterStore.StoredRow?
+    ) throws {
         if before.index(forKey: row) == nil { before[row] = .some(previous?.registers) }
         for key in replica.parents(of: row.table) {
             guard let value = registers.columns[key.column]?.value, !value.isNull else { continue }
-            merged[Reference(table: row.table, column: key.column, value: value), default: []].insert(row.key)
+            let named = try replica.parentKey(of: value, through: key)
+            merged[Reference(table: row.table, column: key.column, value: named), default: []].insert(row.key)
         }
         rows[row] = RegisterStore.StoredRow(
             registers: registers, shown: previous?.shown ?? false,
@@ -83,8 +86,13 @@ final class StoredRows: RowGraph {
         return try Set(shown).union(candidates).filter { child in
             let row = RowRef(table: key.child, key: child)
             guard before[row] != nil else { return true }
-            return try registers(of: row)?.columns[key.column]?.value == parent.key
+            guard let value = try registers(of: row)?.columns[key.column]?.value else { return false }
+            return try parentKey(of: value, through: key) == parent.key
         }.sorted()
+    }
+
+    func parentKey(of value: SQLiteValue, through key: ForeignKey) throws -> SQLiteValue {
+        try replica.parentKey(of: value, through: key)
     }
 
     func constraint(of row: RowRef) throws -> String? {

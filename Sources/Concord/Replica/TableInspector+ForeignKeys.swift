@@ -51,9 +51,11 @@ extension TableInspector {
         }
         guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else { return nil }
         let action = ForeignKey.Action(rawValue: row.text("on_delete") ?? "NO ACTION") ?? .noAction
+        let parentKeyType = try database.columnInfo(parent.key, of: parent.name)?.text("type") ?? ""
         return ForeignKey(
             child: table.name, column: column, parent: parent.name, action: action,
-            defaultValue: try defaultValue(of: table, column: table.columns[column]))
+            defaultValue: try defaultValue(of: table, column: table.columns[column]),
+            parentKeyIsText: ColumnAffinity(declaredType: parentKeyType) == .text)
     }
 
     /// The column's declared default, evaluated once (NULL when it has none).

@@ -18,6 +18,9 @@ public protocol RowGraph: AnyObject {
     func children(of table: String) -> [ForeignKey]
     /// The keys of the rows (shown or not) whose `key.column` holds `parent`'s key, in key order.
     func keys(referencing parent: RowRef, through key: ForeignKey) throws -> [SQLiteValue]
+    /// The parent key `value` names through `key`, as this graph's SQLite compares them (see
+    /// ``ForeignKey/parentKey(of:)``, which a graph without SQLite can answer with).
+    func parentKey(of value: SQLiteValue, through key: ForeignKey) throws -> SQLiteValue
     /// SQLite's message, when `row`'s values break a NOT NULL or CHECK constraint of its table
     /// (which only materializing it tells; a graph remembers what it learned).
     func constraint(of row: RowRef) throws -> String?

@@ -75,7 +75,7 @@ public struct Visibility<Graph: RowGraph> {
         _ visiting: inout Set<RowRef>
     ) throws -> ParkReason? {
         for key in graph.parents(of: row.table) where key.action.hidesChild {
-            guard let parent = Self.parent(of: registers, through: key) else { continue }
+            guard let parent = try self.parent(of: registers, through: key) else { continue }
             if visiting.contains(parent) { return .onCycle(table: parent.table, key: parent.key) }
             guard case .hidden = try placement(parent, &visiting) else { continue }
             let missing = try graph.registers(of: parent) == nil
@@ -104,7 +104,7 @@ public struct Visibility<Graph: RowGraph> {
                 try registers.liveness.isAlive || isRevived(row, registers)
             else { continue }
             for key in graph.parents(of: row.table) where key.action.hidesChild {
-                guard let parent = Self.parent(of: registers, through: key) else { continue }
+                guard let parent = try self.parent(of: registers, through: key) else { continue }
                 if parent == target { return true }
                 if seen.insert(parent).inserted { pending.append(parent) }
             }
@@ -116,7 +116,7 @@ public struct Visibility<Graph: RowGraph> {
     private mutating func standIns(for row: RowRef, _ registers: RowRegisters) throws -> [Int: SQLiteValue] {
         var overrides: [Int: SQLiteValue] = [:]
         for key in graph.parents(of: row.table) where !key.action.hidesChild {
-            guard let parent = Self.parent(of: registers, through: key) else { continue }
+            guard let parent = try self.parent(of: registers, through: key) else { continue }
             var fresh: Set<RowRef> = []
             if case .hidden = try placement(parent, &fresh) {
                 overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
@@ -126,9 +126,9 @@ public struct Visibility<Graph: RowGraph> {
     }
 
     /// The row `registers` reference through `key`, if the column holds a value.
-    public static func parent(of registers: RowRegisters, through key: ForeignKey) -> RowRef? {
+    public func parent(of registers: RowRegisters, through key: ForeignKey) throws -> RowRef? {
         guard let value = registers.columns[key.column]?.value, !value.isNull else { return nil }
-        return RowRef(table: key.parent, key: value)
+        return RowRef(table: key.parent, key: try graph.parentKey(of: value, through: key))
     }
 
     /// A deleted row comes back while an alive child references it through a
@@ -139,7 +139,7 @@ public struct Visibility<Graph: RowGraph> {
             for child in try graph.keys(referencing: row, through: key) {
                 guard let register = try graph.registers(of: RowRef(table: key.child, key: child)),
                     register.liveness.isAlive, let link = register.columns[key.column],
-                    link.value == row.key, link.stamp > deleted
+                    try graph.parentKey(of: link.value, through: key) == row.key, link.stamp > deleted
                 else { continue }
                 return true
             }

@@ -211,7 +211,7 @@ public struct ReferenceModel: Sendable {
         guard let held = registers[row], held.liveness.isAlive || isRevived(row, held) else { return false }
         let parentsShow = foreignKeys.filter { $0.child == row.table && Self.hides($0.action) }.allSatisfy { key in
             guard let value = held.columns[key.column]?.value, !value.isNull else { return true }
-            return visible.contains(RowRef(table: key.parent, key: value))
+            return visible.contains(RowRef(table: key.parent, key: key.parentKey(of: value)))
         }
         let required = notNull[row.table] ?? []
         guard parentsShow, !required.isEmpty || accepts != nil else { return parentsShow }
@@ -243,7 +243,7 @@ public struct ReferenceModel: Sendable {
         var overrides: [Int: SQLiteValue] = [:]
         for key in foreignKeys where key.child == row.table && !Self.hides(key.action) {
             guard let value = held.columns[key.column]?.value, !value.isNull,
-                !visible.contains(RowRef(table: key.parent, key: value))
+                !visible.contains(RowRef(table: key.parent, key: key.parentKey(of: value)))
             else { continue }
             overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
         }
@@ -258,7 +258,7 @@ public struct ReferenceModel: Sendable {
                 guard child.table == key.child, registers.liveness.isAlive,
                     let link = registers.columns[key.column]
                 else { return false }
-                return link.value == row.key && link.stamp > deleted
+                return key.parentKey(of: link.value) == row.key && link.stamp > deleted
             }
         }
     }
