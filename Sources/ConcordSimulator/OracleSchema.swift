@@ -43,11 +43,14 @@ struct OracleSchema {
                 guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, link.text("from") ?? "") }),
                     let parent = synced.first(where: { SQLiteName.same($0.name, link.text("table") ?? "") })
                 else { continue }
+                // SQLite compares a child's value with the key under the key column's affinity.
+                let keyType = try replica.database.columnInfo(parent.key, of: parent.name)?.text("type") ?? ""
                 keys.append(
                     ForeignKey(
                         child: table.name, column: column, parent: parent.name,
                         action: ForeignKey.Action(rawValue: link.text("on_delete")?.uppercased() ?? "") ?? .noAction,
-                        defaultValue: defaults[table.name]?[column] ?? .null))
+                        defaultValue: defaults[table.name]?[column] ?? .null,
+                        parentKeyIsText: ColumnAffinity(declaredType: keyType) == .text))
             }
         }
         foreignKeys = keys

@@ -61,6 +61,22 @@ struct ForeignKeyAffinityTests {
         }
     }
 
+    @Test(arguments: ["CASCADE", "RESTRICT"], ["INTEGER", "TEXT"])
+    func aDeleteOfTheParentReachesAChildThatMatchesUnderItsAffinity(action: String, childColumn: String) throws {
+        let replicas = try Self.pair(parentKey: "TEXT", childColumn: childColumn, action: action)
+        try replicas[0].database.execute(
+            "INSERT INTO parents VALUES ('1', 'p'); INSERT INTO children VALUES ('c', 1, 'b')")
+        try Replica.sync(replicas)
+        // The laptop deletes the child then the parent; the phone, meanwhile, does nothing.
+        try replicas[1].database.execute("DELETE FROM children; DELETE FROM parents")
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(try Self.children(replica) == [])
+            #expect(try replica.database.scalar("SELECT count(*) FROM parents") == .integer(0))
+            #expect(try replica.check().isConsistent)
+        }
+    }
+
     @Test func aChildWrittenAfterTheParentsDeleteBringsItBackThroughItsAffinity() throws {
         let replicas = try Self.pair(parentKey: "TEXT", childColumn: "INTEGER", action: "RESTRICT")
         try replicas[0].database.execute("INSERT INTO parents VALUES ('1', 'p')")

@@ -17,7 +17,7 @@ struct MetadataLayoutTests {
     @Test(
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
-            "layout-9", "layout-10",
+            "layout-9", "layout-10", "layout-11",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -33,7 +33,7 @@ struct MetadataLayoutTests {
             "layout 7's conflict log is there, empty")
         #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_readers")
-                == .integer(["layout-7", "layout-8", "layout-9", "layout-10"].contains(fixture) ? 2 : 0),
+                == .integer(["layout-7", "layout-8", "layout-9", "layout-10", "layout-11"].contains(fixture) ? 2 : 0),
             "layout 7's record of what peers have read is there (empty before layout 7)")
         #expect(
             try replica.database.scalar("SELECT exported > 0 FROM _concord_state") == .integer(1),
@@ -62,6 +62,12 @@ struct MetadataLayoutTests {
                     + "sqlite_schema WHERE type = 'index' AND name = '_concord_' || t.id || '_inplace_guard')")
                 == .integer(0),
             "every synced table with columns gets its in-place write guard")
+        #expect(
+            try replica.database.scalar(
+                "SELECT group_concat(t.name, ' ') FROM (SELECT name, id FROM _concord_tables ORDER BY id) AS t "
+                    + "WHERE EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' "
+                    + "AND name = '_concord_' || t.id || '_predelete')") == "lists reminders comments stats",
+            "layout 12 keeps the key of a row being deleted from each table with a TEXT key (not settings' BLOB)")
         #expect(try userTables(replica) == expected["user tables"])
         #expect(
             try lines(
@@ -88,7 +94,9 @@ struct MetadataLayoutTests {
                 "SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_*[a-z]_*' "
                     + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
                     + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log', '_concord_relayed', "
-                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts')") == .integer(0),
+                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts', '_concord_deleting')"
+            )
+                == .integer(0),
             "no object keeps a name made of a user name")
 
         // It goes on capturing and syncing, with a peer that never saw the old layout.

@@ -78,11 +78,15 @@ struct CaptureTriggers {
     }
 
     /// DDL for the triggers that append the table's writes to the log.
-    private var captureSQL: String { [insertTrigger, updateTrigger, deleteTrigger].joined(separator: "\n") }
+    private var captureSQL: String {
+        ([insertTrigger, updateTrigger, deleteTrigger] + (facts.keyIsText ? [keyStashTrigger] : [])).joined(
+            separator: "\n")
+    }
 
     /// Drops every trigger ``triggersSQL`` makes (capture and guards), and its index, to make them again or for good.
     var dropAllTriggersSQL: String {
-        dropSQL(["insert", "update", "delete", "key"] + Self.valueGuardEvents) + "\n" + dropInPlaceWriteGuardSQL
+        dropSQL(["insert", "update", "delete", "predelete", "key"] + Self.valueGuardEvents) + "\n"
+            + dropInPlaceWriteGuardSQL
     }
 
     /// Drops the index ``inPlaceWriteGuardSQL`` makes.
@@ -298,11 +302,12 @@ struct CaptureTriggers {
     private var deleteTrigger: String {
         let columns = table.hiddenColumns.map { ", \($0)" }.joined()
         var values = table.quotedColumns.map { "OLD.\($0)" }
+        let key = deletedKey
         // Whether the log holds a write of this row, since the last fold, that `condition` names. Asked only
         // of a row with a hidden copy (CASE stops at its first true WHEN): the log has no index on keys, and
         // a row the app deletes has no hidden copy but when inserted again, or showing a stand-in.
         func logged(_ condition: String) -> String {
-            "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) AND pk = OLD.\(table.quotedKey) AND \(condition))"
+            "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) AND pk = \(key) AND \(condition))"
         }
         let (insert, update) = (Metadata.Operation.insert.rawValue, Metadata.Operation.update.rawValue)
         for standIn in facts.standIns where values.indices.contains(standIn.column) {
@@ -321,15 +326,54 @@ struct CaptureTriggers {
         }
         let source =
             facts.standIns.isEmpty && joined.isEmpty
-            ? "VALUES (OLD.\(table.quotedKey)\(values.map { ", \($0)" }.joined()))"
-            : "SELECT OLD.\(table.quotedKey)\(values.map { ", \($0)" }.joined()) FROM (SELECT 1) "
-                + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = OLD.\(table.quotedKey)"
+            ? "VALUES (\(key)\(values.map { ", \($0)" }.joined()))"
+            : "SELECT \(key)\(values.map { ", \($0)" }.joined()) FROM (SELECT 1) "
+                + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = \(key)"
+        let unstash =
+            facts.keyIsText
+            ? [
+                "DELETE FROM \(Metadata.deleting) WHERE \(Self.mayBecomeNumber("CAST(OLD.\(table.quotedKey) AS TEXT)")) "
+                    + "AND seq = (SELECT max(seq) FROM \(Metadata.deleting) WHERE tbl = \(id))"
+            ] : []
         return trigger(
             "delete", "AFTER DELETE", "1",
-            [
-                "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)",
-                logSQL(.delete, key: "OLD.\(table.quotedKey)"),
-            ])
+            ["INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)", logSQL(.delete, key: key)]
+                + unstash)
+    }
+
+    /// The deleted row's key, as the app's statement named it.
+    ///
+    /// Why not `OLD.key` alone: with foreign keys enforced, SQLite 3.40 looks up the children of a deleted
+    /// row through an index on their column (the one Concord makes for finding children, or the app's
+    /// own), and applies that column's affinity to the key *in place* first. A TEXT key `'1'` (or `'01'`)
+    /// that an INTEGER, REAL or NUMERIC column references reaches an AFTER DELETE trigger as the number
+    /// `1`: logged as such, the delete named no syncable row and was lost, and the row came back on the
+    /// next sync. A BEFORE DELETE trigger still sees the key as it was, so ``keyStashTrigger`` keeps each
+    /// key that could become a number in ``Metadata/deleting``, and this reads the newest one back when
+    /// the key arrived as a number (rows deleted while this one is — its cascade — were read back and
+    /// removed before it). A key that could not become a number is read as it is.
+    private var deletedKey: String {
+        let old = "OLD.\(table.quotedKey)"
+        guard facts.keyIsText else { return old }
+        return "(CASE WHEN typeof(\(old)) IN ('integer', 'real') THEN COALESCE((SELECT pk FROM \(Metadata.deleting) "
+            + "WHERE tbl = \(id) ORDER BY seq DESC LIMIT 1), \(old)) ELSE \(old) END)"
+    }
+
+    /// Keeps the key of a row about to be deleted while it is still the app's text, when a number could
+    /// be read from it (see ``deletedKey``); the delete trigger takes it out again.
+    ///
+    /// A delete an app's BEFORE trigger vetoes (`RAISE(IGNORE)`) leaves its key behind; the fold clears them.
+    private var keyStashTrigger: String {
+        trigger(
+            "predelete", "BEFORE DELETE", Self.mayBecomeNumber("OLD.\(table.quotedKey)"),
+            ["INSERT INTO \(Metadata.deleting) (tbl, pk) VALUES (\(id), OLD.\(table.quotedKey))"])
+    }
+
+    /// SQL that is true when the text `expression` could be read as a number by a column's affinity:
+    /// it holds a digit and nothing but digits, signs, points, exponents and white space (SQLite's six
+    /// space characters, which it skips around a number).
+    private static func mayBecomeNumber(_ expression: String) -> String {
+        "(\(expression) GLOB '*[0-9]*' AND \(expression) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')"
     }
 
     /// Escapes `'` for use inside an SQL string literal.

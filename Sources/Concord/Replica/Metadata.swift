@@ -50,6 +50,8 @@ enum Metadata {
     static let tables = "_concord_tables"
     static let peers = "_concord_peers"
     static let log = "_concord_log"
+    /// The keys of rows being deleted, as the app's statement had them (see `CaptureTriggers`'s delete trigger).
+    static let deleting = "_concord_deleting"
     static let parked = "_concord_parked"
     static let revived = "_concord_revived"
     static let conflicts = "_concord_conflicts"
@@ -71,9 +73,11 @@ enum Metadata {
     /// tell a stand-in from the app's own value by the log rather than by the parent's presence; layout 10
     /// records the schema version the synced tables were last swept for rows lost uncaptured at
     /// (`_concord_state.swept`, see ``Replica/logRowsLostUncaptured()``); layout 11's update triggers
-    /// of tables of more than 63 synced columns log a mask with a bit for every column (``ChangeMask``).
+    /// of tables of more than 63 synced columns log a mask with a bit for every column (``ChangeMask``);
+    /// layout 12 keeps the keys of rows being deleted from a table with a TEXT key in ``deleting``, for
+    /// the delete trigger to read when SQLite hands it the key as a number.
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 11
+    static let layoutVersion: Int64 = 12
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -110,7 +114,11 @@ enum Metadata {
             at REAL NOT NULL,
             mask INTEGER
         );
+        \(deletingSQL)
         """
+
+    static let deletingSQL =
+        "CREATE TABLE IF NOT EXISTS \(deleting) (seq INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL);"
 
     static let parkedSQL = """
         CREATE TABLE \(parked) (
@@ -151,7 +159,7 @@ enum Metadata {
     static func zerosTable(_ table: Int64) -> String { object(table, "zeros") }
     static func keyIndex(_ table: Int64) -> String { object(table, "rows_kh") }
     static func trigger(_ table: Int64, _ event: String) -> String { object(table, event) }
-    /// Whether `name` is a capture trigger's (`_concord_<id>_insert`, `_update` or `_delete`), which Concord
+    /// Whether `name` is a capture trigger's (`_concord_<id>_insert`, `_update`, `_delete` or `_predelete`), which Concord
     /// silences while it merges (see ``Replica/withoutCapture(_:)``).
     static func isCaptureTrigger(_ name: String) -> Bool {
         guard name.hasPrefix(prefix) else { return false }
@@ -160,7 +168,7 @@ enum Metadata {
             rest[..<underscore].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return false }
         let event = String(decoding: rest[rest.index(after: underscore)...], as: UTF8.self)
-        return event == "insert" || event == "update" || event == "delete"
+        return event == "insert" || event == "update" || event == "delete" || event == "predelete"
     }
     /// The index on a foreign-key column of the hidden copies.
     static func hiddenIndex(_ table: Int64, column: Int) -> String { object(table, "hidden_c\(column)") }

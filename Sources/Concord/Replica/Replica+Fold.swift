@@ -352,6 +352,8 @@ final class FoldSession {
         for table in live where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
             try database.execute("DELETE FROM \(table.zerosTable)")
         }
+        // Keys of deletes an app's trigger vetoed (see `CaptureTriggers`); no statement is under way now.
+        try database.cached("DELETE FROM \(Metadata.deleting)").run()
         try replica.storeClock(clock, version: version, stamped: true)
         guard !joins.isEmpty || !folded.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:

@@ -181,6 +181,10 @@ struct TableInspector {
         /// The columns of `SET NULL` / `SET DEFAULT` keys, which may show a stand-in while the row's hidden
         /// copy keeps the real reference (a delete must keep that, see `CaptureTriggers`).
         var standIns: [StandIn] = []
+        /// Whether the key column has TEXT affinity: then SQLite may hand its delete trigger the key
+        /// converted to a number, and the trigger reads it from ``Metadata/deleting`` instead (see
+        /// `CaptureTriggers`).
+        var keyIsText = false
 
         /// A column that shows `value` (SQL: `NULL`, or the column's DEFAULT expression) while the row its
         /// reference names is not in `parent`, whose key column is `parentKey`.
@@ -193,7 +197,8 @@ struct TableInspector {
 
         init(
             comparesTypes: [Bool], guardsKey: Bool, affinities: [ColumnAffinity]? = nil,
-            defaults: [SQLiteValue]? = nil, volatileDefaults: [String?]? = nil, standIns: [StandIn] = []
+            defaults: [SQLiteValue]? = nil, volatileDefaults: [String?]? = nil, standIns: [StandIn] = [],
+            keyIsText: Bool = false
         ) {
             self.comparesTypes = comparesTypes
             self.guardsKey = guardsKey
@@ -201,6 +206,7 @@ struct TableInspector {
             self.defaults = defaults ?? comparesTypes.map { _ in .null }
             self.volatileDefaults = volatileDefaults ?? comparesTypes.map { _ in nil }
             self.standIns = standIns
+            self.keyIsText = keyIsText
         }
     }
 
@@ -230,7 +236,7 @@ struct TableInspector {
             comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
             affinities: affinities, defaults: defaults,
             volatileDefaults: declared.map { $0?.defaultSQL.flatMap { InspectionCache.isLiteral($0) ? nil : $0 } },
-            standIns: try standIns(of: table, declared: declared))
+            standIns: try standIns(of: table, declared: declared), keyIsText: isText)
     }
 
     /// The columns of `table`'s `SET NULL` and `SET DEFAULT` keys, with what they show in place of a parent.

@@ -5,8 +5,9 @@
 CREATE TRIGGER "_concord_1_delete" AFTER DELETE ON "lists"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_1_hidden" (pk, c0) VALUES (OLD."id", OLD."title");
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, OLD."id", 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_1_hidden" (pk, c0) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 1 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."title");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 1 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  DELETE FROM _concord_deleting WHERE (CAST(OLD."id" AS TEXT) GLOB '*[0-9]*' AND CAST(OLD."id" AS TEXT) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*') AND seq = (SELECT max(seq) FROM _concord_deleting WHERE tbl = 1);
 END;
 
 -- _concord_1_hidden
@@ -27,6 +28,13 @@ CREATE TRIGGER "_concord_1_key" BEFORE UPDATE OF "id" ON "lists"
 WHEN NEW."id" IS NOT OLD."id"
 BEGIN
   SELECT RAISE(ABORT, 'concord: the primary key of synced table lists cannot change; delete the row and insert it under the new key');
+END;
+
+-- _concord_1_predelete
+CREATE TRIGGER "_concord_1_predelete" BEFORE DELETE ON "lists"
+WHEN (OLD."id" GLOB '*[0-9]*' AND OLD."id" NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')
+BEGIN
+  INSERT INTO _concord_deleting (tbl, pk) VALUES (1, OLD."id");
 END;
 
 -- _concord_1_rows
@@ -71,8 +79,9 @@ CREATE TABLE "_concord_2_counters" (
 CREATE TRIGGER "_concord_2_delete" AFTER DELETE ON "items"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT OLD."id", OLD."list", OLD."title", OLD."done", CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = OLD."id" AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = OLD."id" AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = OLD."id";
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, OLD."id", 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."list", OLD."title", OLD."done", CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END);
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  DELETE FROM _concord_deleting WHERE (CAST(OLD."id" AS TEXT) GLOB '*[0-9]*' AND CAST(OLD."id" AS TEXT) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*') AND seq = (SELECT max(seq) FROM _concord_deleting WHERE tbl = 2);
 END;
 
 -- _concord_2_fk_c0
@@ -105,6 +114,13 @@ END;
 -- _concord_2_logvalues
 CREATE TABLE "_concord_2_logvalues" (seq INTEGER PRIMARY KEY, o3, v3, o4, v4);
 
+-- _concord_2_predelete
+CREATE TRIGGER "_concord_2_predelete" BEFORE DELETE ON "items"
+WHEN (OLD."id" GLOB '*[0-9]*' AND OLD."id" NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')
+BEGIN
+  INSERT INTO _concord_deleting (tbl, pk) VALUES (2, OLD."id");
+END;
+
 -- _concord_2_rows
 CREATE TABLE "_concord_2_rows" (
     ver INTEGER PRIMARY KEY, kh INTEGER NOT NULL, pk NOT NULL, cl INTEGER NOT NULL,
@@ -126,8 +142,9 @@ END;
 CREATE TRIGGER "_concord_3_delete" AFTER DELETE ON "settings"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_3_hidden" (pk, c0, c1, c2) VALUES (OLD."id", OLD."theme", OLD."size", OLD."ratio");
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, OLD."id", 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_3_hidden" (pk, c0, c1, c2) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 3 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."theme", OLD."size", OLD."ratio");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 3 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  DELETE FROM _concord_deleting WHERE (CAST(OLD."id" AS TEXT) GLOB '*[0-9]*' AND CAST(OLD."id" AS TEXT) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*') AND seq = (SELECT max(seq) FROM _concord_deleting WHERE tbl = 3);
 END;
 
 -- _concord_3_hidden
@@ -148,6 +165,13 @@ CREATE TRIGGER "_concord_3_key" BEFORE UPDATE OF "id" ON "settings"
 WHEN NEW."id" IS NOT OLD."id"
 BEGIN
   SELECT RAISE(ABORT, 'concord: the primary key of synced table settings cannot change; delete the row and insert it under the new key');
+END;
+
+-- _concord_3_predelete
+CREATE TRIGGER "_concord_3_predelete" BEFORE DELETE ON "settings"
+WHEN (OLD."id" GLOB '*[0-9]*' AND OLD."id" NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')
+BEGIN
+  INSERT INTO _concord_deleting (tbl, pk) VALUES (3, OLD."id");
 END;
 
 -- _concord_3_rows
@@ -271,6 +295,9 @@ CREATE TABLE _concord_conflicts (
     value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL, wnode INTEGER NOT NULL, wvalue,
     at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
 );
+
+-- _concord_deleting
+CREATE TABLE _concord_deleting (seq INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL);
 
 -- _concord_log
 CREATE TABLE _concord_log (
