@@ -92,7 +92,9 @@ struct Statement {
         while let parent = gone.popLast() {
             for key in foreignKeys where key.parent == parent.table && key.action == .cascade {
                 for (row, values) in after.rows
-                where row.table == key.child && values[key.column] == parent.key && !leaving.contains(row) {
+                where row.table == key.child && key.parentKey(of: values[key.column]) == parent.key
+                    && !leaving.contains(row)
+                {
                     if cascaded.insert(row).inserted { gone.append(row) }
                 }
             }

@@ -94,7 +94,7 @@ struct MetadataLayoutTests {
                 "SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_*[a-z]_*' "
                     + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
                     + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log', '_concord_relayed', "
-                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts', '_concord_deleting')"
+                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts', '_concord_keys')"
             )
                 == .integer(0),
             "no object keeps a name made of a user name")

@@ -22,7 +22,7 @@ struct CaptureTriggers {
     /// when it hides both, and the guard refuses every value but NULL, saying why.
     var walker: JSONWalker? = .each
 
-    private var id: Int64 { table.id }
+    var id: Int64 { table.id }
 
     /// DDL for the table's metadata tables.
     var metadataSQL: String { [metadataTablesSQL, mergeTablesSQL].joined(separator: "\n") }
@@ -79,13 +79,12 @@ struct CaptureTriggers {
 
     /// DDL for the triggers that append the table's writes to the log.
     private var captureSQL: String {
-        ([insertTrigger, updateTrigger, deleteTrigger] + (facts.keyIsText ? [keyStashTrigger] : [])).joined(
-            separator: "\n")
+        ([insertTrigger, updateTrigger, deleteTrigger] + keyStashTriggers).joined(separator: "\n")
     }
 
     /// Drops every trigger ``triggersSQL`` makes (capture and guards), and its index, to make them again or for good.
     var dropAllTriggersSQL: String {
-        dropSQL(["insert", "update", "delete", "predelete", "key"] + Self.valueGuardEvents) + "\n"
+        dropSQL(["insert", "update", "delete", "key"] + Self.keyStashEvents + Self.valueGuardEvents) + "\n"
             + dropInPlaceWriteGuardSQL
     }
 
@@ -212,7 +211,7 @@ struct CaptureTriggers {
         return "CREATE TRIGGER " + text.dropFirst(qualified.count)
     }
 
-    private func trigger(_ event: String, _ timing: String, _ when: String, _ body: [String]) -> String {
+    func trigger(_ event: String, _ timing: String, _ when: String, _ body: [String]) -> String {
         """
         CREATE TRIGGER main.\(quoteIdentifier(Metadata.trigger(id, event))) \(timing) ON \(table.quotedName)
         WHEN \(when)
@@ -230,16 +229,17 @@ struct CaptureTriggers {
     /// An insert logs the write; where the key column could take a value that cannot sync
     /// (NULL, a number), it refuses the row first, naming the table and column.
     private var insertTrigger: String {
+        let key = writtenKey
         let guardKey =
             facts.guardsKey
             ? [
                 "SELECT RAISE(ABORT, 'concord: the key column \(sqlString(table.key)) of synced table \(sqlString(table.name)) "
                     + "takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') "
-                    + "WHERE typeof(NEW.\(table.quotedKey)) NOT IN ('text', 'blob')"
+                    + "WHERE typeof(\(key)) NOT IN ('text', 'blob')"
             ] : []
         return trigger(
             "insert", "AFTER INSERT", "1",
-            guardKey + [logSQL(.insert, key: "NEW.\(table.quotedKey)")] + logValuesSQL(withOld: false))
+            guardKey + [logSQL(.insert, key: key)] + logValuesSQL(withOld: false) + unstashSQL(key, .insert))
     }
 
     /// An update logs which columns changed, one bit per column.
@@ -269,11 +269,11 @@ struct CaptureTriggers {
                 + "OR CASE WHEN NEW.\(column) = 0 THEN typeof(NEW.\(column)) = 'real' ELSE 0 END)"
         }
         guard !changed.isEmpty else { return "" }
+        let key = writtenKey
         return trigger(
             "update", "AFTER UPDATE", "1",
-            [
-                logSQL(.update, key: "NEW.\(table.quotedKey)", mask: ChangeMask.sql(changed))
-            ] + zerosSQL + logValuesSQL(withOld: true))
+            [logSQL(.update, key: key, mask: ChangeMask.sql(changed))] + zerosSQL + logValuesSQL(withOld: true)
+                + unstashSQL(key, .update))
     }
 
     /// Keys identify rows across devices, so they may not change.
@@ -329,51 +329,10 @@ struct CaptureTriggers {
             ? "VALUES (\(key)\(values.map { ", \($0)" }.joined()))"
             : "SELECT \(key)\(values.map { ", \($0)" }.joined()) FROM (SELECT 1) "
                 + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = \(key)"
-        let unstash =
-            facts.keyIsText
-            ? [
-                "DELETE FROM \(Metadata.deleting) WHERE \(Self.mayBecomeNumber("CAST(OLD.\(table.quotedKey) AS TEXT)")) "
-                    + "AND seq = (SELECT max(seq) FROM \(Metadata.deleting) WHERE tbl = \(id))"
-            ] : []
         return trigger(
             "delete", "AFTER DELETE", "1",
             ["INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)", logSQL(.delete, key: key)]
-                + unstash)
-    }
-
-    /// The deleted row's key, as the app's statement named it.
-    ///
-    /// Why not `OLD.key` alone: with foreign keys enforced, SQLite 3.40 looks up the children of a deleted
-    /// row through an index on their column (the one Concord makes for finding children, or the app's
-    /// own), and applies that column's affinity to the key *in place* first. A TEXT key `'1'` (or `'01'`)
-    /// that an INTEGER, REAL or NUMERIC column references reaches an AFTER DELETE trigger as the number
-    /// `1`: logged as such, the delete named no syncable row and was lost, and the row came back on the
-    /// next sync. A BEFORE DELETE trigger still sees the key as it was, so ``keyStashTrigger`` keeps each
-    /// key that could become a number in ``Metadata/deleting``, and this reads the newest one back when
-    /// the key arrived as a number (rows deleted while this one is — its cascade — were read back and
-    /// removed before it). A key that could not become a number is read as it is.
-    private var deletedKey: String {
-        let old = "OLD.\(table.quotedKey)"
-        guard facts.keyIsText else { return old }
-        return "(CASE WHEN typeof(\(old)) IN ('integer', 'real') THEN COALESCE((SELECT pk FROM \(Metadata.deleting) "
-            + "WHERE tbl = \(id) ORDER BY seq DESC LIMIT 1), \(old)) ELSE \(old) END)"
-    }
-
-    /// Keeps the key of a row about to be deleted while it is still the app's text, when a number could
-    /// be read from it (see ``deletedKey``); the delete trigger takes it out again.
-    ///
-    /// A delete an app's BEFORE trigger vetoes (`RAISE(IGNORE)`) leaves its key behind; the fold clears them.
-    private var keyStashTrigger: String {
-        trigger(
-            "predelete", "BEFORE DELETE", Self.mayBecomeNumber("OLD.\(table.quotedKey)"),
-            ["INSERT INTO \(Metadata.deleting) (tbl, pk) VALUES (\(id), OLD.\(table.quotedKey))"])
-    }
-
-    /// SQL that is true when the text `expression` could be read as a number by a column's affinity:
-    /// it holds a digit and nothing but digits, signs, points, exponents and white space (SQLite's six
-    /// space characters, which it skips around a number).
-    private static func mayBecomeNumber(_ expression: String) -> String {
-        "(\(expression) GLOB '*[0-9]*' AND \(expression) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')"
+                + unstashSQL(key, .delete))
     }
 
     /// Escapes `'` for use inside an SQL string literal.

@@ -50,8 +50,8 @@ enum Metadata {
     static let tables = "_concord_tables"
     static let peers = "_concord_peers"
     static let log = "_concord_log"
-    /// The keys of rows being deleted, as the app's statement had them (see `CaptureTriggers`'s delete trigger).
-    static let deleting = "_concord_deleting"
+    /// The keys of rows being written, as the app's statement had them (see `CaptureTriggers+NumericKeys.swift`).
+    static let pendingKeys = "_concord_keys"
     static let parked = "_concord_parked"
     static let revived = "_concord_revived"
     static let conflicts = "_concord_conflicts"
@@ -74,8 +74,8 @@ enum Metadata {
     /// records the schema version the synced tables were last swept for rows lost uncaptured at
     /// (`_concord_state.swept`, see ``Replica/logRowsLostUncaptured()``); layout 11's update triggers
     /// of tables of more than 63 synced columns log a mask with a bit for every column (``ChangeMask``);
-    /// layout 12 keeps the keys of rows being deleted from a table with a TEXT key in ``deleting``, for
-    /// the delete trigger to read when SQLite hands it the key as a number.
+    /// layout 12 keeps the keys of rows being written to a table with a TEXT key in ``pendingKeys``, for
+    /// the capture triggers to read when SQLite hands them the key as a number.
     /// ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 12
 
@@ -114,11 +114,11 @@ enum Metadata {
             at REAL NOT NULL,
             mask INTEGER
         );
-        \(deletingSQL)
+        \(pendingKeysSQL)
         """
 
-    static let deletingSQL =
-        "CREATE TABLE IF NOT EXISTS \(deleting) (seq INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL);"
+    static let pendingKeysSQL =
+        "CREATE TABLE IF NOT EXISTS \(pendingKeys) (seq INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL);"
 
     static let parkedSQL = """
         CREATE TABLE \(parked) (
@@ -159,7 +159,8 @@ enum Metadata {
     static func zerosTable(_ table: Int64) -> String { object(table, "zeros") }
     static func keyIndex(_ table: Int64) -> String { object(table, "rows_kh") }
     static func trigger(_ table: Int64, _ event: String) -> String { object(table, event) }
-    /// Whether `name` is a capture trigger's (`_concord_<id>_insert`, `_update`, `_delete` or `_predelete`), which Concord
+    /// Whether `name` is a capture trigger's (`_concord_<id>_insert`, `_update`, `_delete`, or one that keeps a key
+    /// before such a write, `_preinsert`, `_preupdate`, `_predelete`), which Concord
     /// silences while it merges (see ``Replica/withoutCapture(_:)``).
     static func isCaptureTrigger(_ name: String) -> Bool {
         guard name.hasPrefix(prefix) else { return false }
@@ -168,7 +169,7 @@ enum Metadata {
             rest[..<underscore].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return false }
         let event = String(decoding: rest[rest.index(after: underscore)...], as: UTF8.self)
-        return event == "insert" || event == "update" || event == "delete" || event == "predelete"
+        return ["insert", "update", "delete", "preinsert", "preupdate", "predelete"].contains(event)
     }
     /// The index on a foreign-key column of the hidden copies.
     static func hiddenIndex(_ table: Int64, column: Int) -> String { object(table, "hidden_c\(column)") }

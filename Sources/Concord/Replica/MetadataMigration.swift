@@ -8,9 +8,10 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
-/// - 12: layout 11 plus `_concord_deleting`, where a BEFORE DELETE trigger of every table with a TEXT key keeps
-///   the key of a row being deleted when a number could be read from it, for the delete trigger to log: with
-///   foreign keys on, SQLite handed that trigger such a key as a number, and the delete was lost.
+/// - 12: layout 11 plus `_concord_keys`, where BEFORE triggers of tables with a TEXT key keep the key of a row
+///   being deleted (and, in a table without a rowid, written) when a number could be read from it, for the
+///   capture triggers to log: with foreign keys on, SQLite handed them such a key as a number, and the write
+///   was lost (see `CaptureTriggers+NumericKeys.swift`).
 /// - 11: layout 10 with a change mask of a bit per column for tables of more than 63 synced columns
 ///   (``ChangeMask``): the last bit stood for every column from 62 on, so an update of one of them stamped
 ///   them all, over other devices' edits. A log row written before keeps its integer mask, read as before.
@@ -57,8 +58,8 @@ struct MetadataMigration {
             // Re-read under the write lock: another process may have upgraded it meanwhile.
             let found = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0
             guard found != Metadata.layoutVersion else { return }
-            // Layout 12 keeps the keys of rows being deleted in a table of their own, which triggers made anew read.
-            try database.execute(Metadata.deletingSQL)
+            // Layout 12 keeps the keys of rows being written in a table of their own, which triggers made anew read.
+            try database.execute(Metadata.pendingKeysSQL)
             if found < 5 { try upgradeToLayout5() }
             // Layout 6 adds the relay store, empty: what a replica lacked was refused before.
             if found < 6 { try database.execute(RelayStore.createSQL) }
@@ -84,8 +85,8 @@ struct MetadataMigration {
             // Layout 8 keeps what every register's write saw; layout 7 kept it for this replica's own only.
             if found == 7 { try markMergedRegistersSeen() }
             // Layout 9 changes the delete triggers (see `CaptureTriggers`), layout 11 the update triggers of
-            // tables of more than 63 columns (see `ChangeMask`), layout 12 adds a BEFORE DELETE trigger to
-            // tables with a TEXT key and changes their delete triggers; layouts 1 to 4 got them new above.
+            // tables of more than 63 columns (see `ChangeMask`), layout 12 the capture triggers of tables with a
+            // TEXT key (see `CaptureTriggers+NumericKeys.swift`); layouts 1 to 4 got them new above.
             if (5...11).contains(found) { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }

@@ -352,8 +352,9 @@ final class FoldSession {
         for table in live where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
             try database.execute("DELETE FROM \(table.zerosTable)")
         }
-        // Keys of deletes an app's trigger vetoed (see `CaptureTriggers`); no statement is under way now.
-        try database.cached("DELETE FROM \(Metadata.deleting)").run()
+        // Keys kept for writes an app's trigger vetoed (see `CaptureTriggers+NumericKeys.swift`); no statement
+        // is under way now.
+        try database.cached("DELETE FROM \(Metadata.pendingKeys)").run()
         try replica.storeClock(clock, version: version, stamped: true)
         guard !joins.isEmpty || !folded.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:

@@ -181,10 +181,12 @@ struct TableInspector {
         /// The columns of `SET NULL` / `SET DEFAULT` keys, which may show a stand-in while the row's hidden
         /// copy keeps the real reference (a delete must keep that, see `CaptureTriggers`).
         var standIns: [StandIn] = []
-        /// Whether the key column has TEXT affinity: then SQLite may hand its delete trigger the key
-        /// converted to a number, and the trigger reads it from ``Metadata/deleting`` instead (see
-        /// `CaptureTriggers`).
+        /// Whether the key column has TEXT affinity: then SQLite may hand a trigger the key converted to a
+        /// number (see `CaptureTriggers+NumericKeys.swift`).
         var keyIsText = false
+        /// A name the table's rowid goes by that no column of the table takes (`rowid`, `_rowid_` or `oid`);
+        /// `nil` for a `WITHOUT ROWID` table, or one whose columns take all three.
+        var rowidName: String?
 
         /// A column that shows `value` (SQL: `NULL`, or the column's DEFAULT expression) while the row its
         /// reference names is not in `parent`, whose key column is `parentKey`.
@@ -198,7 +200,7 @@ struct TableInspector {
         init(
             comparesTypes: [Bool], guardsKey: Bool, affinities: [ColumnAffinity]? = nil,
             defaults: [SQLiteValue]? = nil, volatileDefaults: [String?]? = nil, standIns: [StandIn] = [],
-            keyIsText: Bool = false
+            keyIsText: Bool = false, rowidName: String? = nil
         ) {
             self.comparesTypes = comparesTypes
             self.guardsKey = guardsKey
@@ -207,6 +209,7 @@ struct TableInspector {
             self.volatileDefaults = volatileDefaults ?? comparesTypes.map { _ in nil }
             self.standIns = standIns
             self.keyIsText = keyIsText
+            self.rowidName = rowidName
         }
     }
 
@@ -232,11 +235,15 @@ struct TableInspector {
         for (column, affinity) in zip(declared, affinities) {
             defaults.append(try defaultValue(column?.defaultSQL, as: affinity))
         }
+        let columnNames = try database.pragma("table_xinfo", of: table.name).compactMap { $0.text("name") }
+        let rowidName =
+            withoutRowID
+            ? nil : ["rowid", "_rowid_", "oid"].first { name in !columnNames.contains { SQLiteName.same($0, name) } }
         return CaptureFacts(
             comparesTypes: affinities.map { $0 == .blob }, guardsKey: !(isText && notNull),
             affinities: affinities, defaults: defaults,
             volatileDefaults: declared.map { $0?.defaultSQL.flatMap { InspectionCache.isLiteral($0) ? nil : $0 } },
-            standIns: try standIns(of: table, declared: declared), keyIsText: isText)
+            standIns: try standIns(of: table, declared: declared), keyIsText: isText, rowidName: rowidName)
     }
 
     /// The columns of `table`'s `SET NULL` and `SET DEFAULT` keys, with what they show in place of a parent.

@@ -5,9 +5,9 @@
 CREATE TRIGGER "_concord_1_delete" AFTER DELETE ON "lists"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_1_hidden" (pk, c0) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 1 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."title");
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 1 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
-  DELETE FROM _concord_deleting WHERE (CAST(OLD."id" AS TEXT) GLOB '*[0-9]*' AND CAST(OLD."id" AS TEXT) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*') AND seq = (SELECT max(seq) FROM _concord_deleting WHERE tbl = 1);
+  INSERT OR REPLACE INTO "_concord_1_hidden" (pk, c0) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 1 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."title");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 1 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  DELETE FROM _concord_keys WHERE seq = (SELECT max(seq) FROM _concord_keys WHERE tbl = 1 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 1 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END));
 END;
 
 -- _concord_1_hidden
@@ -20,7 +20,7 @@ CREATE INDEX "_concord_1_inplace_guard" ON "lists"("title") WHERE 0;
 CREATE TRIGGER "_concord_1_insert" AFTER INSERT ON "lists"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, NEW."id", 1, julianday('now'), NULL);
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "lists" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
 END;
 
 -- _concord_1_key
@@ -34,7 +34,7 @@ END;
 CREATE TRIGGER "_concord_1_predelete" BEFORE DELETE ON "lists"
 WHEN (OLD."id" GLOB '*[0-9]*' AND OLD."id" NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')
 BEGIN
-  INSERT INTO _concord_deleting (tbl, pk) VALUES (1, OLD."id");
+  INSERT INTO _concord_keys (tbl, pk) VALUES (1, OLD."id");
 END;
 
 -- _concord_1_rows
@@ -50,7 +50,7 @@ CREATE INDEX "_concord_1_rows_kh" ON "_concord_1_rows"(kh);
 CREATE TRIGGER "_concord_1_update" AFTER UPDATE ON "lists"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, NEW."id", 2, julianday('now'), ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 0));
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "lists" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 0));
 END;
 
 -- _concord_2_check_insert
@@ -79,9 +79,9 @@ CREATE TABLE "_concord_2_counters" (
 CREATE TRIGGER "_concord_2_delete" AFTER DELETE ON "items"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."list", OLD."title", OLD."done", CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END);
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 2 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
-  DELETE FROM _concord_deleting WHERE (CAST(OLD."id" AS TEXT) GLOB '*[0-9]*' AND CAST(OLD."id" AS TEXT) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*') AND seq = (SELECT max(seq) FROM _concord_deleting WHERE tbl = 2);
+  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."list", OLD."title", OLD."done", CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END);
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  DELETE FROM _concord_keys WHERE seq = (SELECT max(seq) FROM _concord_keys WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END));
 END;
 
 -- _concord_2_fk_c0
@@ -100,7 +100,7 @@ CREATE INDEX "_concord_2_inplace_guard" ON "items"("list", "title", "done", "lik
 CREATE TRIGGER "_concord_2_insert" AFTER INSERT ON "items"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, NEW."id", 1, julianday('now'), NULL);
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
   INSERT INTO "_concord_2_logvalues" (seq, v3, v4) VALUES (last_insert_rowid(), NEW."likes", NEW."tags");
 END;
 
@@ -118,7 +118,7 @@ CREATE TABLE "_concord_2_logvalues" (seq INTEGER PRIMARY KEY, o3, v3, o4, v4);
 CREATE TRIGGER "_concord_2_predelete" BEFORE DELETE ON "items"
 WHEN (OLD."id" GLOB '*[0-9]*' AND OLD."id" NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')
 BEGIN
-  INSERT INTO _concord_deleting (tbl, pk) VALUES (2, OLD."id");
+  INSERT INTO _concord_keys (tbl, pk) VALUES (2, OLD."id");
 END;
 
 -- _concord_2_rows
@@ -134,7 +134,7 @@ CREATE INDEX "_concord_2_rows_kh" ON "_concord_2_rows"(kh);
 CREATE TRIGGER "_concord_2_update" AFTER UPDATE ON "items"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, NEW."id", 2, julianday('now'), ((NEW."list" IS NOT OLD."list" COLLATE BINARY) << 0) | ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 1) | ((NEW."done" IS NOT OLD."done" COLLATE BINARY OR CASE WHEN NEW."done" = -9223372036854775808 THEN typeof(NEW."done") <> typeof(OLD."done") ELSE 0 END) << 2) | ((NEW."likes" IS NOT OLD."likes" COLLATE BINARY OR CASE WHEN NEW."likes" = -9223372036854775808 THEN typeof(NEW."likes") <> typeof(OLD."likes") ELSE 0 END) << 3) | ((NEW."tags" IS NOT OLD."tags" COLLATE BINARY) << 4));
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."list" IS NOT OLD."list" COLLATE BINARY) << 0) | ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 1) | ((NEW."done" IS NOT OLD."done" COLLATE BINARY OR CASE WHEN NEW."done" = -9223372036854775808 THEN typeof(NEW."done") <> typeof(OLD."done") ELSE 0 END) << 2) | ((NEW."likes" IS NOT OLD."likes" COLLATE BINARY OR CASE WHEN NEW."likes" = -9223372036854775808 THEN typeof(NEW."likes") <> typeof(OLD."likes") ELSE 0 END) << 3) | ((NEW."tags" IS NOT OLD."tags" COLLATE BINARY) << 4));
   INSERT INTO "_concord_2_logvalues" (seq, o3, v3, o4, v4) VALUES (last_insert_rowid(), OLD."likes", NEW."likes", OLD."tags", NEW."tags");
 END;
 
@@ -142,9 +142,9 @@ END;
 CREATE TRIGGER "_concord_3_delete" AFTER DELETE ON "settings"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_3_hidden" (pk, c0, c1, c2) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 3 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."theme", OLD."size", OLD."ratio");
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_deleting WHERE tbl = 3 ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
-  DELETE FROM _concord_deleting WHERE (CAST(OLD."id" AS TEXT) GLOB '*[0-9]*' AND CAST(OLD."id" AS TEXT) NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*') AND seq = (SELECT max(seq) FROM _concord_deleting WHERE tbl = 3);
+  INSERT OR REPLACE INTO "_concord_3_hidden" (pk, c0, c1, c2) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 3 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."theme", OLD."size", OLD."ratio");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 3 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  DELETE FROM _concord_keys WHERE seq = (SELECT max(seq) FROM _concord_keys WHERE tbl = 3 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 3 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END));
 END;
 
 -- _concord_3_hidden
@@ -157,7 +157,7 @@ CREATE INDEX "_concord_3_inplace_guard" ON "settings"("theme", "size", "ratio") 
 CREATE TRIGGER "_concord_3_insert" AFTER INSERT ON "settings"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, NEW."id", 1, julianday('now'), NULL);
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "settings" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
 END;
 
 -- _concord_3_key
@@ -171,7 +171,7 @@ END;
 CREATE TRIGGER "_concord_3_predelete" BEFORE DELETE ON "settings"
 WHEN (OLD."id" GLOB '*[0-9]*' AND OLD."id" NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')
 BEGIN
-  INSERT INTO _concord_deleting (tbl, pk) VALUES (3, OLD."id");
+  INSERT INTO _concord_keys (tbl, pk) VALUES (3, OLD."id");
 END;
 
 -- _concord_3_rows
@@ -187,7 +187,7 @@ CREATE INDEX "_concord_3_rows_kh" ON "_concord_3_rows"(kh);
 CREATE TRIGGER "_concord_3_update" AFTER UPDATE ON "settings"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, NEW."id", 2, julianday('now'), ((NEW."theme" IS NOT OLD."theme" COLLATE BINARY) << 0) | ((NEW."size" IS NOT OLD."size" COLLATE BINARY OR CASE WHEN NEW."size" = -9223372036854775808 THEN typeof(NEW."size") <> typeof(OLD."size") ELSE 0 END) << 1) | ((NEW."ratio" IS NOT OLD."ratio" COLLATE BINARY) << 2));
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "settings" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."theme" IS NOT OLD."theme" COLLATE BINARY) << 0) | ((NEW."size" IS NOT OLD."size" COLLATE BINARY OR CASE WHEN NEW."size" = -9223372036854775808 THEN typeof(NEW."size") <> typeof(OLD."size") ELSE 0 END) << 1) | ((NEW."ratio" IS NOT OLD."ratio" COLLATE BINARY) << 2));
 END;
 
 -- _concord_4_delete
@@ -296,8 +296,8 @@ CREATE TABLE _concord_conflicts (
     at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
 );
 
--- _concord_deleting
-CREATE TABLE _concord_deleting (seq INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL);
+-- _concord_keys
+CREATE TABLE _concord_keys (seq INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL);
 
 -- _concord_log
 CREATE TABLE _concord_log (

@@ -3,25 +3,29 @@ import Testing
 
 @testable import Concord
 
-/// A delete of a row whose TEXT key reads as a number is captured under that key, with foreign keys on.
+/// A write of a row whose TEXT key reads as a number is captured under that key, with foreign keys on.
 ///
-/// SQLite 3.40 looks the deleted row's children up through an index on their column — the one Concord
-/// makes, or the app's own — and first applies that column's affinity to the key where the delete
-/// trigger reads it: the key `'01'` of a row an INTEGER column references reached the trigger as `1`.
-/// Logged so, the delete named no row Concord could sync; the row stayed in the registers and came back
-/// on the next sync, while `check` found the table and registers apart.
+/// SQLite 3.40 looks a row's children up through an index on their column — the one Concord makes, or
+/// the app's own — and first applies that column's affinity to the key where the capture triggers
+/// read it: when a row is deleted, when an UPDATE assigns the key (as ORMs do, to the same value), and
+/// when an INSERT meets a pending violation. The key `'01'` of a row an INTEGER column references
+/// reached the triggers as `1`; logged so, the write named no row Concord could sync and was lost (a
+/// deleted row came back on the next sync) while `check` found the table and registers apart.
 @Suite(.tags(.replica))
-struct NumericTextKeyDeleteTests {
-    /// Two replicas of folders (TEXT key) with subfolders through an INTEGER column, foreign keys enforced.
-    static func pair(action: String = "CASCADE", before appSQL: String = "") throws -> [Replica] {
+struct NumericTextKeyTests {
+    /// Two replicas of folders (TEXT key) with subfolders through an INTEGER column, foreign keys enforced;
+    /// `options` end the table's definition (`WITHOUT ROWID`), `appSQL` runs before sync is enabled.
+    static func pair(
+        action: String = "CASCADE", options: String = "", extraColumn: String = "", before appSQL: String = ""
+    ) throws -> [Replica] {
         let clock = ManualClock(unixMilliseconds: epoch2026)
         return try (1...2).map { node in
             let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
             try replica.database.execute(
                 """
                 PRAGMA foreign_keys = ON;
-                CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, name,
-                    parent INTEGER REFERENCES folders(id) ON DELETE \(action));
+                CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, name\(extraColumn),
+                    parent INTEGER REFERENCES folders(id) ON DELETE \(action)) \(options);
                 \(appSQL)
                 """)
             try replica.enableSync(on: "folders")
@@ -44,7 +48,7 @@ struct NumericTextKeyDeleteTests {
             #expect(try Self.keys(replica) == ["'u'"])
             #expect(try replica.registers(of: "folders", key: "u")?.liveness.isAlive == true)
             #expect(try replica.check().isConsistent)
-            #expect(try replica.database.scalar("SELECT count(*) FROM _concord_deleting") == .integer(0))
+            #expect(try replica.database.scalar("SELECT count(*) FROM _concord_keys") == .integer(0))
         }
     }
 
@@ -99,14 +103,60 @@ struct NumericTextKeyDeleteTests {
             "INSERT INTO folders VALUES ('5', 'kept', NULL), ('6', 'gone', NULL), ('c', 'child', 6)")
         _ = try phone.foldLocalWrites()
         try phone.database.execute("DELETE FROM folders WHERE id = '5'")
-        #expect(try phone.database.scalar("SELECT count(*) FROM _concord_deleting") != .integer(0))
+        #expect(try phone.database.scalar("SELECT count(*) FROM _concord_keys") != .integer(0))
         try phone.database.execute("DELETE FROM folders WHERE id = '6'")
         _ = try phone.foldLocalWrites()
-        #expect(try phone.database.scalar("SELECT count(*) FROM _concord_deleting") == .integer(0))
+        #expect(try phone.database.scalar("SELECT count(*) FROM _concord_keys") == .integer(0))
         try Replica.sync(replicas)
         for replica in replicas {
             #expect(try Self.keys(replica) == ["'5'", "'c'"])
             #expect(try replica.registers(of: "folders", key: "6")?.liveness.isAlive == false)
+            #expect(try replica.check().isConsistent)
+        }
+    }
+
+    /// The shapes a table's rowid can take for the triggers: there, named otherwise, or absent.
+    static let shapes: [(options: String, extraColumn: String)] = [
+        ("", ""), ("", ", rowid, oid"), ("WITHOUT ROWID", ""),
+    ]
+
+    /// An ORM saves every column, the key included, to the value it had.
+    @Test(arguments: 0..<3)
+    func anUpdateThatAssignsTheKeyItHadReachesEveryDevice(shape: Int) throws {
+        let replicas = try Self.pair(options: Self.shapes[shape].options, extraColumn: Self.shapes[shape].extraColumn)
+        try replicas[0].database.execute(
+            "INSERT INTO folders (id, name, parent) VALUES ('1', 'root', NULL), ('01', 'other', NULL), ('2', 'c', 1)")
+        try Replica.sync(replicas)
+        try replicas[1].database.execute(
+            "UPDATE folders SET id = '1', name = 'renamed' WHERE id = '1'; "
+                + "UPDATE folders SET id = id, name = 'renamed too' WHERE id = '01'")
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(
+                try replica.database.query("SELECT id, name FROM folders ORDER BY id").map { "\($0[0]) \($0[1])" }
+                    == ["'01' 'renamed too'", "'1' 'renamed'", "'2' 'c'"])
+            #expect(try replica.check().isConsistent)
+            #expect(try replica.database.scalar("SELECT count(*) FROM _concord_keys") == .integer(0))
+        }
+    }
+
+    /// With deferred foreign keys, an app inserts a child before its parent in one transaction: SQLite
+    /// converts the parent's key when it finds the child waiting for it.
+    @Test(arguments: 0..<3)
+    func aParentInsertedAfterItsChildWithDeferredKeysReachesEveryDevice(shape: Int) throws {
+        let replicas = try Self.pair(options: Self.shapes[shape].options, extraColumn: Self.shapes[shape].extraColumn)
+        try replicas[0].database.execute(
+            """
+            PRAGMA defer_foreign_keys = ON;
+            BEGIN;
+            INSERT INTO folders (id, name, parent) VALUES ('c', 'child', 7);
+            INSERT INTO folders (id, name, parent) VALUES ('7', 'parent', NULL);
+            COMMIT;
+            """)
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(try Self.keys(replica) == ["'7'", "'c'"])
+            #expect(try replica.status().parked.isEmpty)
             #expect(try replica.check().isConsistent)
         }
     }
