@@ -10,7 +10,11 @@ extension Workload {
     /// - `places` (by row): deleted and inserted again, replaced whole (`INSERT OR REPLACE`), upserted
     ///   (`ON CONFLICT DO UPDATE`, `DO NOTHING`), as apps save records; owners are upserted too;
     /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
-    /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place whose column has a `DEFAULT`.
+    /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place whose column has a `DEFAULT`;
+    /// - `folders` (by row): a TEXT key holding numbers as text (`'2'`, `'02'`) and a `CASCADE` key to
+    ///   itself in an INTEGER column, which SQLite compares under the key's affinity (`2` names `'2'`,
+    ///   and `'2'` written there is stored as `2`). With foreign keys on, SQLite hands the delete trigger
+    ///   such a key as a number (see `CaptureTriggers`).
     ///
     /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
     /// the sign is the value, and a write of one over the other changed the row.
@@ -31,14 +35,15 @@ extension Workload {
             CREATE TABLE {name:notes} ({name:id} PRIMARY KEY NOT NULL,
                 {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE CASCADE,
                 {name:place} DEFAULT '1' REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
-            """ + wideColumns,
+            """ + wideColumns + wideFoldersSchema,
         tables: [
             Table(
                 name: "owners",
                 merges: ["score": "max", "low": "min", "taps": "counter", "tags": "union", "longest": "longest"]),
             Table(name: "places", policy: "row"), Table(name: "links"), Table(name: "notes", policy: "row"),
+            Table(name: "folders", policy: "row"),
         ],
-        operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar,
+        operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders,
         names: "drawn")
 
     private static let wideOwners = [
@@ -108,6 +113,24 @@ extension Workload {
         "UPDATE {name:owners} SET {name:far2} = {value} WHERE {name:id} = {key}",
         "UPDATE {name:owners} SET {name:far} = {value} WHERE {name:id} = '1'",
         "UPDATE {name:owners} SET {name:far2} = {value} WHERE {name:id} = '1'",
+    ]
+
+    /// Made after every other table and column, so that reproducers recorded before keep their names.
+    private static let wideFoldersSchema = """
+
+        CREATE TABLE {name:folders} ({name:id} TEXT PRIMARY KEY NOT NULL, {name:label},
+            {name:parent} INTEGER REFERENCES {name:folders}({name:id}) ON DELETE CASCADE);
+        """
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideFolders = [
+        "INSERT INTO {name:folders} ({name:id}, {name:label}, {name:parent}) VALUES ('{1..4}', {value}, {1..4})",
+        "INSERT INTO {name:folders} ({name:id}, {name:label}, {name:parent}) VALUES ('0{1..4}', {value}, '{1..4}')",
+        "INSERT INTO {name:folders} ({name:id}, {name:label}, {name:parent}) VALUES ('{1..4}', {value}, NULL)",
+        "UPDATE {name:folders} SET {name:parent} = {1..4} WHERE {name:id} = '0{1..4}'",
+        "UPDATE {name:folders} SET {name:label} = {value} WHERE {name:id} = '{1..4}'",
+        "DELETE FROM {name:folders} WHERE {name:id} = '{1..4}'",
+        "DELETE FROM {name:folders} WHERE {name:id} = '0{1..4}'",
     ]
 
     // Appended after the others, so the operations of existing reproducers keep their numbers.
