@@ -140,13 +140,13 @@ public struct Conflict: Hashable, Sendable, Encodable {
         case id, table, key, column, kind, lost, lostStamp, lostNode, winner, winnerStamp, winnerNode, recordedAt
     }
 
-    /// Encodes values and the key as SQL literals (`'text'`, `X'…'`, `NULL`), stamps as `milliseconds.counter`
+    /// Encodes values as SQL literals (`'text'`, `X'…'`, `NULL`), the key as ``JSONKey`` does, stamps as `milliseconds.counter`
     /// with the node id in hex beside them.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(table, forKey: .table)
-        try container.encode(ParkReason.describe(key), forKey: .key)
+        try container.encode(JSONKey(key), forKey: .key)
         try container.encode(column, forKey: .column)
         try container.encode(kind, forKey: .kind)
         try container.encode(lost.description, forKey: .lost)

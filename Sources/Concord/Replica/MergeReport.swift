@@ -31,12 +31,12 @@ public struct MergeReport: Hashable, Sendable, Encodable {
         /// The keys whose shown row changed as `change` says, in key order.
         public func keys(_ change: ShownChange) -> [SQLiteValue] { changes[change] ?? [] }
 
-        /// The table and, per kind of change, its keys: TEXT as it is, any other key as an SQL literal.
+        /// The table and, per kind of change, its keys (see ``JSONKey``: TEXT as a string, any other key typed).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: DynamicKey.self)
             try container.encode(name, forKey: DynamicKey("table"))
             for change in ShownChange.allCases where !keys(change).isEmpty {
-                try container.encode(keys(change).map(ParkReason.describe), forKey: DynamicKey(change.rawValue))
+                try container.encode(keys(change).map(JSONKey.init), forKey: DynamicKey(change.rawValue))
             }
         }
     }

@@ -24,11 +24,11 @@ public struct ChangedRows: Equatable, Sendable, Encodable {
 
         private enum CodingKeys: String, CodingKey { case table, key, shown }
 
-        /// Encodes the key as text (as ``MergeReport`` does: `x'…'` for a blob key).
+        /// Encodes the key as ``JSONKey`` does (as ``MergeReport`` does): a string for TEXT, typed otherwise.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(table, forKey: .table)
-            try container.encode(ParkReason.describe(key), forKey: .key)
+            try container.encode(JSONKey(key), forKey: .key)
             try container.encode(isShown, forKey: .shown)
         }
     }
