@@ -1,6 +1,6 @@
 /// A summary of a replica, as `concord status` prints it.
 ///
-/// It is plain data, `Codable` so a tool can print it as JSON (`concord status --json`), and it is read
+/// It is plain data, `Encodable` so a tool can print it as JSON (`concord status --json`), and it is read
 /// after the replica's pending local writes are folded in, so the counts
 /// include them.
 ///
@@ -9,7 +9,7 @@
 /// for table in status.tables { print(table.name, table.rows, table.tombstones) }
 /// for row in status.parked { print("\(row.table) \(row.key): \(row.reason)") }
 /// ```
-public struct ReplicaStatus: Hashable, Sendable, Codable {
+public struct ReplicaStatus: Hashable, Sendable, Encodable {
     /// One synced table and how many rows it shows and keeps as deleted.
     public struct Table: Hashable, Sendable, Codable {
         /// The table's name.
@@ -25,13 +25,25 @@ public struct ReplicaStatus: Hashable, Sendable, Codable {
     }
 
     /// An alive row that is not shown, and why.
-    public struct Parked: Hashable, Sendable, Codable {
+    public struct Parked: Hashable, Sendable, Encodable {
         /// The table the row belongs to.
         public var table: String
         /// The row's key: TEXT as is, any other value as its SQL literal (`X'…'` for a BLOB).
         public var key: String
         /// Why it is not shown, as ``ParkReason``'s description words it.
         public var reason: String
+        /// The key itself, which ``key`` describes (the TEXT `X'61'` and the BLOB `X'61'` alike).
+        public var keyValue: SQLiteValue
+
+        private enum CodingKeys: String, CodingKey { case table, key, reason }
+
+        /// Encodes the key as ``JSONKey`` does: TEXT as a string, any other key typed.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(table, forKey: .table)
+            try container.encode(JSONKey(keyValue), forKey: .key)
+            try container.encode(reason, forKey: .reason)
+        }
     }
 
     /// A table, or columns of a synced table, that peers sync and this replica's schema lacks: kept and relayed
@@ -174,7 +186,8 @@ extension Replica {
     private func parkedRows() throws -> [ReplicaStatus.Parked] {
         try tables.flatMap { table in
             try parkedRows(of: table).map {
-                ReplicaStatus.Parked(table: table.name, key: ParkReason.describe($0.key), reason: $0.reason)
+                ReplicaStatus.Parked(
+                    table: table.name, key: ParkReason.describe($0.key), reason: $0.reason, keyValue: $0.key)
             }
         }
     }
