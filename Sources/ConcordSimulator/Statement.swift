@@ -130,10 +130,12 @@ struct Statement {
     }
 
     /// The values written to `row`, by column: every column for an insert or a row-policy table, else
-    /// those whose stored value changed; for a `counter` column, the change made (new minus old).
+    /// those whose stored value changed; for a `counter` column, the change made (new minus old — for an
+    /// insert that replaced a row the table showed, `INSERT OR REPLACE`, minus what that row showed).
     func values(of row: RowRef, kind: Ledger.Kind, table: TableSchema) -> [Int: SQLiteValue] {
         guard kind != .delete, let new = after[row] else { return [:] }
         let old = kind == .insert ? nil : before[row]
+        let counted = old ?? before[row]
         var values: [Int: SQLiteValue] = [:]
         for index in table.columns.indices {
             guard table.policy == .column else {
@@ -143,7 +145,7 @@ struct Statement {
             if let old, old[index] == new[index] { continue }
             values[index] =
                 table.merges[index] == .counter
-                ? .integer((new[index].integerValue ?? 0) &- (old?[index].integerValue ?? 0)) : new[index]
+                ? .integer((new[index].integerValue ?? 0) &- (counted?[index].integerValue ?? 0)) : new[index]
         }
         return values
     }

@@ -68,6 +68,11 @@ struct MetadataLayoutTests {
                     + "WHERE EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' "
                     + "AND name = '_concord_' || t.id || '_predelete')") == "lists reminders comments stats",
             "layout 12 keeps the key of a row being deleted from each table with a TEXT key (not settings' BLOB)")
+        #expect(
+            try replica.database.scalar(
+                "SELECT group_concat(name, ' ') FROM sqlite_schema WHERE type = 'trigger' AND name GLOB '*_prereplace'")
+                == "_concord_5_prereplace",
+            "layout 12 keeps the row an INSERT OR REPLACE replaces in the one table with value-merged columns")
         #expect(try userTables(replica) == expected["user tables"])
         #expect(
             try lines(

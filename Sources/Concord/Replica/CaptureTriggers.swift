@@ -79,12 +79,13 @@ struct CaptureTriggers {
 
     /// DDL for the triggers that append the table's writes to the log.
     private var captureSQL: String {
-        ([insertTrigger, updateTrigger, deleteTrigger] + keyStashTriggers).joined(separator: "\n")
+        ([insertTrigger, updateTrigger, deleteTrigger] + keyStashTriggers + replacedRowTrigger).joined(separator: "\n")
     }
 
     /// Drops every trigger ``triggersSQL`` makes (capture and guards), and its index, to make them again or for good.
     var dropAllTriggersSQL: String {
-        dropSQL(["insert", "update", "delete", "key"] + Self.keyStashEvents + Self.valueGuardEvents) + "\n"
+        dropSQL(["insert", "update", "delete", "prereplace", "key"] + Self.keyStashEvents + Self.valueGuardEvents)
+            + "\n"
             + dropInPlaceWriteGuardSQL
     }
 
@@ -143,17 +144,18 @@ struct CaptureTriggers {
     static func new(_ column: Int) -> String { Metadata.newValueColumn(column) }
 
     /// Records the written (and, for updates, previous) values of value-merged columns.
-    private func logValuesSQL(withOld: Bool) -> [String] {
+    ///
+    /// An insert's old values are those of the row it replaced, if any (see `CaptureTriggers+Replace.swift`);
+    /// the slot that held them is emptied after.
+    private func logValuesSQL(withOld: Bool, key: String) -> [String] {
         guard !joined.isEmpty else { return [] }
-        let names = joined.flatMap { withOld ? [Self.old($0), Self.new($0)] : [Self.new($0)] }
-        let values = joined.flatMap { column -> [String] in
-            let c = table.quotedColumns[column]
-            return withOld ? ["OLD.\(c)", "NEW.\(c)"] : ["NEW.\(c)"]
-        }
+        let names = joined.flatMap { [Self.old($0), Self.new($0)] }
+        let olds = withOld ? joined.map { "OLD.\(table.quotedColumns[$0])" } : replacedValues(key: key)
+        let values = zip(olds, joined).flatMap { [$0, "NEW.\(table.quotedColumns[$1])"] }
         return [
             "INSERT INTO \(table.logValuesTable) (seq, \(names.joined(separator: ", "))) "
                 + "VALUES (last_insert_rowid(), \(values.joined(separator: ", ")))"
-        ]
+        ] + (withOld ? [] : ["DELETE FROM \(table.logValuesTable) WHERE seq = \(Self.replacedSlot)"])
     }
 
     /// The triggers that refuse values a counter or union column cannot merge, naming the column: one
@@ -239,7 +241,7 @@ struct CaptureTriggers {
             ] : []
         return trigger(
             "insert", "AFTER INSERT", "1",
-            guardKey + [logSQL(.insert, key: key)] + logValuesSQL(withOld: false) + unstashSQL(key, .insert))
+            guardKey + [logSQL(.insert, key: key)] + logValuesSQL(withOld: false, key: key) + unstashSQL(key, .insert))
     }
 
     /// An update logs which columns changed, one bit per column.
@@ -272,7 +274,8 @@ struct CaptureTriggers {
         let key = writtenKey
         return trigger(
             "update", "AFTER UPDATE", "1",
-            [logSQL(.update, key: key, mask: ChangeMask.sql(changed))] + zerosSQL + logValuesSQL(withOld: true)
+            [logSQL(.update, key: key, mask: ChangeMask.sql(changed))] + zerosSQL
+                + logValuesSQL(withOld: true, key: key)
                 + unstashSQL(key, .update))
     }
 

@@ -75,7 +75,8 @@ enum Metadata {
     /// (`_concord_state.swept`, see ``Replica/logRowsLostUncaptured()``); layout 11's update triggers
     /// of tables of more than 63 synced columns log a mask with a bit for every column (``ChangeMask``);
     /// layout 12 keeps the keys of rows being written to a table with a TEXT key in ``pendingKeys``, for
-    /// the capture triggers to read when SQLite hands them the key as a number.
+    /// the capture triggers to read when SQLite hands them the key as a number, and logs the values an
+    /// `INSERT OR REPLACE` replaced in a table with value-merged columns.
     /// ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 12
 
@@ -160,7 +161,7 @@ enum Metadata {
     static func keyIndex(_ table: Int64) -> String { object(table, "rows_kh") }
     static func trigger(_ table: Int64, _ event: String) -> String { object(table, event) }
     /// Whether `name` is a capture trigger's (`_concord_<id>_insert`, `_update`, `_delete`, or one that keeps a key
-    /// before such a write, `_preinsert`, `_preupdate`, `_predelete`), which Concord
+    /// or a replaced row before such a write, `_preinsert`, `_preupdate`, `_predelete`, `_prereplace`), which Concord
     /// silences while it merges (see ``Replica/withoutCapture(_:)``).
     static func isCaptureTrigger(_ name: String) -> Bool {
         guard name.hasPrefix(prefix) else { return false }
@@ -169,7 +170,7 @@ enum Metadata {
             rest[..<underscore].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return false }
         let event = String(decoding: rest[rest.index(after: underscore)...], as: UTF8.self)
-        return ["insert", "update", "delete", "preinsert", "preupdate", "predelete"].contains(event)
+        return ["insert", "update", "delete", "preinsert", "preupdate", "predelete", "prereplace"].contains(event)
     }
     /// The index on a foreign-key column of the hidden copies.
     static func hiddenIndex(_ table: Int64, column: Int) -> String { object(table, "hidden_c\(column)") }

@@ -11,7 +11,8 @@
 /// - 12: layout 11 plus `_concord_keys`, where BEFORE triggers of tables with a TEXT key keep the key of a row
 ///   being deleted (and, in a table without a rowid, written) when a number could be read from it, for the
 ///   capture triggers to log: with foreign keys on, SQLite handed them such a key as a number, and the write
-///   was lost (see `CaptureTriggers+NumericKeys.swift`).
+///   was lost (see `CaptureTriggers+NumericKeys.swift`); and a BEFORE INSERT trigger of tables with
+///   value-merged columns that keeps the row an `INSERT OR REPLACE` replaces (`CaptureTriggers+Replace.swift`).
 /// - 11: layout 10 with a change mask of a bit per column for tables of more than 63 synced columns
 ///   (``ChangeMask``): the last bit stood for every column from 62 on, so an update of one of them stamped
 ///   them all, over other devices' edits. A log row written before keeps its integer mask, read as before.

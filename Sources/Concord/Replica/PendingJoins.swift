@@ -21,8 +21,15 @@ struct PendingJoins {
     struct LoggedValues {
         let isInsert: Bool
         let changed: [Bool]
-        /// `_concord_N_logvalues`' row: (seq, o<k>, v<k>, ...) for each joined column k; an insert leaves o<k> NULL.
+        /// `_concord_N_logvalues`' row: (seq, o<k>, v<k>, ...) for each joined column k; an insert's o<k> are
+        /// the values of the row it replaced (`INSERT OR REPLACE`), NULL when it replaced none.
         let logged: [SQLiteValue]
+
+        /// Whether an insert replaced a row the table held, whose values it then joins with as an update
+        /// does. (A replaced row whose every value-merged column was NULL joins the same either way.)
+        var replacedRow: Bool {
+            isInsert && stride(from: 1, to: max(1, logged.count - 1), by: 2).contains { !logged[$0].isNull }
+        }
     }
 
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
@@ -42,10 +49,12 @@ struct PendingJoins {
             if merge == .counter {
                 // An insert over a row alive in this very life (`INSERT OR REPLACE` of a row the app holds,
                 // whose delete fired no trigger; a parked row written again) writes the whole count: it
-                // changes it from what the counter showed, as an update would, not by all it holds.
+                // changes it from what the counter showed, as an update would, not by all it holds. The
+                // replaced row's count is logged (see `CaptureTriggers+Replace.swift`), also when the row
+                // was inserted since the last fold.
                 let sameLife = before?.liveness.causalLength == life && life % 2 == 1
                 let from: Int64 =
-                    if !write.isInsert { old.integerValue ?? 0 } else if sameLife {
+                    if !write.isInsert || write.replacedRow { old.integerValue ?? 0 } else if sameLife {
                         RowMerge.counterValue(held?.contributions ?? [], life: life)
                     } else { 0 }
                 let delta = (new.integerValue ?? 0) &- from
@@ -74,7 +83,7 @@ struct PendingJoins {
     ) throws -> ColumnRegister? {
         if let running = rows[position].registers[index] { return running }
         guard let held else { return nil }
-        if !write.isInsert { return ColumnRegister(value: old, stamp: held.stamp) }
+        if !write.isInsert || write.replacedRow { return ColumnRegister(value: old, stamp: held.stamp) }
         return try store.load(key)?.registers.columns[index].map { ColumnRegister(value: $0.value, stamp: held.stamp) }
     }
 

@@ -101,7 +101,8 @@ CREATE TRIGGER "_concord_2_insert" AFTER INSERT ON "items"
 WHEN 1
 BEGIN
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
-  INSERT INTO "_concord_2_logvalues" (seq, v3, v4) VALUES (last_insert_rowid(), NEW."likes", NEW."tags");
+  INSERT INTO "_concord_2_logvalues" (seq, o3, v3, o4, v4) VALUES (last_insert_rowid(), (SELECT o3 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."likes", (SELECT o4 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."tags");
+  DELETE FROM "_concord_2_logvalues" WHERE seq = -1;
 END;
 
 -- _concord_2_key
@@ -119,6 +120,14 @@ CREATE TRIGGER "_concord_2_predelete" BEFORE DELETE ON "items"
 WHEN (OLD."id" GLOB '*[0-9]*' AND OLD."id" NOT GLOB '*[^0-9.eE+ ' || char(9, 10, 11, 12, 13) || '-]*')
 BEGIN
   INSERT INTO _concord_keys (tbl, pk) VALUES (2, OLD."id");
+END;
+
+-- _concord_2_prereplace
+CREATE TRIGGER "_concord_2_prereplace" BEFORE INSERT ON "items"
+WHEN 1
+BEGIN
+  DELETE FROM "_concord_2_logvalues" WHERE seq = -1;
+  INSERT INTO "_concord_2_logvalues" (seq, v3, o3, o4) SELECT -1, "id", "likes", "tags" FROM "items" WHERE "id" = NEW."id";
 END;
 
 -- _concord_2_rows
@@ -259,7 +268,8 @@ WHEN 1
 BEGIN
   SELECT RAISE(ABORT, 'concord: the key column id of synced table scores takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') WHERE typeof(NEW."id") NOT IN ('text', 'blob');
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, NEW."id", 1, julianday('now'), NULL);
-  INSERT INTO "_concord_5_logvalues" (seq, v0) VALUES (last_insert_rowid(), NEW."best");
+  INSERT INTO "_concord_5_logvalues" (seq, o0, v0) VALUES (last_insert_rowid(), (SELECT o0 FROM "_concord_5_logvalues" WHERE seq = -1 AND v0 IS NEW."id"), NEW."best");
+  DELETE FROM "_concord_5_logvalues" WHERE seq = -1;
 END;
 
 -- _concord_5_key
@@ -271,6 +281,14 @@ END;
 
 -- _concord_5_logvalues
 CREATE TABLE "_concord_5_logvalues" (seq INTEGER PRIMARY KEY, o0, v0);
+
+-- _concord_5_prereplace
+CREATE TRIGGER "_concord_5_prereplace" BEFORE INSERT ON "scores"
+WHEN 1
+BEGIN
+  DELETE FROM "_concord_5_logvalues" WHERE seq = -1;
+  INSERT INTO "_concord_5_logvalues" (seq, v0, o0) SELECT -1, "id", "best" FROM "scores" WHERE "id" = NEW."id";
+END;
 
 -- _concord_5_rows
 CREATE TABLE "_concord_5_rows" (
