@@ -205,6 +205,11 @@ enum Metadata {
     /// ```swift
     /// Metadata.unixMilliseconds(julianDay: 2440587.5)   // 0
     /// ```
+    /// The Julian day `'now'` reads at Unix time `unixMilliseconds` (the inverse of ``unixMilliseconds(julianDay:)``).
+    static func julianDay(unixMilliseconds: Int64) -> Double {
+        Double(unixMilliseconds + ReplicaVFS.unixEpochJulianMilliseconds) / 86_400_000
+    }
+
     static func unixMilliseconds(julianDay: Double) -> Int64 {
         let milliseconds = (julianDay * 86_400_000).rounded()
         guard milliseconds.isFinite, abs(milliseconds) < 9.0e15 else {

@@ -6,12 +6,17 @@ extension Replica {
     /// again are not captured. The registers keep the stamps of the rows but
     /// not their values (a shown row's values are the user table's own), so
     /// which columns changed meanwhile cannot be known: every row the table
-    /// holds is recorded as written now by this replica, in every column
-    /// (an insert where the registers say deleted or never seen), and every
-    /// row the registers show but the table lost, as deleted. So nothing the
-    /// app wrote meanwhile is lost; the price is that this replica's values
-    /// win over edits other devices made to the same rows before they hear
-    /// of it. Columns from position `first` on are new (a migration added
+    /// holds is recorded as written by this replica, in every column (an
+    /// insert where the registers say deleted or never seen), and every row
+    /// the registers show but the table lost, as deleted. So nothing the app
+    /// wrote meanwhile is lost. Those writes are dated when Concord last
+    /// looked (its clock's last reading), the earliest the rebuild can have
+    /// happened, not when it noticed: a rebuild copies the rows it keeps as
+    /// they were, and dated at the sync that noticed it, those copies beat
+    /// every edit another device made since — even one made after the
+    /// rebuild, which then came undone on both devices while `check` said ok.
+    /// An edit another device made before this replica's last look still
+    /// loses to them. Columns from position `first` on are new (a migration added
     /// them): a value other than the one a newer peer wrote there (relayed,
     /// and taken up first) counts as written, and where no peer wrote, one
     /// other than their default, or any value of a DEFAULT that changes
@@ -31,7 +36,9 @@ extension Replica {
             let defaults = facts.defaults
             let store = store(table)
             let parked = Set(try parkedRows(of: table).map(\.key))
-            let log = try database.cached(Self.logWriteSQL)
+            let log = try database.prepare(
+                "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, "
+                    + "\(Metadata.julianDay(unixMilliseconds: Int64(clamping: try clock.last.milliseconds))), ?)")
             let joined = table.joinedColumns
             let values =
                 joined.isEmpty

@@ -1,0 +1,73 @@
+import ConcordTestSupport
+import Testing
+
+@testable import Concord
+
+/// The rows a table rebuild copies are dated when Concord last looked at the table, not when it noticed
+/// the rebuild.
+///
+/// A black-box probe rebuilt a table on one device the way SQLite documents for schema changes (create
+/// the new table, copy the rows, drop the old one, rename) to add a CHECK; the other device then edited
+/// a row. Concord saw the rebuild at the next sync and recorded every copied value as written then: the
+/// copy, never changed, beat the later edit on both devices, while `check` said ok.
+@Suite(.tags(.replica))
+struct RebuildReconcileTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    private func pair() throws -> [Replica] {
+        let replicas = try (1...2).map { node in
+            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+            try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, v, w)")
+            try replica.enableSync(on: "t")
+            return replica
+        }
+        try replicas[0].database.execute("INSERT INTO t VALUES ('r1', 'orig', 'w0'), ('r2', 'kept', 'w0')")
+        try Replica.sync(replicas)
+        return replicas
+    }
+
+    private static let rebuild = """
+        BEGIN;
+        CREATE TABLE t_new (id TEXT PRIMARY KEY NOT NULL, v CHECK (length(v) < 100), w);
+        INSERT INTO t_new SELECT * FROM t;
+        DROP TABLE t;
+        ALTER TABLE t_new RENAME TO t;
+        COMMIT;
+        """
+
+    @Test func anEditMadeAfterAnotherDeviceRebuiltTheTableWins() throws {
+        let replicas = try pair()
+        clock.advance(by: 1_000)
+        try replicas[0].database.execute(Self.rebuild)
+        clock.advance(by: 1_000)
+        try replicas[1].database.execute("UPDATE t SET v = 'edited after the rebuild' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(
+                try replica.database.query("SELECT id, v, w FROM t ORDER BY id") == [
+                    ["r1", "edited after the rebuild", "w0"], ["r2", "kept", "w0"],
+                ])
+            #expect(try replica.check().isConsistent)
+        }
+        // The copy is this device's write, concurrent with the edit: the edit's device lists it as the loser.
+        #expect(
+            try replicas[1].conflicts().map { "\($0.column) \($0.lost) lost to \($0.winner.map { "\($0)" } ?? "-")" }
+                == ["v 'orig' lost to 'edited after the rebuild'"])
+    }
+
+    /// What the migration itself changed while copying is still the rebuilding device's write, and
+    /// reaches the other device.
+    @Test func aValueTheMigrationChangedReachesTheOtherDevice() throws {
+        let replicas = try pair()
+        clock.advance(by: 1_000)
+        try replicas[0].database.execute(
+            Self.rebuild.replacingOccurrences(
+                of: "INSERT INTO t_new SELECT * FROM t;", with: "INSERT INTO t_new SELECT id, upper(v), w FROM t;"))
+        clock.advance(by: 1_000)
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(try replica.database.query("SELECT v FROM t ORDER BY id") == [["ORIG"], ["KEPT"]])
+        }
+    }
+}
