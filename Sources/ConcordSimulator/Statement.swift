@@ -135,7 +135,6 @@ struct Statement {
     func values(of row: RowRef, kind: Ledger.Kind, table: TableSchema) -> [Int: SQLiteValue] {
         guard kind != .delete, let new = after[row] else { return [:] }
         let old = kind == .insert ? nil : before[row]
-        let counted = old ?? before[row]
         var values: [Int: SQLiteValue] = [:]
         for index in table.columns.indices {
             guard table.policy == .column else {
@@ -145,7 +144,7 @@ struct Statement {
             if let old, old[index] == new[index] { continue }
             values[index] =
                 table.merges[index] == .counter
-                ? .integer((new[index].integerValue ?? 0) &- (counted?[index].integerValue ?? 0)) : new[index]
+                ? .integer((new[index].integerValue ?? 0) &- (before[row]?[index].integerValue ?? 0)) : new[index]
         }
         return values
     }

@@ -43,6 +43,9 @@ extension CaptureTriggers {
         return facts.rowidName.map { .row(rowid: $0) } ?? .kept
     }
 
+    /// Whether BEFORE triggers keep the keys of inserts and updates too (a `WITHOUT ROWID` table).
+    private var keepsWrittenKeys: Bool { if case .kept = writeKeySource { true } else { false } }
+
     /// The key of the row an INSERT or UPDATE wrote, as the app wrote it.
     var writtenKey: String { key(of: "NEW", from: writeKeySource) }
 
@@ -69,7 +72,7 @@ extension CaptureTriggers {
     var keyStashTriggers: [String] {
         guard facts.keyIsText else { return [] }
         let deletes = [keep("predelete", "BEFORE DELETE", row: "OLD")]
-        guard case .kept = writeKeySource else { return deletes }
+        guard keepsWrittenKeys else { return deletes }
         return deletes + [
             keep("preinsert", "BEFORE INSERT", row: "NEW"),
             keep("preupdate", "BEFORE UPDATE OF \(table.quotedKey)", row: "NEW"),
@@ -85,12 +88,7 @@ extension CaptureTriggers {
 
     /// What an AFTER trigger of `operation` runs last to take out the key its BEFORE trigger kept.
     func unstashSQL(_ key: String, _ operation: Metadata.Operation) -> [String] {
-        let kept: Bool
-        switch operation {
-        case .delete: kept = facts.keyIsText
-        case .insert, .update: if case .kept = writeKeySource { kept = true } else { kept = false }
-        }
-        guard kept else { return [] }
+        guard operation == .delete ? facts.keyIsText : keepsWrittenKeys else { return [] }
         return [
             "DELETE FROM \(Metadata.pendingKeys) WHERE seq = "
                 + "(SELECT max(seq) FROM \(Metadata.pendingKeys) WHERE tbl = \(id) AND pk = \(key))"

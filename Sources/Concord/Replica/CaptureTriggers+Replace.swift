@@ -7,8 +7,8 @@
 /// them. A BEFORE INSERT trigger of a table with value-merged columns copies those columns of the row
 /// the insert may replace into the slot `seq = -1` of the table's `_concord_N_logvalues`, with the
 /// row's key; the insert trigger logs them as its old values, and the fold joins with them as it does
-/// for an update. An insert that replaces nothing, or whose statement ends otherwise (`ON CONFLICT DO
-/// UPDATE`, `OR IGNORE`), leaves the slot for the next insert to empty, and the fold clears it.
+/// for an update. The slot stays until the next insert of the table empties it (the insert trigger reads
+/// it only for its own key), or the fold clears the table.
 ///
 /// ```sql
 /// -- scores(id TEXT PRIMARY KEY, best) with best merged by max, holding ('s1', 10)

@@ -145,8 +145,7 @@ struct CaptureTriggers {
 
     /// Records the written (and, for updates, previous) values of value-merged columns.
     ///
-    /// An insert's old values are those of the row it replaced, if any (see `CaptureTriggers+Replace.swift`);
-    /// the slot that held them is emptied after.
+    /// An insert's old values are those of the row it replaced, if any (see `CaptureTriggers+Replace.swift`).
     private func logValuesSQL(withOld: Bool, key: String) -> [String] {
         guard !joined.isEmpty else { return [] }
         let names = joined.flatMap { [Self.old($0), Self.new($0)] }
@@ -155,7 +154,7 @@ struct CaptureTriggers {
         return [
             "INSERT INTO \(table.logValuesTable) (seq, \(names.joined(separator: ", "))) "
                 + "VALUES (last_insert_rowid(), \(values.joined(separator: ", ")))"
-        ] + (withOld ? [] : ["DELETE FROM \(table.logValuesTable) WHERE seq = \(Self.replacedSlot)"])
+        ]
     }
 
     /// The triggers that refuse values a counter or union column cannot merge, naming the column: one

@@ -24,7 +24,7 @@ struct JSONKey: Encodable {
     }
 
     func encode(to encoder: any Encoder) throws {
-        if let text = key.textValue, case .text = key {
+        if let text = key.textValue {
             var container = encoder.singleValueContainer()
             return try container.encode(text)
         }

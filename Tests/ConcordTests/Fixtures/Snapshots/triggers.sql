@@ -102,7 +102,6 @@ WHEN 1
 BEGIN
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
   INSERT INTO "_concord_2_logvalues" (seq, o3, v3, o4, v4) VALUES (last_insert_rowid(), (SELECT o3 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."likes", (SELECT o4 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."tags");
-  DELETE FROM "_concord_2_logvalues" WHERE seq = -1;
 END;
 
 -- _concord_2_key
@@ -269,7 +268,6 @@ BEGIN
   SELECT RAISE(ABORT, 'concord: the key column id of synced table scores takes TEXT or BLOB values, such as UUIDs; this row''s key is NULL or a number') WHERE typeof(NEW."id") NOT IN ('text', 'blob');
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, NEW."id", 1, julianday('now'), NULL);
   INSERT INTO "_concord_5_logvalues" (seq, o0, v0) VALUES (last_insert_rowid(), (SELECT o0 FROM "_concord_5_logvalues" WHERE seq = -1 AND v0 IS NEW."id"), NEW."best");
-  DELETE FROM "_concord_5_logvalues" WHERE seq = -1;
 END;
 
 -- _concord_5_key
