@@ -8,7 +8,9 @@ extension Workload {
     ///   then 58 columns no write sets and two more, `far` and `far2`, written apart: columns 64 and 65,
     ///   past what one 64-bit change mask holds (see `ChangeMask`);
     /// - `places` (by row): deleted and inserted again, replaced whole (`INSERT OR REPLACE`), upserted
-    ///   (`ON CONFLICT DO UPDATE`, `DO NOTHING`), as apps save records; owners are upserted too;
+    ///   (`ON CONFLICT DO UPDATE`, `DO NOTHING`), as apps save records; owners are upserted too, and
+    ///   saved whole as ORMs save them (`INSERT OR REPLACE` of every merged column but the counter, which
+    ///   the replace sets back to its DEFAULT, and which cascades to the owner's notes);
     /// - `links` (by column): a `RESTRICT` child with two keys, to an owner and to a place;
     /// - `notes` (by row): a `CASCADE` child of an owner, with a `SET NULL` key to a place whose column has a `DEFAULT`;
     /// - `folders` (by row): a TEXT key holding numbers as text (`'2'`, `'02'`) and a `CASCADE` key to
@@ -43,7 +45,7 @@ extension Workload {
             Table(name: "places", policy: "row"), Table(name: "links"), Table(name: "notes", policy: "row"),
             Table(name: "folders", policy: "row"),
         ],
-        operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders,
+        operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves,
         names: "drawn")
 
     private static let wideOwners = [
@@ -137,5 +139,11 @@ extension Workload {
     private static let wideZeros = [
         "UPDATE {name:owners} SET {name:label} = 0.0 WHERE {name:id} = '1'",
         "UPDATE {name:owners} SET {name:label} = -0.0 WHERE {name:id} = '1'",
+    ]
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideSaves = [
+        "INSERT OR REPLACE INTO {name:owners} ({name:id}, {name:label}, {name:score}, {name:low}, {name:tags}, "
+            + "{name:longest}) VALUES ({key}, {value}, {value}, {value}, {union}, {value})"
     ]
 }
