@@ -55,7 +55,10 @@ extension Workload {
     /// Counters merged as counters (concurrent increments and decrements add up) beside the same counts
     /// merged last-writer-wins, a best score merged by max, a fastest tap time merged by min, badges
     /// earned merged as a union (a JSON array each device appends to), and themes under the row policy
-    /// (a theme's colours always come from one write).
+    /// (a theme's colours always come from one write). Now and then the app saves a counter whole, as
+    /// ORMs do (`INSERT OR REPLACE` with a label and an absolute count): the counter changes by the
+    /// difference from the count the row showed, and the best score, fastest time and badges, which the
+    /// replace sets back to their DEFAULTs, keep what the row held.
     ///
     /// The fastest time starts NULL, the smallest value of all, so under `min` it stays NULL: every time
     /// an app writes folds back to it. That is the `min` merge as documented, kept here as a trap an app
@@ -85,5 +88,6 @@ extension Workload {
             "UPDATE themes SET foreground = '{word}' WHERE id = 't{1..2}'",
             "UPDATE counters SET fastest = min(coalesce(fastest, 1000), {100..900}) WHERE id = 'c{1..3}'",
             "UPDATE counters SET badges = json_insert(badges, '$[#]', '{word}') WHERE id = 'c{1..3}'",
+            "INSERT OR REPLACE INTO counters (id, label, taps) VALUES ('c{1..3}', '{word}', {0..9})",
         ])
 }
