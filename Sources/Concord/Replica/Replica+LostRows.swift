@@ -20,9 +20,10 @@ extension Replica {
     /// Either way the delete is recorded as made here, as it would have been had the app deleted the row
     /// itself. The row's values left with it, as for a table rebuilt without its triggers
     /// (``logLostRow(_:of:log:)``, shared with ``reconcile(_:newColumnsFrom:)``); the delete keeps nothing
-    /// to bring back.
+    /// to bring back. A row written since the last fold has no registers yet: its last logged write, an
+    /// insert or an update, gets the delete after it (``unshownSinceFoldSQL(_:)``).
     ///
-    /// Where it looks, one query per table: the tables a trigger of the app deletes from, as this connection
+    /// Where it looks, two queries per table (the registers, the capture log): the tables a trigger of the app deletes from, as this connection
     /// compiled its merges (SQLite asks the authorizer about every delete it codes,
     /// ``TriggerSilencer/deletes``); at the first fold since opening, every synced table while the schema
     /// has a trigger of the app whose text says DELETE, for a merge an earlier process made and did not
@@ -63,9 +64,26 @@ extension Replica {
                     + "LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk "
                     + "WHERE m.cl % 2 = 1 AND h.pk IS NULL AND t.\(table.quotedKey) IS NULL ORDER BY m.pk")
             for row in gone { try logLostRow(row[0], of: table, log: log) }
+            for row in try database.query(Self.unshownSinceFoldSQL(table), [.integer(table.id)]) {
+                try logLostRow(row[0], of: table, log: log)
+            }
         }
         if changed, let schemaVersion {
             try database.execute("UPDATE \(Metadata.state) SET swept = ?", [.integer(schemaVersion)])
         }
+    }
+
+    /// The keys of `table` whose last write in the capture log inserted or updated the row, which the table
+    /// no longer holds: rows written since the last fold, so without registers for the first query of
+    /// ``logRowsLostUncaptured()`` to find, and deleted without a trigger. Folded as they are, they would be alive with nothing to show.
+    private static func unshownSinceFoldSQL(_ table: SyncedTable) -> String {
+        """
+        SELECT last.pk FROM (SELECT pk, max(seq) AS seq FROM \(Metadata.log) WHERE tbl = ? GROUP BY pk) AS last
+        JOIN \(Metadata.log) AS l ON l.seq = last.seq
+        LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = last.pk
+        WHERE l.op <> \(Metadata.Operation.delete.rawValue) AND typeof(last.pk) IN ('text', 'blob')
+            AND t.\(table.quotedKey) IS NULL
+        ORDER BY last.seq
+        """
     }
 }
