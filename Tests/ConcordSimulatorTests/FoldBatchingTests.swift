@@ -26,8 +26,11 @@ struct FoldBatchingTests {
     @Test func propertyOneFoldOfSeveralStatementsEqualsAFoldAfterEach() throws {
         // The counter app's `fastest` is left out: a `min` column holding NULL keeps it (MergePolicies.md), so
         // after a fold the app reads NULL where, without one, it reads what it wrote, and writes otherwise.
+        // So is `best = max(best, n)`: a row inserted again shows the best of its earlier lives only once a
+        // fold joined them, so before the fold the app reads 0, writes n and stamps it, and after it reads
+        // n already and writes nothing; the same value, under another stamp.
         var counter = Workload.counter
-        counter.operations = counter.operations?.filter { !$0.contains("fastest") }
+        counter.operations = counter.operations?.filter { !$0.contains("fastest") && !$0.contains("max(best") }
         let workloads = [Workload.reminders, counter, try Scenario.load(path: Self.batchedWrites).workload.resolved()]
         try Property.check(seed: 0xF01D, iterations: 300) { source in
             let workload = workloads[source.int(in: 0...workloads.count - 1)]
