@@ -17,7 +17,7 @@ struct MetadataLayoutTests {
     @Test(
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
-            "layout-9", "layout-10", "layout-11",
+            "layout-9", "layout-10", "layout-11", "layout-12",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -32,8 +32,15 @@ struct MetadataLayoutTests {
             try replica.database.scalar("SELECT count(*) FROM _concord_conflicts") == .integer(0),
             "layout 7's conflict log is there, empty")
         #expect(
+            try replica.database.scalar(
+                "SELECT (SELECT count(*) FROM _concord_retired) + (SELECT count(*) FROM _concord_retired_counts)")
+                == .integer(0),
+            "layout 13's store of what disabled tables leave is there, empty")
+        #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_readers")
-                == .integer(["layout-7", "layout-8", "layout-9", "layout-10", "layout-11"].contains(fixture) ? 2 : 0),
+                == .integer(
+                    ["layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12"].contains(fixture)
+                        ? 2 : 0),
             "layout 7's record of what peers have read is there (empty before layout 7)")
         #expect(
             try replica.database.scalar("SELECT exported > 0 FROM _concord_state") == .integer(1),
@@ -99,7 +106,8 @@ struct MetadataLayoutTests {
                 "SELECT count(*) FROM sqlite_schema WHERE name GLOB '_concord_*[a-z]_*' "
                     + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
                     + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log', '_concord_relayed', "
-                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts', '_concord_keys')"
+                    + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts', '_concord_keys', "
+                    + "'_concord_retired', '_concord_retired_counts')"
             )
                 == .integer(0),
             "no object keeps a name made of a user name")

@@ -76,9 +76,10 @@ enum Metadata {
     /// of tables of more than 63 synced columns log a mask with a bit for every column (``ChangeMask``);
     /// layout 12 keeps the keys of rows being written to a table with a TEXT key in ``pendingKeys``, for
     /// the capture triggers to read when SQLite hands them the key as a number, and logs the values an
-    /// `INSERT OR REPLACE` replaced in a table with value-merged columns.
-    /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 12
+    /// `INSERT OR REPLACE` replaced in a table with value-merged columns; layout 13 keeps the causal lengths
+    /// and counters' other contributions of tables sync was disabled on, for enabling them again
+    /// (``RetiredRows``). ``MetadataMigration`` upgrades every earlier layout.
+    static let layoutVersion: Int64 = 13
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -116,6 +117,7 @@ enum Metadata {
             mask INTEGER
         );
         \(pendingKeysSQL)
+        \(RetiredRows.createSQL)
         """
 
     static let pendingKeysSQL =

@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 13: layout 12 plus `_concord_retired` and `_concord_retired_counts`, where disabling sync on a table keeps its
+///   rows' causal lengths and its counters' other contributions for enabling it again (``RetiredRows``); empty
+///   after an upgrade (a table disabled before kept nothing).
 /// - 12: layout 11 plus `_concord_keys`, where BEFORE triggers of tables with a TEXT key keep the key of a row
 ///   being deleted (and, in a table without a rowid, written) when a number could be read from it, for the
 ///   capture triggers to log: with foreign keys on, SQLite handed them such a key as a number, and the write
@@ -47,7 +50,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...11
+    static let upgradable: ClosedRange<Int64> = 1...12
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -61,6 +64,8 @@ struct MetadataMigration {
             guard found != Metadata.layoutVersion else { return }
             // Layout 12 keeps the keys of rows being written in a table of their own, which triggers made anew read.
             try database.execute(Metadata.pendingKeysSQL)
+            // Layout 13 keeps what a table sync is disabled on leaves behind; nothing was kept before.
+            try database.execute(RetiredRows.createSQL)
             if found < 5 { try upgradeToLayout5() }
             // Layout 6 adds the relay store, empty: what a replica lacked was refused before.
             if found < 6 { try database.execute(RelayStore.createSQL) }

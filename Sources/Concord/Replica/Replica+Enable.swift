@@ -69,6 +69,7 @@ extension Replica {
             // Rows peers sent of this table while it did not sync here were kept: they merge now.
             do {
                 try loadSyncedTables()
+                try foldLocalWrites()
                 try takeUpRelayedRows(of: table)
             } catch {
                 try? loadSyncedTables()
@@ -214,14 +215,19 @@ extension Replica {
         var version = versionFloor(after: try self.version)
         let selfIndex = try indexRegistering(nodeID)
         let insert = try database.prepare(
-            "INSERT INTO \(table.rowsTable) (kh, pk, cl, ver, hlc, node) VALUES (?, ?, 1, ?, ?, ?)")
+            "INSERT INTO \(table.rowsTable) (kh, pk, cl, ver, hlc, node) VALUES (?, ?, ?, ?, ?, ?)")
+        // Rows of a table that synced here before go on from where they were (see `RetiredRows`).
+        let retired =
+            try database.scalar(
+                "SELECT EXISTS (SELECT 1 FROM \(RetiredRows.rows) WHERE name = ? COLLATE NOCASE)",
+                [.text(table.name)]) == .integer(1)
         // A counter's value is the sum of the devices' contributions: what the row holds is this device's.
         let counters = table.counterColumns
         let contribute =
             try counters.isEmpty
             ? nil
             : database.prepare(
-                "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, 1, ?, ?)")
+                "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, ?, ?, ?)")
         let keys = try database.prepare(
             "SELECT \(([table.quotedKey] + counters.map { table.quotedColumns[$0] }).joined(separator: ", ")) "
                 + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
@@ -229,16 +235,39 @@ extension Replica {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
             version += 1
             let key = keys.column(0)
+            let life = try retired ? RetiredRows.causalLength(of: key, in: table.name, database: database) ?? 1 : 1
             try insert.run([
-                .integer(KeyHash.of(key)), key, .integer(version), .integer(stamp.sqliteValue),
+                .integer(KeyHash.of(key)), key, .integer(life), .integer(version), .integer(stamp.sqliteValue),
                 .integer(selfIndex),
             ])
             for (offset, column) in counters.enumerated() {
-                guard let amount = keys.column(Int32(offset + 1)).integerValue, amount != 0 else { continue }
+                guard var amount = keys.column(Int32(offset + 1)).integerValue else { continue }
+                if retired {
+                    let others = try RetiredRows.othersContribution(
+                        of: key, column: table.columns[column], in: table.name, database: database)
+                    amount = Int64(clamping: Int128(amount) - Int128(others))
+                }
+                guard amount != 0 else { continue }
                 try contribute?.run([
-                    key, .integer(Int64(column)), .integer(selfIndex), .integer(amount), .integer(stamp.sqliteValue),
+                    key, .integer(Int64(column)), .integer(selfIndex), .integer(life), .integer(amount),
+                    .integer(stamp.sqliteValue),
                 ])
             }
+        }
+        if retired {
+            // Alive when sync stopped and gone since: recorded alive as they were, then deleted by the fold
+            // that follows, as this device's writes.
+            let log = try database.cached(Self.logWriteSQL)
+            for (key, life) in try RetiredRows.goneSinceRetired(table, in: database) {
+                let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
+                version += 1
+                try insert.run([
+                    .integer(KeyHash.of(key)), key, .integer(life), .integer(version), .integer(stamp.sqliteValue),
+                    .integer(selfIndex),
+                ])
+                try logLostRow(key, of: table, log: log)
+            }
+            try RetiredRows.forget(table.name, in: database)
         }
         try storeClock(clock, version: version, stamped: true)
     }

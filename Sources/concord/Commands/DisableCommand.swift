@@ -20,8 +20,10 @@ extension Subcommand {
             Removes each table's capture triggers and Concord's metadata about it \
             (registers, deleted and parked rows, pending captured writes); the table's \
             rows stay as they are. Use it before a migration Concord refuses (dropping or \
-            renaming a column, changing the key), then run `concord enable` again. A table \
-            another synced table references is disabled after that one.
+            renaming a column, changing the key), then run `concord enable` again: each row's \
+            causal length and its counters' other contributions are kept meanwhile, so rows the \
+            migration deleted are deleted on every device and counters count each device once. \
+            A table another synced table references is disabled after that one.
             """,
         options: DisableOptions.self
     ) { options, output in

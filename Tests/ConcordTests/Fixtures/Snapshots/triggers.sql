@@ -353,6 +353,16 @@ CREATE TABLE _concord_relayed_rows (
 -- _concord_relayed_rows_ver
 CREATE INDEX _concord_relayed_rows_ver ON _concord_relayed_rows (name, ver);
 
+-- _concord_retired
+CREATE TABLE _concord_retired (
+    name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, PRIMARY KEY (name, pk)
+) WITHOUT ROWID;
+
+-- _concord_retired_counts
+CREATE TABLE _concord_retired_counts (
+    name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, others INTEGER NOT NULL, PRIMARY KEY (name, pk, col)
+) WITHOUT ROWID;
+
 -- _concord_revived
 CREATE TABLE _concord_revived (tbl INTEGER NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
 
