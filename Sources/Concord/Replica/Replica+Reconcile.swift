@@ -30,8 +30,13 @@ extension Replica {
         try withoutForeignKeyEnforcement {
             try database.execute(CaptureTriggers(table: table, facts: facts(of: table)).dropAllTriggersSQL)
             try installTriggersAndIndexes(for: table)
-            // The other tables' pending writes come first, in the order they were made.
+            // The pending writes come first, in the order they were made. Those of this table were made
+            // before the rebuild, and folding them shows their joins (a counter's sum, a max, a union) over
+            // what the app wrote since, which only the table holds: its value-merged columns are read first
+            // and put back after, and what changed since is then recorded from them like the rest.
+            let written = try joinedValues(of: table)
             try foldLocalWrites()
+            try putBack(written, of: table)
             let facts = try facts(of: table)
             let defaults = facts.defaults
             let store = store(table)
@@ -87,6 +92,31 @@ extension Replica {
             }
             try logDeletes(of: table, except: present.union(parked), log: log)
             try foldLocalWrites()
+        }
+    }
+
+    /// The key and value-merged columns of every row of `table`, in key order (none without such columns).
+    private func joinedValues(of table: SyncedTable) throws -> [[SQLiteValue]] {
+        guard !table.joinedColumns.isEmpty else { return [] }
+        return try database.query(
+            "SELECT \(([table.quotedKey] + table.joinedColumns.map { table.quotedColumns[$0] }).joined(separator: ", ")) "
+                + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
+    }
+
+    /// Writes `rows` (from ``joinedValues(of:)``) back where the table now holds other values, uncaptured.
+    private func putBack(_ rows: [[SQLiteValue]], of table: SyncedTable) throws {
+        guard !rows.isEmpty else { return }
+        let columns = table.joinedColumns.map { table.quotedColumns[$0] }
+        let read = try database.prepare(
+            "SELECT \(columns.joined(separator: ", ")) FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?")
+        let write = try database.prepare(
+            "UPDATE \(table.qualifiedName) SET \(columns.enumerated().map { "\($1) = ?\($0 + 2)" }.joined(separator: ", ")) "
+                + "WHERE \(table.quotedKey) = ?1")
+        try withoutCapture {
+            for row in rows {
+                guard let now = try read.all([row[0]]).first, now != Array(row.dropFirst()) else { continue }
+                try write.run(row)
+            }
         }
     }
 
