@@ -29,7 +29,8 @@ struct DisableSyncTests {
         #expect(try replica.database.scalar("SELECT count(*) FROM _concord_log") == .integer(0), "no capture")
         #expect(try replica.check().isConsistent)
         try replica.enableSync(on: "reminders")
-        #expect(try replica.changes(since: 0).rows.count == 2)
+        // r1 and r3, and r2's delete, folded as sync stopped: it may not have left this device.
+        #expect(try replica.changes(since: 0).rows.count == 3)
     }
 
     @Test func aTableThatDoesNotSyncOrIsReferencedIsRefused() throws {

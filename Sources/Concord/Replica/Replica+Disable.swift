@@ -32,7 +32,7 @@ extension Replica {
         }
         try withoutForeignKeyEnforcement {
             try foldLocalWrites()
-            try RetiredRows.retire(table, selfIndex: try indexRegistering(nodeID), in: database)
+            try RetiredRows.retire(table, in: database)
             try dropMetadata(of: table)
         }
         try loadSyncedTables()

@@ -235,7 +235,8 @@ extension Replica {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
             version += 1
             let key = keys.column(0)
-            let life = try retired ? RetiredRows.causalLength(of: key, in: table.name, database: database) ?? 1 : 1
+            let kept = try retired ? RetiredRows.causalLength(of: key, in: table.name, database: database) : nil
+            let life = kept ?? 1
             try insert.run([
                 .integer(KeyHash.of(key)), key, .integer(life), .integer(version), .integer(stamp.sqliteValue),
                 .integer(selfIndex),
@@ -243,11 +244,21 @@ extension Replica {
             for (offset, column) in counters.enumerated() {
                 guard var amount = keys.column(Int32(offset + 1)).integerValue else { continue }
                 if retired {
-                    let others = try RetiredRows.othersContribution(
-                        of: key, column: table.columns[column], in: table.name, database: database)
-                    amount = Int64(clamping: Int128(amount) - Int128(others))
+                    // What the other devices contributed to this life comes back as they contributed it; this
+                    // device's share is what the row shows beyond it.
+                    let others = try RetiredRows.otherContributions(
+                        of: key, column: table.columns[column], in: table.name, besides: selfIndex,
+                        database: database)
+                    for other in others {
+                        try contribute?.run([
+                            key, .integer(Int64(column)), .integer(other.node), .integer(life),
+                            .integer(other.amount), .integer(other.hlc),
+                        ])
+                    }
+                    amount = Int64(clamping: Int128(amount) - Int128(RowMerge.clampedSum(others.map(\.amount))))
                 }
-                guard amount != 0 else { continue }
+                // A row that synced before gets its share even when it is 0: newer than the one peers hold.
+                guard amount != 0 || kept != nil else { continue }
                 try contribute?.run([
                     key, .integer(Int64(column)), .integer(selfIndex), .integer(life), .integer(amount),
                     .integer(stamp.sqliteValue),
@@ -255,12 +266,14 @@ extension Replica {
             }
         }
         if retired {
-            // Alive when sync stopped and gone since: recorded alive as they were, then deleted by the fold
-            // that follows, as this device's writes.
+            // Gone from the table: a row alive when sync stopped is recorded alive as it was, then deleted by the
+            // fold that follows, as this device's write; a row deleted before is deleted again in the same life
+            // (its delete may not have left this device before sync stopped).
             let log = try database.cached(Self.logWriteSQL)
-            for (key, life) in try RetiredRows.goneSinceRetired(table, in: database) {
+            for (key, kept) in try RetiredRows.goneSinceRetired(table, in: database) {
                 let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
                 version += 1
+                let life = kept % 2 == 1 ? kept : kept - 1
                 try insert.run([
                     .integer(KeyHash.of(key)), key, .integer(life), .integer(version), .integer(stamp.sqliteValue),
                     .integer(selfIndex),

@@ -6,12 +6,14 @@
 /// below what the peers held: a row once deleted and inserted again (length 3 everywhere), deleted here
 /// before the next sync, got length 2 and came back from the peers; a row the migration deleted came back
 /// from them too; and a counter contributed its whole value again, on top of what the other devices had
-/// contributed (10, of which 6 from another device, showed 16). So ``Replica/disableSync(on:)`` keeps each
-/// row's causal length and, for each counter, what the other devices contributed to the row's current life
-/// (layout 13); ``Replica/enableSync(on:policy:merges:)`` continues from them: a row still there keeps its
-/// life (or starts the next one, if it was deleted when sync stopped), a row gone since is deleted as this
-/// device's write, and a counter contributes what the row shows beyond the others' share. Rows are matched by
-/// table name (as SQLite compares names) and key; what is kept is dropped once sync is enabled again.
+/// contributed (10, of which 6 from another device, showed 16); and a delete folded as sync stopped, not yet
+/// sent, never left the device. So ``Replica/disableSync(on:)`` keeps each row's causal length and every
+/// device's contribution to its counters' current life (layout 13); ``Replica/enableSync(on:policy:merges:)``
+/// continues from them: a row still there keeps its life (or starts the next one, if it was deleted when
+/// sync stopped), a row gone is deleted again as this device's write (in its next life if it was alive, in
+/// the same one if it was deleted), the other devices' counter contributions come back as they were, and
+/// this device's is what the row shows beyond them. Rows are matched by table name (as SQLite compares
+/// names) and key; what is kept is dropped once sync is enabled again.
 ///
 /// ```swift
 /// try replica.disableSync(on: "notes")
@@ -21,7 +23,7 @@
 enum RetiredRows {
     /// Each row's causal length when its table stopped syncing.
     static let rows = "_concord_retired"
-    /// For each alive row and counter column, what the other devices had contributed to the row's life.
+    /// Every device's contribution to each counter of each alive row's life, as the registers held them.
     static let counts = "_concord_retired_counts"
 
     static let createSQL = """
@@ -29,35 +31,25 @@ enum RetiredRows {
             name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, PRIMARY KEY (name, pk)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS \(counts) (
-            name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, others INTEGER NOT NULL, PRIMARY KEY (name, pk, col)
+            name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, node INTEGER NOT NULL, amount INTEGER NOT NULL,
+            hlc INTEGER NOT NULL, PRIMARY KEY (name, pk, col, node)
         ) WITHOUT ROWID;
         """
 
-    /// Keeps `table`'s causal lengths and its counters' other contributions, before its registers go.
-    static func retire(_ table: SyncedTable, selfIndex: Int64, in database: Database) throws {
+    /// Keeps `table`'s causal lengths and its counters' contributions, before its registers go.
+    static func retire(_ table: SyncedTable, in database: Database) throws {
         try forget(table.name, in: database)
         try database.execute(
             "INSERT OR REPLACE INTO \(rows) (name, pk, cl) SELECT ?, pk, cl FROM \(table.rowsTable)",
             [.text(table.name)])
         for column in table.counterColumns {
-            // In key order (the query's), so the same registers give the same file.
-            var others: [(key: SQLiteValue, amounts: [Int64])] = []
-            for row in try database.query(
+            try database.execute(
                 """
-                SELECT c.pk, c.amount FROM \(table.countersTable) AS c JOIN \(table.rowsTable) AS m ON m.pk = c.pk
-                WHERE c.col = ? AND c.node <> ? AND c.cl = m.cl AND m.cl % 2 = 1 ORDER BY c.pk, c.node
-                """, [.integer(Int64(column)), .integer(selfIndex)])
-            {
-                if others.last?.key != row[0] { others.append((row[0], [])) }
-                others[others.count - 1].amounts.append(row[1].integerValue ?? 0)
-            }
-            let insert = try database.prepare(
-                "INSERT OR REPLACE INTO \(counts) (name, pk, col, others) VALUES (?, ?, ?, ?)")
-            for (key, amounts) in others {
-                try insert.run([
-                    .text(table.name), key, .text(table.columns[column]), .integer(RowMerge.clampedSum(amounts)),
-                ])
-            }
+                INSERT OR REPLACE INTO \(counts) (name, pk, col, node, amount, hlc)
+                SELECT ?, c.pk, ?, c.node, c.amount, c.hlc FROM \(table.countersTable) AS c
+                JOIN \(table.rowsTable) AS m ON m.pk = c.pk
+                WHERE c.col = ? AND c.cl = m.cl AND m.cl % 2 = 1
+                """, [.text(table.name), .text(table.columns[column]), .integer(Int64(column))])
         }
     }
 
@@ -78,23 +70,25 @@ enum RetiredRows {
         return kept % 2 == 1 ? kept : kept + 1
     }
 
-    /// What the other devices contributed to the counter `column` of a row alive when sync stopped (0 if nothing
-    /// was kept).
-    static func othersContribution(of key: SQLiteValue, column: String, in name: String, database: Database) throws
-        -> Int64
-    {
-        try database.scalar(
-            "SELECT others FROM \(counts) WHERE name = ? COLLATE NOCASE AND pk = ? AND col = ?",
-            [.text(name), key, .text(column)])?.integerValue ?? 0
+    /// The contributions other devices than the one of node index `node` made to the counter `column` of a
+    /// row alive when sync stopped, as (node index, amount, clock reading), by node.
+    static func otherContributions(
+        of key: SQLiteValue, column: String, in name: String, besides node: Int64, database: Database
+    ) throws -> [(node: Int64, amount: Int64, hlc: Int64)] {
+        try database.query(
+            "SELECT node, amount, hlc FROM \(counts) WHERE name = ? COLLATE NOCASE AND pk = ? AND col = ? AND node <> ? "
+                + "ORDER BY node", [.text(name), key, .text(column), .integer(node)]
+        ).map { ($0[0].integerValue ?? 0, $0[1].integerValue ?? 0, $0[2].integerValue ?? 0) }
     }
 
-    /// The keys of rows of `table` alive when sync stopped that the table no longer holds, with their causal
-    /// lengths, in key order.
+    /// The keys of rows of `table` the registers held when sync stopped that the table no longer holds, with
+    /// their causal lengths, in key order: rows deleted since, and rows deleted before whose delete may not
+    /// have reached every device yet.
     static func goneSinceRetired(_ table: SyncedTable, in database: Database) throws -> [(SQLiteValue, Int64)] {
         try database.query(
             """
             SELECT r.pk, r.cl FROM \(rows) AS r LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = r.pk
-            WHERE r.name = ? COLLATE NOCASE AND r.cl % 2 = 1 AND t.\(table.quotedKey) IS NULL ORDER BY r.pk
+            WHERE r.name = ? COLLATE NOCASE AND t.\(table.quotedKey) IS NULL ORDER BY r.pk
             """, [.text(table.name)]
         ).map { ($0[0], $0[1].integerValue ?? 1) }
     }

@@ -360,7 +360,8 @@ CREATE TABLE _concord_retired (
 
 -- _concord_retired_counts
 CREATE TABLE _concord_retired_counts (
-    name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, others INTEGER NOT NULL, PRIMARY KEY (name, pk, col)
+    name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, node INTEGER NOT NULL, amount INTEGER NOT NULL,
+    hlc INTEGER NOT NULL, PRIMARY KEY (name, pk, col, node)
 ) WITHOUT ROWID;
 
 -- _concord_revived

@@ -1,0 +1,124 @@
+import ConcordTestSupport
+import ConcordTesting
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// Disabling sync on a table and enabling it again, at any point of a history, loses and revives nothing.
+///
+/// A device disables and enables its table now and then, writing while sync is off as a migration would
+/// (inserts, updates, deletes, inserting again keys deleted long ago), between random folds and syncs.
+/// With that device the only writer, every device must end up showing exactly its table; with both
+/// devices bumping counters, every counter must end up with every bump counted once.
+@Suite(.tags(.replica, .property))
+struct DisableEnableAgainPropertyTests {
+    private static let schema =
+        "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT, n INTEGER NOT NULL DEFAULT 0)"
+
+    private static func notes(_ replica: Replica) throws -> [[SQLiteValue]] {
+        try replica.database.query("SELECT id, body, n FROM notes ORDER BY id")
+    }
+
+    private static func pair(_ clock: ManualClock) throws -> [Replica] {
+        try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+            try replica.database.execute(schema)
+            try replica.enableSync(on: "notes", merges: ["n": .counter])
+            return replica
+        }
+    }
+
+    /// Turns sync on `notes` off on `replica` when it is on, and on again when it is off.
+    private static func toggle(_ replica: Replica, source: inout ChoiceSource) throws {
+        if replica.tables.isEmpty {
+            source.note("enable")
+            try replica.enableSync(on: "notes", merges: ["n": .counter])
+        } else {
+            source.note("disable")
+            try replica.disableSync(on: "notes")
+        }
+    }
+
+    @Test func propertyEveryDeviceShowsTheSingleWritersTable() throws {
+        try Property.check(seed: 0xD15AB1E, iterations: 150) { source in
+            let clock = ManualClock(unixMilliseconds: epoch2026)
+            let replicas = try Self.pair(clock)
+            let writer = replicas[0]
+            for _ in 0..<source.int(in: 1...20) {
+                clock.advance(by: 1)
+                let (key, body) = ("k\(source.int(in: 1...4))", "b\(source.int(in: 0...9))")
+                let statement: String
+                switch source.index(weights: [3, 2, 2, 2, 1, 2, 2]) {
+                case 0: statement = "INSERT OR IGNORE INTO notes (id, body) VALUES ('\(key)', '\(body)')"
+                case 1: statement = "UPDATE notes SET body = '\(body)' WHERE id = '\(key)'"
+                case 2: statement = "UPDATE notes SET n = n + \(source.int(in: 1...5)) WHERE id = '\(key)'"
+                case 3: statement = "DELETE FROM notes WHERE id = '\(key)'"
+                case 4:
+                    source.note("fold")
+                    if !writer.tables.isEmpty { try writer.foldLocalWrites() }
+                    continue
+                case 5:
+                    try Self.toggle(writer, source: &source)
+                    continue
+                default:
+                    source.note("sync")
+                    try Replica.sync(replicas)
+                    continue
+                }
+                source.note(statement)
+                try writer.database.execute(statement)
+            }
+            if writer.tables.isEmpty { try Self.toggle(writer, source: &source) }
+            clock.advance(by: 1)
+            let expected = try Self.notes(writer)
+            try Replica.sync(replicas)
+            for (index, replica) in replicas.enumerated() {
+                let shown = try Self.notes(replica)
+                try Property.require(shown == expected, "device \(index) shows \(shown), the app left \(expected)")
+                let report = try replica.check()
+                try Property.require(report.isConsistent, "device \(index): \(report)")
+            }
+        }
+    }
+
+    @Test func propertyEveryCounterBumpCountsOnce() throws {
+        try Property.check(seed: 0xC0C0, iterations: 150) { source in
+            let clock = ManualClock(unixMilliseconds: epoch2026)
+            let replicas = try Self.pair(clock)
+            try replicas[0].database.execute("INSERT INTO notes (id) VALUES ('k1'), ('k2')")
+            try Replica.sync(replicas)
+            var bumps: [String: Int64] = ["k1": 0, "k2": 0]
+            for _ in 0..<source.int(in: 1...20) {
+                clock.advance(by: 1)
+                switch source.index(weights: [4, 1, 2]) {
+                case 0:
+                    let (device, key, amount) = (
+                        source.int(in: 0...1), "k\(source.int(in: 1...2))", source.int64(in: -3...5)
+                    )
+                    source.note("device \(device): \(key) + \(amount)")
+                    try replicas[device].database.execute("UPDATE notes SET n = n + \(amount) WHERE id = '\(key)'")
+                    bumps[key, default: 0] += amount
+                case 1:
+                    try Self.toggle(replicas[0], source: &source)
+                default:
+                    source.note("sync")
+                    try Replica.sync(replicas)
+                }
+            }
+            if replicas[0].tables.isEmpty { try Self.toggle(replicas[0], source: &source) }
+            clock.advance(by: 1)
+            try Replica.sync(replicas)
+            let expected: [[SQLiteValue]] = [
+                ["k1", .null, .integer(bumps["k1"]!)], ["k2", .null, .integer(bumps["k2"]!)],
+            ]
+            for (index, replica) in replicas.enumerated() {
+                let shown = try Self.notes(replica)
+                try Property.require(
+                    shown == expected, "device \(index) shows \(shown), the bumps add up to \(expected)")
+                let report = try replica.check()
+                try Property.require(report.isConsistent, "device \(index): \(report)")
+            }
+        }
+    }
+}
