@@ -82,6 +82,74 @@ struct DisableEnableAgainPropertyTests {
         }
     }
 
+    /// Both devices edit the same rows; one disables and enables its table now and then, editing while sync
+    /// is off. Every value ends as the newest write made it, where an edit made while sync was off is made
+    /// when sync is enabled again (nothing captured it before), and a value the device left as it was when
+    /// sync stopped is no write at all.
+    @Test func propertyTheNewestEditWinsAcrossDisablingAndEnabling() throws {
+        try Property.check(seed: 0xED17, iterations: 150) { source in
+            let clock = ManualClock(unixMilliseconds: epoch2026)
+            let replicas = try Self.pair(clock)
+            let keys = ["k1", "k2", "k3"]
+            try replicas[0].database.execute(
+                "INSERT INTO notes (id, body) VALUES ('k1', 'a'), ('k2', 'a'), ('k3', 'a')")
+            try Replica.sync(replicas)
+            // The newest write of each row's body, as (time, value).
+            var newest = Dictionary(
+                uniqueKeysWithValues: keys.map { ($0, (time: clock.unixMilliseconds(), value: "a")) })
+            var atDisable: [String: String] = [:]
+            func body(_ key: String, on device: Int = 0) throws -> String {
+                try replicas[device].database.scalar("SELECT body FROM notes WHERE id = ?", [.text(key)])?.textValue
+                    ?? ""
+            }
+            for _ in 0..<source.int(in: 1...24) {
+                clock.advance(by: 1)
+                switch source.index(weights: [5, 2, 2]) {
+                case 0:
+                    let (device, key, value) = (
+                        source.int(in: 0...1), keys[source.int(in: 0...2)], "v\(source.int(in: 0...5))"
+                    )
+                    source.note("device \(device): \(key) = \(value)")
+                    // Writing the value the row holds changes nothing, and is no write.
+                    let changes = try body(key, on: device) != value
+                    try replicas[device].database.execute(
+                        "UPDATE notes SET body = ? WHERE id = ?", [.text(value), .text(key)])
+                    if changes && (device == 1 || !replicas[0].tables.isEmpty) {
+                        newest[key] = (clock.unixMilliseconds(), value)
+                    }
+                case 1:
+                    if replicas[0].tables.isEmpty {
+                        for key in keys where try body(key) != atDisable[key] {
+                            newest[key] = (clock.unixMilliseconds(), try body(key))
+                        }
+                    } else {
+                        for key in keys { atDisable[key] = try body(key) }
+                    }
+                    try Self.toggle(replicas[0], source: &source)
+                default:
+                    source.note("sync")
+                    try Replica.sync(replicas)
+                }
+            }
+            clock.advance(by: 1)
+            if replicas[0].tables.isEmpty {
+                for key in keys where try body(key) != atDisable[key] {
+                    newest[key] = (clock.unixMilliseconds(), try body(key))
+                }
+                try Self.toggle(replicas[0], source: &source)
+            }
+            clock.advance(by: 1)
+            try Replica.sync(replicas)
+            let expected: [[SQLiteValue]] = keys.map { [.text($0), .text(newest[$0]!.value), 0] }
+            for (index, replica) in replicas.enumerated() {
+                let shown = try Self.notes(replica)
+                try Property.require(shown == expected, "device \(index) shows \(shown), the newest writes \(expected)")
+                let report = try replica.check()
+                try Property.require(report.isConsistent, "device \(index): \(report)")
+            }
+        }
+    }
+
     @Test func propertyEveryCounterBumpCountsOnce() throws {
         try Property.check(seed: 0xC0C0, iterations: 150) { source in
             let clock = ManualClock(unixMilliseconds: epoch2026)

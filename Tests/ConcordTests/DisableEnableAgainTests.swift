@@ -89,6 +89,24 @@ struct DisableEnableAgainTests {
         try expectConverged(replicas, [["n1", "a", 13]])
     }
 
+    /// Values the migration left as they were keep their stamps: another device's edit made while sync was off
+    /// here wins over them, and the migration's own change wins over what came before it.
+    @Test func anEditAnotherDeviceMadeWhileSyncWasOffHereWins() throws {
+        let replicas = try pair()
+        try replicas[0].database.execute("INSERT INTO notes (id, body, old) VALUES ('n1', 'a', 'x'), ('n2', 'b', 'y')")
+        try sync(replicas)
+        try replicas[0].disableSync(on: "notes")
+        clock.advance(by: 10)
+        try replicas[1].database.execute("UPDATE notes SET body = 'edited meanwhile' WHERE id IN ('n1', 'n2')")
+        try sync(replicas)
+        clock.advance(by: 10)
+        try replicas[0].database.execute(
+            "ALTER TABLE notes DROP COLUMN old; UPDATE notes SET body = 'migrated' WHERE id = 'n2'")
+        try replicas[0].enableSync(on: "notes", merges: ["taps": .counter])
+        try sync(replicas)
+        try expectConverged(replicas, [["n1", "edited meanwhile", 0], ["n2", "migrated", 0]])
+    }
+
     @Test func enablingAgainKeepsNothingBehindAndATableNeverDisabledStartsAtTheFirstLife() throws {
         let replicas = try pair()
         try replicas[0].database.execute("INSERT INTO notes (id, body) VALUES ('n1', 'a')")
@@ -97,7 +115,7 @@ struct DisableEnableAgainTests {
         #expect(try replicas[0].database.scalar("SELECT count(*) FROM _concord_retired") == .integer(1))
         try replicas[0].database.execute("ALTER TABLE notes DROP COLUMN old")
         try replicas[0].enableSync(on: "notes", merges: ["taps": .counter])
-        for kept in [RetiredRows.rows, RetiredRows.counts] {
+        for kept in [RetiredRows.rows, RetiredRows.values, RetiredRows.counts] {
             #expect(try replicas[0].database.scalar("SELECT count(*) FROM \(kept)") == .integer(0), "\(kept)")
         }
         let fresh = try Replica.inMemory(configuration: configuration(node: 3, clock: clock))

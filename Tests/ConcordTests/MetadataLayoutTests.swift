@@ -33,7 +33,8 @@ struct MetadataLayoutTests {
             "layout 7's conflict log is there, empty")
         #expect(
             try replica.database.scalar(
-                "SELECT (SELECT count(*) FROM _concord_retired) + (SELECT count(*) FROM _concord_retired_counts)")
+                "SELECT (SELECT count(*) FROM _concord_retired) + (SELECT count(*) FROM _concord_retired_values) "
+                    + "+ (SELECT count(*) FROM _concord_retired_counts)")
                 == .integer(0),
             "layout 13's store of what disabled tables leave is there, empty")
         #expect(
@@ -107,7 +108,7 @@ struct MetadataLayoutTests {
                     + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
                     + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log', '_concord_relayed', "
                     + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts', '_concord_keys', "
-                    + "'_concord_retired', '_concord_retired_counts')"
+                    + "'_concord_retired', '_concord_retired_values', '_concord_retired_counts')"
             )
                 == .integer(0),
             "no object keeps a name made of a user name")

@@ -76,8 +76,8 @@ enum Metadata {
     /// of tables of more than 63 synced columns log a mask with a bit for every column (``ChangeMask``);
     /// layout 12 keeps the keys of rows being written to a table with a TEXT key in ``pendingKeys``, for
     /// the capture triggers to read when SQLite hands them the key as a number, and logs the values an
-    /// `INSERT OR REPLACE` replaced in a table with value-merged columns; layout 13 keeps the causal lengths
-    /// and counters' other contributions of tables sync was disabled on, for enabling them again
+    /// `INSERT OR REPLACE` replaced in a table with value-merged columns; layout 13 keeps the causal lengths,
+    /// stamps, values and counter contributions of tables sync was disabled on, for enabling them again
     /// (``RetiredRows``). ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 13
 

@@ -8,9 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
-/// - 13: layout 12 plus `_concord_retired` and `_concord_retired_counts`, where disabling sync on a table keeps its
-///   rows' causal lengths and its counters' other contributions for enabling it again (``RetiredRows``); empty
-///   after an upgrade (a table disabled before kept nothing).
+/// - 13: layout 12 plus `_concord_retired`, `_concord_retired_values` and `_concord_retired_counts`, where
+///   disabling sync on a table keeps its rows' causal lengths, stamps, values and counter contributions for
+///   enabling it again (``RetiredRows``); empty after an upgrade (a table disabled before kept nothing).
 /// - 12: layout 11 plus `_concord_keys`, where BEFORE triggers of tables with a TEXT key keep the key of a row
 ///   being deleted (and, in a table without a rowid, written) when a number could be read from it, for the
 ///   capture triggers to log: with foreign keys on, SQLite handed them such a key as a number, and the write

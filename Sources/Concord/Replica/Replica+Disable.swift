@@ -7,10 +7,10 @@ extension Replica {
     /// enable it again, when its rows become this replica's writes once more.
     /// Its registers, hidden (deleted or parked) rows, parking marks, conflict log entries and the
     /// writes the capture log still holds for it go; other tables' pending
-    /// writes are folded first. Each row's causal length, and what other devices contributed to its
-    /// counters, are kept until sync is enabled on the table again, which goes on from them: a row the
-    /// migration deleted is deleted on every device, and a row deleted and inserted again before keeps
-    /// its life (see `RetiredRows`). A table that another synced table references
+    /// writes are folded first. Each row's causal length, values and stamps, and every device's counter
+    /// contributions, are kept until sync is enabled on the table again, which goes on from them: a value
+    /// the migration left as it was keeps its stamp, a row it deleted is deleted on every device, and a row
+    /// deleted and inserted again before keeps its life (see `RetiredRows`). A table that another synced table references
     /// must wait until that one is disabled, since the child's visibility
     /// depends on its parents' registers.
     ///

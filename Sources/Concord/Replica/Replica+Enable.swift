@@ -208,19 +208,34 @@ extension Replica {
             merges: inspected.columns.map { merges[$0] ?? .lww })
     }
 
-    /// Stamps every row already in `table` as a local insert.
+    /// Stamps every row already in `table` as a local insert; a row kept when sync on the table stopped goes
+    /// on from there instead (see `RetiredRows`).
     private func recordExistingRows(of table: SyncedTable) throws {
         try checkIdentity()
         var clock = try self.clock
         var version = versionFloor(after: try self.version)
         let selfIndex = try indexRegistering(nodeID)
+        let registerColumns = ["kh", "pk", "cl", "ver", "hlc", "node", "clh", "cln"] + table.stampColumns
         let insert = try database.prepare(
-            "INSERT INTO \(table.rowsTable) (kh, pk, cl, ver, hlc, node) VALUES (?, ?, ?, ?, ?, ?)")
-        // Rows of a table that synced here before go on from where they were (see `RetiredRows`).
+            "INSERT INTO \(table.rowsTable) (\(registerColumns.joined(separator: ", "))) "
+                + "VALUES (\(Array(repeating: "?", count: registerColumns.count).joined(separator: ", ")))")
         let retired =
             try database.scalar(
                 "SELECT EXISTS (SELECT 1 FROM \(RetiredRows.rows) WHERE name = ? COLLATE NOCASE)",
                 [.text(table.name)]) == .integer(1)
+        func record(_ key: SQLiteValue, _ continued: RetiredRows.Continued?, now: HLCTimestamp) throws {
+            version += 1
+            func stored(_ stamp: RetiredRows.StoredStamp?) -> [SQLiteValue] {
+                stamp.map { [.integer($0.hlc), .integer($0.node)] } ?? [.null, .null]
+            }
+            let base: [SQLiteValue] =
+                continued?.stamp.map { [.integer($0.hlc), .integer($0.node)] }
+                ?? [.integer(now.sqliteValue), .integer(selfIndex)]
+            let columns = table.stampColumns.isEmpty ? [] : (continued?.columns ?? table.columns.map { _ in nil })
+            try insert.run(
+                [.integer(KeyHash.of(key)), key, .integer(continued?.life ?? 1), .integer(version)] + base
+                    + stored(continued?.liveness) + columns.flatMap(stored))
+        }
         // A counter's value is the sum of the devices' contributions: what the row holds is this device's.
         let counters = table.counterColumns
         let contribute =
@@ -228,24 +243,21 @@ extension Replica {
             ? nil
             : database.prepare(
                 "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, ?, ?, ?)")
-        let keys = try database.prepare(
-            "SELECT \(([table.quotedKey] + counters.map { table.quotedColumns[$0] }).joined(separator: ", ")) "
+        let rows = try database.prepare(
+            "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
                 + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
-        while try keys.step() {
+        while try rows.step() {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
-            version += 1
-            let key = keys.column(0)
-            let kept = try retired ? RetiredRows.causalLength(of: key, in: table.name, database: database) : nil
-            let life = kept ?? 1
-            try insert.run([
-                .integer(KeyHash.of(key)), key, .integer(life), .integer(version), .integer(stamp.sqliteValue),
-                .integer(selfIndex),
-            ])
-            for (offset, column) in counters.enumerated() {
-                guard var amount = keys.column(Int32(offset + 1)).integerValue else { continue }
-                if retired {
+            let key = rows.column(0)
+            let shown = table.columns.indices.map { rows.column(Int32($0 + 1)) }
+            let continued = try retired ? RetiredRows.continued(key, of: table, shown: shown, database: database) : nil
+            try record(key, continued, now: stamp)
+            let life = continued?.life ?? 1
+            for column in counters {
+                guard var amount = shown[column].integerValue else { continue }
+                if continued != nil {
                     // What the other devices contributed to this life comes back as they contributed it; this
-                    // device's share is what the row shows beyond it.
+                    // device's share is what the row shows beyond it, even 0: newer than the one peers hold.
                     let others = try RetiredRows.otherContributions(
                         of: key, column: table.columns[column], in: table.name, besides: selfIndex,
                         database: database)
@@ -256,9 +268,9 @@ extension Replica {
                         ])
                     }
                     amount = Int64(clamping: Int128(amount) - Int128(RowMerge.clampedSum(others.map(\.amount))))
+                } else if amount == 0 {
+                    continue
                 }
-                // A row that synced before gets its share even when it is 0: newer than the one peers hold.
-                guard amount != 0 || kept != nil else { continue }
                 try contribute?.run([
                     key, .integer(Int64(column)), .integer(selfIndex), .integer(life), .integer(amount),
                     .integer(stamp.sqliteValue),
@@ -272,12 +284,9 @@ extension Replica {
             let log = try database.cached(Self.logWriteSQL)
             for (key, kept) in try RetiredRows.goneSinceRetired(table, in: database) {
                 let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
-                version += 1
-                let life = kept % 2 == 1 ? kept : kept - 1
-                try insert.run([
-                    .integer(KeyHash.of(key)), key, .integer(life), .integer(version), .integer(stamp.sqliteValue),
-                    .integer(selfIndex),
-                ])
+                try record(
+                    key, .init(life: kept % 2 == 1 ? kept : kept - 1, columns: table.columns.map { _ in nil }),
+                    now: stamp)
                 try logLostRow(key, of: table, log: log)
             }
             try RetiredRows.forget(table.name, in: database)

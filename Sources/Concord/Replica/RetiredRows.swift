@@ -6,14 +6,17 @@
 /// below what the peers held: a row once deleted and inserted again (length 3 everywhere), deleted here
 /// before the next sync, got length 2 and came back from the peers; a row the migration deleted came back
 /// from them too; and a counter contributed its whole value again, on top of what the other devices had
-/// contributed (10, of which 6 from another device, showed 16); and a delete folded as sync stopped, not yet
-/// sent, never left the device. So ``Replica/disableSync(on:)`` keeps each row's causal length and every
-/// device's contribution to its counters' current life (layout 13); ``Replica/enableSync(on:policy:merges:)``
-/// continues from them: a row still there keeps its life (or starts the next one, if it was deleted when
-/// sync stopped), a row gone is deleted again as this device's write (in its next life if it was alive, in
-/// the same one if it was deleted), the other devices' counter contributions come back as they were, and
-/// this device's is what the row shows beyond them. Rows are matched by table name (as SQLite compares
-/// names) and key; what is kept is dropped once sync is enabled again.
+/// contributed (10, of which 6 from another device, showed 16); a delete folded as sync stopped, not yet
+/// sent, never left the device; and every value the migration left as it was beat, stamped anew, what
+/// another device wrote meanwhile. So ``Replica/disableSync(on:)`` keeps each row's causal length and
+/// stamps, each alive row's values with their stamps, and every device's contribution to its counters
+/// (layout 13); ``Replica/enableSync(on:policy:merges:)`` continues from them: a row still there keeps its
+/// life (or starts the next one, if it was deleted when sync stopped), a value still the same keeps its
+/// stamp (a row-policy row, when all are), a row gone is deleted again as this device's write (in its next
+/// life if it was alive, in the same one if it was deleted), the other devices' counter contributions come
+/// back as they were, and this device's is what the row shows beyond them. Rows are matched by table name
+/// (as SQLite compares names) and key, values by column name; what is kept is dropped once sync is enabled
+/// again.
 ///
 /// ```swift
 /// try replica.disableSync(on: "notes")
@@ -21,14 +24,21 @@
 /// try replica.enableSync(on: "notes")   // the deleted notes are deleted on every device
 /// ```
 enum RetiredRows {
-    /// Each row's causal length when its table stopped syncing.
+    /// Each row's causal length and stamps (its own, and its liveness's) when its table stopped syncing.
     static let rows = "_concord_retired"
+    /// Each alive row's values, by column name, with the stamps of their registers.
+    static let values = "_concord_retired_values"
     /// Every device's contribution to each counter of each alive row's life, as the registers held them.
     static let counts = "_concord_retired_counts"
 
     static let createSQL = """
         CREATE TABLE IF NOT EXISTS \(rows) (
-            name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, PRIMARY KEY (name, pk)
+            name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
+            clh INTEGER NOT NULL, cln INTEGER NOT NULL, PRIMARY KEY (name, pk)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS \(values) (
+            name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
+            PRIMARY KEY (name, pk, col)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS \(counts) (
             name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, node INTEGER NOT NULL, amount INTEGER NOT NULL,
@@ -36,12 +46,32 @@ enum RetiredRows {
         ) WITHOUT ROWID;
         """
 
-    /// Keeps `table`'s causal lengths and its counters' contributions, before its registers go.
+    /// Keeps `table`'s causal lengths, stamps, values and counter contributions, before its registers go.
     static func retire(_ table: SyncedTable, in database: Database) throws {
         try forget(table.name, in: database)
         try database.execute(
-            "INSERT OR REPLACE INTO \(rows) (name, pk, cl) SELECT ?, pk, cl FROM \(table.rowsTable)",
-            [.text(table.name)])
+            """
+            INSERT OR REPLACE INTO \(rows) (name, pk, cl, hlc, node, clh, cln)
+            SELECT ?, pk, cl, hlc, node, coalesce(clh, hlc), coalesce(cln, node) FROM \(table.rowsTable)
+            """, [.text(table.name)])
+        for (column, name) in table.columns.enumerated() {
+            // A column's stamp, where the rows table keeps one, else the row's (NULL stands for that).
+            let (hlc, node) =
+                table.stampColumns.isEmpty
+                ? ("m.hlc", "m.node")
+                : (
+                    "coalesce(m.\(Metadata.stampColumn(column)), m.hlc)",
+                    "coalesce(m.\(Metadata.nodeColumn(column)), m.node)"
+                )
+            try database.execute(
+                """
+                INSERT OR REPLACE INTO \(values) (name, pk, col, value, hlc, node)
+                SELECT ?, m.pk, ?, CASE WHEN h.pk IS NOT NULL THEN h.\(Metadata.valueColumn(column))
+                    ELSE t.\(table.quotedColumns[column]) END, \(hlc), \(node)
+                FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk
+                LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk WHERE m.cl % 2 = 1
+                """, [.text(table.name), .text(name)])
+        }
         for column in table.counterColumns {
             try database.execute(
                 """
@@ -55,19 +85,51 @@ enum RetiredRows {
 
     /// Drops what was kept of the table named `name`.
     static func forget(_ name: String, in database: Database) throws {
-        for kept in [rows, counts] {
+        for kept in [rows, values, counts] {
             try database.execute("DELETE FROM \(kept) WHERE name = ? COLLATE NOCASE", [.text(name)])
         }
     }
 
-    /// The causal length a row of the table named `name` that is in the table now continues from, when one
-    /// was kept: the kept life if the row was alive, else the next one.
-    static func causalLength(of key: SQLiteValue, in name: String, database: Database) throws -> Int64? {
+    /// A stamp as the rows table keeps it: a clock reading and a node index.
+    typealias StoredStamp = (hlc: Int64, node: Int64)
+
+    /// How a row that was kept goes on, now that the table shows `shown` (a value per column of `table`).
+    struct Continued {
+        /// Its causal length: the kept life if the row was alive, else the next one.
+        var life: Int64
+        /// Its stamp, when nothing it shows changed; else `nil`, for a new one.
+        var stamp: StoredStamp?
+        /// Its liveness's stamp, when it keeps its life.
+        var liveness: StoredStamp?
+        /// Per column, the stamp of a value still the same; `nil` for a new one.
+        var columns: [StoredStamp?]
+    }
+
+    /// How the row `key` of `table` goes on, when it was kept.
+    static func continued(_ key: SQLiteValue, of table: SyncedTable, shown: [SQLiteValue], database: Database) throws
+        -> Continued?
+    {
         guard
-            let kept = try database.scalar(
-                "SELECT cl FROM \(rows) WHERE name = ? COLLATE NOCASE AND pk = ?", [.text(name), key])?.integerValue
+            let row = try database.query(
+                "SELECT cl, hlc, node, clh, cln FROM \(rows) WHERE name = ? COLLATE NOCASE AND pk = ?",
+                [.text(table.name), key]
+            ).first, let kept = row[0].integerValue
         else { return nil }
-        return kept % 2 == 1 ? kept : kept + 1
+        let newColumns = [StoredStamp?](repeating: nil, count: table.columns.count)
+        guard kept % 2 == 1 else { return Continued(life: kept + 1, columns: newColumns) }
+        let keptValues = try database.query(
+            "SELECT col, value, hlc, node FROM \(values) WHERE name = ? COLLATE NOCASE AND pk = ?",
+            [.text(table.name), key])
+        let columns = zip(table.columns, shown).map { name, value -> StoredStamp? in
+            guard let same = keptValues.first(where: { SQLiteName.same($0[0].textValue ?? "", name) }),
+                same[1] == value
+            else { return nil }
+            return (same[2].integerValue ?? 0, same[3].integerValue ?? 0)
+        }
+        let unchanged = !columns.contains { $0 == nil } && keptValues.count == table.columns.count
+        return Continued(
+            life: kept, stamp: unchanged ? (row[1].integerValue ?? 0, row[2].integerValue ?? 0) : nil,
+            liveness: (row[3].integerValue ?? 0, row[4].integerValue ?? 0), columns: columns)
     }
 
     /// The contributions other devices than the one of node index `node` made to the counter `column` of a

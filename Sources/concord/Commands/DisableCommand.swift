@@ -21,8 +21,9 @@ extension Subcommand {
             (registers, deleted and parked rows, pending captured writes); the table's \
             rows stay as they are. Use it before a migration Concord refuses (dropping or \
             renaming a column, changing the key), then run `concord enable` again: each row's \
-            causal length and its counters' other contributions are kept meanwhile, so rows the \
-            migration deleted are deleted on every device and counters count each device once. \
+            causal length, values, stamps and counter contributions are kept meanwhile, so values \
+            the migration left as they were keep their stamps, rows it deleted are deleted on \
+            every device, and counters count each device once. \
             A table another synced table references is disabled after that one.
             """,
         options: DisableOptions.self

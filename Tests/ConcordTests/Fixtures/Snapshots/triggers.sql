@@ -355,13 +355,20 @@ CREATE INDEX _concord_relayed_rows_ver ON _concord_relayed_rows (name, ver);
 
 -- _concord_retired
 CREATE TABLE _concord_retired (
-    name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, PRIMARY KEY (name, pk)
+    name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
+    clh INTEGER NOT NULL, cln INTEGER NOT NULL, PRIMARY KEY (name, pk)
 ) WITHOUT ROWID;
 
 -- _concord_retired_counts
 CREATE TABLE _concord_retired_counts (
     name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, node INTEGER NOT NULL, amount INTEGER NOT NULL,
     hlc INTEGER NOT NULL, PRIMARY KEY (name, pk, col, node)
+) WITHOUT ROWID;
+
+-- _concord_retired_values
+CREATE TABLE _concord_retired_values (
+    name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
+    PRIMARY KEY (name, pk, col)
 ) WITHOUT ROWID;
 
 -- _concord_revived
