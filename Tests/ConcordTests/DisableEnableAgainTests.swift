@@ -2,7 +2,7 @@ import ConcordTestSupport
 import Foundation
 import Testing
 
-@testable import Concord
+@_spi(Simulation) @testable import Concord
 
 /// Disable, migrate, enable again (the way through a migration Concord refuses) goes on where sync stopped.
 ///
@@ -105,6 +105,44 @@ struct DisableEnableAgainTests {
         try replicas[0].enableSync(on: "notes", merges: ["taps": .counter])
         try sync(replicas)
         try expectConverged(replicas, [["n1", "edited meanwhile", 0], ["n2", "migrated", 0]])
+    }
+
+    /// A row parked here (it arrived without its parent) is not in the table, so the migration did not
+    /// delete it: enabling again leaves it alive on every device.
+    @Test func aParkedRowIsNotTakenForOneTheMigrationDeleted() throws {
+        let replicas = try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+            try replica.database.execute(
+                "CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT); "
+                    + "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, list TEXT REFERENCES lists(id), title TEXT, old TEXT)"
+            )
+            try replica.enableSync(on: "lists")
+            try replica.enableSync(on: "items")
+            return replica
+        }
+        try replicas[1].database.execute(
+            "INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO items VALUES ('i1', 'l1', 'milk', NULL)")
+        // Only the item reaches the first device (and it takes itself for up to date with the second).
+        var items = try replicas[1].changes(since: 0)
+        items.rows = items.rows.filter { $0.table == "items" }
+        try replicas[0].apply(items)
+        #expect(try replicas[0].parkedReasons()[RowRef(table: "items", key: "i1")] != nil, "i1 waits for its list")
+        try replicas[0].disableSync(on: "items")
+        try replicas[0].database.execute("ALTER TABLE items DROP COLUMN old")
+        try replicas[0].enableSync(on: "items")
+        try sync(replicas)
+        for replica in replicas {
+            #expect(try replica.registers(of: "items", key: "i1")?.liveness.isAlive == true)
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+        #expect(try replicas[1].database.query("SELECT id, title FROM items") == [["i1", "milk"]])
+        // Its list arrives at last: it shows.
+        var lists = try replicas[1].changes(since: 0)
+        lists.rows = lists.rows.filter { $0.table == "lists" }
+        try replicas[0].apply(lists)
+        #expect(try replicas[0].database.query("SELECT id, title FROM items") == [["i1", "milk"]])
+        #expect(try replicas[0].check().isConsistent)
     }
 
     @Test func enablingAgainKeepsNothingBehindAndATableNeverDisabledStartsAtTheFirstLife() throws {

@@ -6,11 +6,12 @@ extension Replica {
     /// renamed column, another key): disable the table, migrate it, and
     /// enable it again, when its rows become this replica's writes once more.
     /// Its registers, hidden (deleted or parked) rows, parking marks, conflict log entries and the
-    /// writes the capture log still holds for it go; other tables' pending
+    /// writes the capture log still holds for it go from its tables; other tables' pending
     /// writes are folded first. Each row's causal length, values and stamps, and every device's counter
     /// contributions, are kept until sync is enabled on the table again, which goes on from them: a value
     /// the migration left as it was keeps its stamp, a row it deleted is deleted on every device, and a row
-    /// deleted and inserted again before keeps its life (see `RetiredRows`). A table that another synced table references
+    /// deleted and inserted again before keeps its life (see `RetiredRows`). A row parked or hidden, in no
+    /// table for the migration to see, waits whole with the rows peers send meanwhile, and merges back. A table that another synced table references
     /// must wait until that one is disabled, since the child's visibility
     /// depends on its parents' registers.
     ///
@@ -33,7 +34,17 @@ extension Replica {
         try withoutForeignKeyEnforcement {
             try foldLocalWrites()
             try RetiredRows.retire(table, in: database)
+            // Rows alive and not shown (parked, or hidden with a parent that is not) are in no table for a
+            // migration to see: they wait with rows peers send meanwhile, and merge back when sync is enabled.
+            var unshown: [(SQLiteValue, RowRegisters)] = []
+            try store(table).forEachRow(since: .min) { key, row in
+                if row.registers.liveness.isAlive && !row.shown { unshown.append((key, row.registers)) }
+            }
             try dropMetadata(of: table)
+            let relay = RelayStore(database: database)
+            if !unshown.isEmpty { try relay.declare(table.schema) }
+            let version = try self.version
+            for (key, registers) in unshown { try relay.write(table.schema, key: key, registers, version: version) }
         }
         try loadSyncedTables()
         refusedTables[table.name] = nil

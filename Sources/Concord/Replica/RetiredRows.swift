@@ -34,7 +34,7 @@ enum RetiredRows {
     static let createSQL = """
         CREATE TABLE IF NOT EXISTS \(rows) (
             name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
-            clh INTEGER NOT NULL, cln INTEGER NOT NULL, PRIMARY KEY (name, pk)
+            clh INTEGER NOT NULL, cln INTEGER NOT NULL, shown INTEGER NOT NULL, PRIMARY KEY (name, pk)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS \(values) (
             name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
@@ -51,8 +51,10 @@ enum RetiredRows {
         try forget(table.name, in: database)
         try database.execute(
             """
-            INSERT OR REPLACE INTO \(rows) (name, pk, cl, hlc, node, clh, cln)
-            SELECT ?, pk, cl, hlc, node, coalesce(clh, hlc), coalesce(cln, node) FROM \(table.rowsTable)
+            INSERT OR REPLACE INTO \(rows) (name, pk, cl, hlc, node, clh, cln, shown)
+            SELECT ?, m.pk, m.cl, m.hlc, m.node, coalesce(m.clh, m.hlc), coalesce(m.cln, m.node),
+                t.\(table.quotedKey) IS NOT NULL
+            FROM \(table.rowsTable) AS m LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk
             """, [.text(table.name)])
         for (column, name) in table.columns.enumerated() {
             // A column's stamp, where the rows table keeps one, else the row's (NULL stands for that).
@@ -144,13 +146,15 @@ enum RetiredRows {
     }
 
     /// The keys of rows of `table` the registers held when sync stopped that the table no longer holds, with
-    /// their causal lengths, in key order: rows deleted since, and rows deleted before whose delete may not
-    /// have reached every device yet.
+    /// their causal lengths, in key order: rows shown then and deleted since, and rows deleted before whose
+    /// delete may not have reached every device yet. A row alive and not shown then (parked, or hidden with
+    /// a parent that was not) was not in the table to delete: its peers hold it and send it again.
     static func goneSinceRetired(_ table: SyncedTable, in database: Database) throws -> [(SQLiteValue, Int64)] {
         try database.query(
             """
             SELECT r.pk, r.cl FROM \(rows) AS r LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = r.pk
-            WHERE r.name = ? COLLATE NOCASE AND t.\(table.quotedKey) IS NULL ORDER BY r.pk
+            WHERE r.name = ? COLLATE NOCASE AND (r.cl % 2 = 0 OR r.shown) AND t.\(table.quotedKey) IS NULL
+            ORDER BY r.pk
             """, [.text(table.name)]
         ).map { ($0[0], $0[1].integerValue ?? 1) }
     }

@@ -356,7 +356,7 @@ CREATE INDEX _concord_relayed_rows_ver ON _concord_relayed_rows (name, ver);
 -- _concord_retired
 CREATE TABLE _concord_retired (
     name TEXT NOT NULL, pk NOT NULL, cl INTEGER NOT NULL, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
-    clh INTEGER NOT NULL, cln INTEGER NOT NULL, PRIMARY KEY (name, pk)
+    clh INTEGER NOT NULL, cln INTEGER NOT NULL, shown INTEGER NOT NULL, PRIMARY KEY (name, pk)
 ) WITHOUT ROWID;
 
 -- _concord_retired_counts
