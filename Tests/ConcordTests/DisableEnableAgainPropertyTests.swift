@@ -29,6 +29,18 @@ struct DisableEnableAgainPropertyTests {
         }
     }
 
+    /// Requires every replica to show `expected` (what `what` says it is) and to pass its check.
+    private static func requireEveryDevice(_ replicas: [Replica], shows expected: [[SQLiteValue]], _ what: String)
+        throws
+    {
+        for (index, replica) in replicas.enumerated() {
+            let shown = try notes(replica)
+            try Property.require(shown == expected, "device \(index) shows \(shown), \(what) \(expected)")
+            let report = try replica.check()
+            try Property.require(report.isConsistent, "device \(index): \(report)")
+        }
+    }
+
     /// Turns sync on `notes` off on `replica` when it is on, and on again when it is off.
     private static func toggle(_ replica: Replica, source: inout ChoiceSource) throws {
         if replica.tables.isEmpty {
@@ -73,12 +85,7 @@ struct DisableEnableAgainPropertyTests {
             clock.advance(by: 1)
             let expected = try Self.notes(writer)
             try Replica.sync(replicas)
-            for (index, replica) in replicas.enumerated() {
-                let shown = try Self.notes(replica)
-                try Property.require(shown == expected, "device \(index) shows \(shown), the app left \(expected)")
-                let report = try replica.check()
-                try Property.require(report.isConsistent, "device \(index): \(report)")
-            }
+            try Self.requireEveryDevice(replicas, shows: expected, "the app left")
         }
     }
 
@@ -141,12 +148,7 @@ struct DisableEnableAgainPropertyTests {
             clock.advance(by: 1)
             try Replica.sync(replicas)
             let expected: [[SQLiteValue]] = keys.map { [.text($0), .text(newest[$0]!.value), 0] }
-            for (index, replica) in replicas.enumerated() {
-                let shown = try Self.notes(replica)
-                try Property.require(shown == expected, "device \(index) shows \(shown), the newest writes \(expected)")
-                let report = try replica.check()
-                try Property.require(report.isConsistent, "device \(index): \(report)")
-            }
+            try Self.requireEveryDevice(replicas, shows: expected, "the newest writes")
         }
     }
 
@@ -180,13 +182,7 @@ struct DisableEnableAgainPropertyTests {
             let expected: [[SQLiteValue]] = [
                 ["k1", .null, .integer(bumps["k1"]!)], ["k2", .null, .integer(bumps["k2"]!)],
             ]
-            for (index, replica) in replicas.enumerated() {
-                let shown = try Self.notes(replica)
-                try Property.require(
-                    shown == expected, "device \(index) shows \(shown), the bumps add up to \(expected)")
-                let report = try replica.check()
-                try Property.require(report.isConsistent, "device \(index): \(report)")
-            }
+            try Self.requireEveryDevice(replicas, shows: expected, "the bumps add up to")
         }
     }
 }
