@@ -145,6 +145,23 @@ struct DisableEnableAgainTests {
         #expect(try replicas[0].check().isConsistent)
     }
 
+    /// A row the migration deleted while another device deleted it and inserted it again: the later life
+    /// wins, with the values that device wrote (the delete here writes no value).
+    @Test func anotherDevicesNewLifeWinsOverADeleteMadeWhileSyncWasOff() throws {
+        let replicas = try pair()
+        try replicas[0].database.execute("INSERT INTO notes (id, body, taps) VALUES ('n3', 'z', 0)")
+        try sync(replicas)
+        try replicas[0].disableSync(on: "notes")
+        try replicas[0].database.execute("DELETE FROM notes WHERE id = 'n3'")
+        try replicas[1].database.execute(
+            "DELETE FROM notes WHERE id = 'n3'; INSERT INTO notes (id, body, taps) VALUES ('n3', 'Z3', 7)")
+        clock.advance(by: 10)
+        try replicas[0].database.execute("ALTER TABLE notes DROP COLUMN old")
+        try replicas[0].enableSync(on: "notes", merges: ["taps": .counter])
+        try sync(replicas)
+        try expectConverged(replicas, [["n3", "Z3", 7]])
+    }
+
     @Test func enablingAgainKeepsNothingBehindAndATableNeverDisabledStartsAtTheFirstLife() throws {
         let replicas = try pair()
         try replicas[0].database.execute("INSERT INTO notes (id, body) VALUES ('n1', 'a')")

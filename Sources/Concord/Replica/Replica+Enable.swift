@@ -282,11 +282,16 @@ extension Replica {
             // fold that follows, as this device's write; a row deleted before is deleted again in the same life
             // (its delete may not have left this device before sync stopped).
             let log = try database.cached(Self.logWriteSQL)
+            let hide = try database.prepare(
+                "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
+                    + "VALUES (\(Array(repeating: "?", count: table.columns.count + 1).joined(separator: ", ")))")
             for (key, kept) in try RetiredRows.goneSinceRetired(table, in: database) {
+                // As it was, values and stamps (a delete changes only its liveness); its hidden copy keeps them.
+                let (continued, values) = try RetiredRows.gone(
+                    key, of: table, life: kept % 2 == 1 ? kept : kept - 1, database: database)
                 let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
-                try record(
-                    key, .init(life: kept % 2 == 1 ? kept : kept - 1, columns: table.columns.map { _ in nil }),
-                    now: stamp)
+                try record(key, continued, now: stamp)
+                try hide.run([key] + values)
                 try logLostRow(key, of: table, log: log)
             }
             try RetiredRows.forget(table.name, in: database)

@@ -26,7 +26,8 @@
 enum RetiredRows {
     /// Each row's causal length and stamps (its own, and its liveness's) when its table stopped syncing.
     static let rows = "_concord_retired"
-    /// Each alive row's values, by column name, with the stamps of their registers.
+    /// Each row's values (a deleted row's as its hidden copy keeps them), by column name, with the stamps of
+    /// their registers.
     static let values = "_concord_retired_values"
     /// Every device's contribution to each counter of each alive row's life, as the registers held them.
     static let counts = "_concord_retired_counts"
@@ -71,7 +72,7 @@ enum RetiredRows {
                 SELECT ?, m.pk, ?, CASE WHEN h.pk IS NOT NULL THEN h.\(Metadata.valueColumn(column))
                     ELSE t.\(table.quotedColumns[column]) END, \(hlc), \(node)
                 FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk
-                LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk WHERE m.cl % 2 = 1
+                LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk
                 """, [.text(table.name), .text(name)])
         }
         for column in table.counterColumns {
@@ -132,6 +133,31 @@ enum RetiredRows {
         return Continued(
             life: kept, stamp: unchanged ? (row[1].integerValue ?? 0, row[2].integerValue ?? 0) : nil,
             liveness: (row[3].integerValue ?? 0, row[4].integerValue ?? 0), columns: columns)
+    }
+
+    /// The registers and values a row of `table` gone from the table had when sync stopped, to record it by
+    /// before it is deleted again: its life (alive), its stamps, and per column its value, in `table`'s
+    /// columns (NULL and no stamp for a column it did not have).
+    static func gone(_ key: SQLiteValue, of table: SyncedTable, life: Int64, database: Database) throws
+        -> (Continued, [SQLiteValue])
+    {
+        let row = try database.query(
+            "SELECT hlc, node, clh, cln FROM \(rows) WHERE name = ? COLLATE NOCASE AND pk = ?", [.text(table.name), key]
+        ).first ?? []
+        func stamp(_ at: Int) -> StoredStamp? {
+            guard row.count > at + 1 else { return nil }
+            return (row[at].integerValue ?? 0, row[at + 1].integerValue ?? 0)
+        }
+        let keptValues = try database.query(
+            "SELECT col, value, hlc, node FROM \(values) WHERE name = ? COLLATE NOCASE AND pk = ?",
+            [.text(table.name), key])
+        let kept = table.columns.map { name in keptValues.first { SQLiteName.same($0[0].textValue ?? "", name) } }
+        return (
+            Continued(
+                life: life, stamp: stamp(0), liveness: stamp(2),
+                columns: kept.map { $0.map { ($0[2].integerValue ?? 0, $0[3].integerValue ?? 0) } }),
+            kept.map { $0?[1] ?? .null }
+        )
     }
 
     /// The contributions other devices than the one of node index `node` made to the counter `column` of a
