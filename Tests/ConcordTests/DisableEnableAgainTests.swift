@@ -162,6 +162,34 @@ struct DisableEnableAgainTests {
         try expectConverged(replicas, [["n3", "Z3", 7]])
     }
 
+    /// Every device declares an integer column a counter through disable and enable: its value becomes the
+    /// contribution of the device that wrote it, the same on each, so it counts once (10 showed 20).
+    @Test func aColumnEveryDeviceMakesACounterKeepsItsValue() throws {
+        let replicas = try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+            try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL DEFAULT 0)")
+            try replica.enableSync(on: "t")
+            return replica
+        }
+        try replicas[0].database.execute("INSERT INTO t VALUES ('a', 10), ('b', 4)")
+        try sync(replicas)
+        try replicas[1].database.execute("UPDATE t SET n = 50 WHERE id = 'a'")
+        try sync(replicas)
+        for replica in replicas {
+            try replica.disableSync(on: "t")
+            try replica.enableSync(on: "t", merges: ["n": .counter])
+        }
+        try sync(replicas)
+        try replicas[0].database.execute("UPDATE t SET n = n + 1 WHERE id = 'a'")
+        try replicas[1].database.execute("UPDATE t SET n = n + 2")
+        try sync(replicas)
+        for replica in replicas {
+            #expect(try replica.database.query("SELECT id, n FROM t ORDER BY id") == [["a", 53], ["b", 6]])
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+    }
+
     @Test func enablingAgainKeepsNothingBehindAndATableNeverDisabledStartsAtTheFirstLife() throws {
         let replicas = try pair()
         try replicas[0].database.execute("INSERT INTO notes (id, body) VALUES ('n1', 'a')")

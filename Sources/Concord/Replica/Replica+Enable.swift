@@ -258,9 +258,16 @@ extension Replica {
                 if continued != nil {
                     // What the other devices contributed to this life comes back as they contributed it; this
                     // device's share is what the row shows beyond it, even 0: newer than the one peers hold.
-                    let others = try RetiredRows.otherContributions(
+                    var others = try RetiredRows.otherContributions(
                         of: key, column: table.columns[column], in: table.name, besides: selfIndex,
                         database: database)
+                    // A column that did not merge as a counter: its value is the contribution of who wrote it.
+                    if let former = try RetiredRows.formerValue(
+                        of: key, column: table.columns[column], in: table.name, database: database),
+                        former.stamp.node != selfIndex
+                    {
+                        others = [(former.stamp.node, former.amount, former.stamp.hlc)]
+                    }
                     for other in others {
                         try contribute?.run([
                             key, .integer(Int64(column)), .integer(other.node), .integer(life),

@@ -14,7 +14,8 @@
 /// life (or starts the next one, if it was deleted when sync stopped), a value still the same keeps its
 /// stamp (a row-policy row, when all are), a row gone is deleted again as this device's write (in its next
 /// life if it was alive, in the same one if it was deleted), the other devices' counter contributions come
-/// back as they were, and this device's is what the row shows beyond them. Rows are matched by table name
+/// back as they were, and this device's is what the row shows beyond them (a column declared a counter only
+/// now counts what it held as the contribution of the device that wrote it, on every device alike). Rows are matched by table name
 /// (as SQLite compares names) and key, values by column name; what is kept is dropped once sync is enabled
 /// again.
 ///
@@ -39,7 +40,7 @@ enum RetiredRows {
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS \(values) (
             name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
-            PRIMARY KEY (name, pk, col)
+            counter INTEGER NOT NULL, PRIMARY KEY (name, pk, col)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS \(counts) (
             name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, node INTEGER NOT NULL, amount INTEGER NOT NULL,
@@ -68,9 +69,9 @@ enum RetiredRows {
                 )
             try database.execute(
                 """
-                INSERT OR REPLACE INTO \(values) (name, pk, col, value, hlc, node)
+                INSERT OR REPLACE INTO \(values) (name, pk, col, value, hlc, node, counter)
                 SELECT ?, m.pk, ?, CASE WHEN h.pk IS NOT NULL THEN h.\(Metadata.valueColumn(column))
-                    ELSE t.\(table.quotedColumns[column]) END, \(hlc), \(node)
+                    ELSE t.\(table.quotedColumns[column]) END, \(hlc), \(node), \(table.merges[column] == .counter ? 1 : 0)
                 FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk
                 LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk
                 """, [.text(table.name), .text(name)])
@@ -141,9 +142,11 @@ enum RetiredRows {
     static func gone(_ key: SQLiteValue, of table: SyncedTable, life: Int64, database: Database) throws
         -> (Continued, [SQLiteValue])
     {
-        let row = try database.query(
-            "SELECT hlc, node, clh, cln FROM \(rows) WHERE name = ? COLLATE NOCASE AND pk = ?", [.text(table.name), key]
-        ).first ?? []
+        let row =
+            try database.query(
+                "SELECT hlc, node, clh, cln FROM \(rows) WHERE name = ? COLLATE NOCASE AND pk = ?",
+                [.text(table.name), key]
+            ).first ?? []
         func stamp(_ at: Int) -> StoredStamp? {
             guard row.count > at + 1 else { return nil }
             return (row[at].integerValue ?? 0, row[at + 1].integerValue ?? 0)
@@ -158,6 +161,23 @@ enum RetiredRows {
                 columns: kept.map { $0.map { ($0[2].integerValue ?? 0, $0[3].integerValue ?? 0) } }),
             kept.map { $0?[1] ?? .null }
         )
+    }
+
+    /// The value a column that did not merge as a counter held when sync stopped, with its register's stamp,
+    /// when it held an integer some device wrote: enabling the column as a counter makes it that device's
+    /// contribution on every device that does so, rather than each device's own (which counted it once per
+    /// device: 10 showed 20).
+    static func formerValue(of key: SQLiteValue, column: String, in name: String, database: Database) throws
+        -> (amount: Int64, stamp: StoredStamp)?
+    {
+        let kept = try database.query(
+            "SELECT value, hlc, node FROM \(values) WHERE name = ? COLLATE NOCASE AND pk = ? AND col = ? AND NOT counter",
+            [.text(name), key, .text(column)]
+        ).first
+        guard let kept, let amount = kept[0].integerValue, let node = kept[2].integerValue, node != 0 else {
+            return nil
+        }
+        return (amount, (kept[1].integerValue ?? 0, node))
     }
 
     /// The contributions other devices than the one of node index `node` made to the counter `column` of a

@@ -368,7 +368,7 @@ CREATE TABLE _concord_retired_counts (
 -- _concord_retired_values
 CREATE TABLE _concord_retired_values (
     name TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
-    PRIMARY KEY (name, pk, col)
+    counter INTEGER NOT NULL, PRIMARY KEY (name, pk, col)
 ) WITHOUT ROWID;
 
 -- _concord_revived
