@@ -11,9 +11,9 @@ extension Replica {
     /// contributions, are kept until sync is enabled on the table again, which goes on from them: a value
     /// the migration left as it was keeps its stamp, a row it deleted is deleted on every device, and a row
     /// deleted and inserted again before keeps its life (see `RetiredRows`). A row parked or hidden, in no
-    /// table for the migration to see, waits whole with the rows peers send meanwhile, and merges back. A table that another synced table references
-    /// must wait until that one is disabled, since the child's visibility
-    /// depends on its parents' registers.
+    /// table for the migration to see, waits whole with the rows peers send meanwhile, and merges back.
+    /// A table that another synced table references must wait until that one is disabled, since the
+    /// child's visibility depends on its parents' registers.
     ///
     /// ```swift
     /// try replica.disableSync(on: "reminders")

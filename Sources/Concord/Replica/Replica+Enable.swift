@@ -292,10 +292,11 @@ extension Replica {
             let hide = try database.prepare(
                 "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
                     + "VALUES (\(Array(repeating: "?", count: table.columns.count + 1).joined(separator: ", ")))")
-            for (key, kept) in try RetiredRows.goneSinceRetired(table, in: database) {
+            for key in try RetiredRows.goneSinceRetired(table, in: database) {
                 // As it was, values and stamps (a delete changes only its liveness); its hidden copy keeps them.
-                let (continued, values) = try RetiredRows.gone(
-                    key, of: table, life: kept % 2 == 1 ? kept : kept - 1, database: database)
+                guard let (continued, values) = try RetiredRows.gone(key, of: table, database: database) else {
+                    continue
+                }
                 let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
                 try record(key, continued, now: stamp)
                 try hide.run([key] + values)

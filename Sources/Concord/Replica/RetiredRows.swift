@@ -15,9 +15,9 @@
 /// stamp (a row-policy row, when all are), a row gone is deleted again as this device's write (in its next
 /// life if it was alive, in the same one if it was deleted), the other devices' counter contributions come
 /// back as they were, and this device's is what the row shows beyond them (a column declared a counter only
-/// now counts what it held as the contribution of the device that wrote it, on every device alike). Rows are matched by table name
-/// (as SQLite compares names) and key, values by column name; what is kept is dropped once sync is enabled
-/// again.
+/// now counts what it held as the contribution of the device that wrote it, on every device alike). Rows are
+/// matched by table name (as SQLite compares names) and key, values by column name; what is kept is dropped
+/// once sync is enabled again.
 ///
 /// ```swift
 /// try replica.disableSync(on: "notes")
@@ -109,57 +109,68 @@ enum RetiredRows {
         var columns: [StoredStamp?]
     }
 
-    /// How the row `key` of `table` goes on, when it was kept.
-    static func continued(_ key: SQLiteValue, of table: SyncedTable, shown: [SQLiteValue], database: Database) throws
-        -> Continued?
-    {
+    /// What was kept of one row (see ``kept(_:of:database:)``).
+    private struct Kept {
+        let life: Int64
+        let stamp: StoredStamp
+        let liveness: StoredStamp
+        /// Per column of the table now (matched by name), its value and its register's stamp.
+        let columns: [(value: SQLiteValue, stamp: StoredStamp)?]
+        /// Whether the row had a column the table no longer has.
+        let lostColumns: Bool
+    }
+
+    /// What was kept of the row `key` of `table`: its causal length, its own and its liveness's stamps, and its
+    /// values with their stamps; `nil` when nothing was.
+    private static func kept(_ key: SQLiteValue, of table: SyncedTable, database: Database) throws -> Kept? {
         guard
             let row = try database.query(
                 "SELECT cl, hlc, node, clh, cln FROM \(rows) WHERE name = ? COLLATE NOCASE AND pk = ?",
                 [.text(table.name), key]
-            ).first, let kept = row[0].integerValue
+            ).first, let life = row[0].integerValue
         else { return nil }
-        let newColumns = [StoredStamp?](repeating: nil, count: table.columns.count)
-        guard kept % 2 == 1 else { return Continued(life: kept + 1, columns: newColumns) }
-        let keptValues = try database.query(
+        let values = try database.query(
             "SELECT col, value, hlc, node FROM \(values) WHERE name = ? COLLATE NOCASE AND pk = ?",
             [.text(table.name), key])
-        let columns = zip(table.columns, shown).map { name, value -> StoredStamp? in
-            guard let same = keptValues.first(where: { SQLiteName.same($0[0].textValue ?? "", name) }),
-                same[1] == value
-            else { return nil }
-            return (same[2].integerValue ?? 0, same[3].integerValue ?? 0)
+        let columns = table.columns.map { name in
+            values.first { SQLiteName.same($0[0].textValue ?? "", name) }.map {
+                (value: $0[1], stamp: (hlc: $0[2].integerValue ?? 0, node: $0[3].integerValue ?? 0))
+            }
         }
-        let unchanged = !columns.contains { $0 == nil } && keptValues.count == table.columns.count
-        return Continued(
-            life: kept, stamp: unchanged ? (row[1].integerValue ?? 0, row[2].integerValue ?? 0) : nil,
-            liveness: (row[3].integerValue ?? 0, row[4].integerValue ?? 0), columns: columns)
+        func stamp(_ at: Int) -> StoredStamp { (row[at].integerValue ?? 0, row[at + 1].integerValue ?? 0) }
+        return Kept(
+            life: life, stamp: stamp(1), liveness: stamp(3), columns: columns,
+            lostColumns: values.count != columns.count { $0 != nil })
     }
 
-    /// The registers and values a row of `table` gone from the table had when sync stopped, to record it by
-    /// before it is deleted again: its life (alive), its stamps, and per column its value, in `table`'s
-    /// columns (NULL and no stamp for a column it did not have).
-    static func gone(_ key: SQLiteValue, of table: SyncedTable, life: Int64, database: Database) throws
-        -> (Continued, [SQLiteValue])
+    /// How the row `key` of `table`, which the table shows now as `shown` (a value per column), goes on, when
+    /// it was kept.
+    static func continued(_ key: SQLiteValue, of table: SyncedTable, shown: [SQLiteValue], database: Database) throws
+        -> Continued?
     {
-        let row =
-            try database.query(
-                "SELECT hlc, node, clh, cln FROM \(rows) WHERE name = ? COLLATE NOCASE AND pk = ?",
-                [.text(table.name), key]
-            ).first ?? []
-        func stamp(_ at: Int) -> StoredStamp? {
-            guard row.count > at + 1 else { return nil }
-            return (row[at].integerValue ?? 0, row[at + 1].integerValue ?? 0)
+        guard let kept = try kept(key, of: table, database: database) else { return nil }
+        guard kept.life % 2 == 1 else {
+            return Continued(life: kept.life + 1, columns: table.columns.map { _ in nil })
         }
-        let keptValues = try database.query(
-            "SELECT col, value, hlc, node FROM \(values) WHERE name = ? COLLATE NOCASE AND pk = ?",
-            [.text(table.name), key])
-        let kept = table.columns.map { name in keptValues.first { SQLiteName.same($0[0].textValue ?? "", name) } }
+        let columns = zip(kept.columns, shown).map { kept, value in kept?.value == value ? kept?.stamp : nil }
+        return Continued(
+            life: kept.life, stamp: columns.contains { $0 == nil } || kept.lostColumns ? nil : kept.stamp,
+            liveness: kept.liveness,
+            columns: columns)
+    }
+
+    /// How the row `key` of `table`, gone from the table, is recorded before it is deleted again: as it was,
+    /// in its last life alive, with its stamps, and per column of `table` its value (NULL, and no stamp, for
+    /// a column it did not have).
+    static func gone(_ key: SQLiteValue, of table: SyncedTable, database: Database) throws
+        -> (Continued, [SQLiteValue])?
+    {
+        guard let kept = try kept(key, of: table, database: database) else { return nil }
         return (
             Continued(
-                life: life, stamp: stamp(0), liveness: stamp(2),
-                columns: kept.map { $0.map { ($0[2].integerValue ?? 0, $0[3].integerValue ?? 0) } }),
-            kept.map { $0?[1] ?? .null }
+                life: kept.life % 2 == 1 ? kept.life : kept.life - 1, stamp: kept.stamp, liveness: kept.liveness,
+                columns: kept.columns.map { $0?.stamp }),
+            kept.columns.map { $0?.value ?? .null }
         )
     }
 
@@ -191,17 +202,17 @@ enum RetiredRows {
         ).map { ($0[0].integerValue ?? 0, $0[1].integerValue ?? 0, $0[2].integerValue ?? 0) }
     }
 
-    /// The keys of rows of `table` the registers held when sync stopped that the table no longer holds, with
-    /// their causal lengths, in key order: rows shown then and deleted since, and rows deleted before whose
-    /// delete may not have reached every device yet. A row alive and not shown then (parked, or hidden with
-    /// a parent that was not) was not in the table to delete: its peers hold it and send it again.
-    static func goneSinceRetired(_ table: SyncedTable, in database: Database) throws -> [(SQLiteValue, Int64)] {
+    /// The keys of rows of `table` the registers held when sync stopped that the table no longer holds, in key
+    /// order: rows shown then and deleted since, and rows deleted before whose delete may not have reached
+    /// every device yet. A row alive and not shown then (parked, or hidden with a parent that was not) was in
+    /// no table to delete: it waits in the relay store (see ``Replica/disableSync(on:)``).
+    static func goneSinceRetired(_ table: SyncedTable, in database: Database) throws -> [SQLiteValue] {
         try database.query(
             """
-            SELECT r.pk, r.cl FROM \(rows) AS r LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = r.pk
+            SELECT r.pk FROM \(rows) AS r LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = r.pk
             WHERE r.name = ? COLLATE NOCASE AND (r.cl % 2 = 0 OR r.shown) AND t.\(table.quotedKey) IS NULL
             ORDER BY r.pk
             """, [.text(table.name)]
-        ).map { ($0[0], $0[1].integerValue ?? 1) }
+        ).map { $0[0] }
     }
 }
