@@ -13,65 +13,88 @@ import Testing
 /// devices bumping counters, every counter must end up with every bump counted once.
 @Suite(.tags(.replica, .property))
 struct DisableEnableAgainPropertyTests {
-    private static let schema =
-        "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT, n INTEGER NOT NULL DEFAULT 0)"
-
-    private static func notes(_ replica: Replica) throws -> [[SQLiteValue]] {
-        try replica.database.query("SELECT id, body, n FROM notes ORDER BY id")
+    /// The synced table's name and its untyped column's: `notes` and `body`, or drawn (any name SQLite takes).
+    private struct Names {
+        var table = "notes"
+        var body = "body"
+        var schema: String {
+            "CREATE TABLE \(quoteIdentifier(table)) (id TEXT PRIMARY KEY NOT NULL, \(quoteIdentifier(body)), "
+                + "n INTEGER NOT NULL DEFAULT 0)"
+        }
     }
 
-    private static func pair(_ clock: ManualClock) throws -> [Replica] {
+    private static func notes(_ replica: Replica, _ names: Names = Names()) throws -> [[SQLiteValue]] {
+        try replica.database.query(
+            "SELECT id, \(quoteIdentifier(names.body)), n FROM \(quoteIdentifier(names.table)) ORDER BY id")
+    }
+
+    private static func pair(_ clock: ManualClock, _ names: Names = Names()) throws -> [Replica] {
         try (1...2 as ClosedRange<UInt8>).map { id in
             let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
-            try replica.database.execute(schema)
-            try replica.enableSync(on: "notes", merges: ["n": .counter])
+            try replica.database.execute(names.schema)
+            try replica.enableSync(on: names.table, merges: ["n": .counter])
             return replica
         }
     }
 
     /// Requires every replica to show `expected` (what `what` says it is) and to pass its check.
-    private static func requireEveryDevice(_ replicas: [Replica], shows expected: [[SQLiteValue]], _ what: String)
-        throws
-    {
+    private static func requireEveryDevice(
+        _ replicas: [Replica], shows expected: [[SQLiteValue]], _ what: String, _ names: Names = Names()
+    ) throws {
         for (index, replica) in replicas.enumerated() {
-            let shown = try notes(replica)
+            let shown = try notes(replica, names)
             try Property.require(shown == expected, "device \(index) shows \(shown), \(what) \(expected)")
             let report = try replica.check()
             try Property.require(report.isConsistent, "device \(index): \(report)")
         }
     }
 
-    /// Turns sync on `notes` off on `replica` when it is on, and on again when it is off.
-    private static func toggle(_ replica: Replica, source: inout ChoiceSource) throws {
+    /// Turns sync on the table off on `replica` when it is on, and on again when it is off.
+    private static func toggle(_ replica: Replica, source: inout ChoiceSource, _ names: Names = Names()) throws {
         if replica.tables.isEmpty {
             source.note("enable")
-            try replica.enableSync(on: "notes", merges: ["n": .counter])
+            try replica.enableSync(on: names.table, merges: ["n": .counter])
         } else {
             source.note("disable")
-            try replica.disableSync(on: "notes")
+            try replica.disableSync(on: names.table)
         }
     }
 
+    /// Names, keys and values are drawn from the whole space half the time: names SQLite takes that extend
+    /// or mimic Concord's own, keys of any bytes, values of every type (NUL and invalid UTF-8 in text, -0.0,
+    /// integer extremes), which enabling again must tell apart from what was kept.
     @Test func propertyEveryDeviceShowsTheSingleWritersTable() throws {
         try Property.check(seed: 0xD15AB1E, iterations: 150) { source in
             let clock = ManualClock(unixMilliseconds: epoch2026)
-            let replicas = try Self.pair(clock)
+            let hostile = source.bool()
+            var names = Names()
+            if hostile {
+                (names.table, names.body) = (source.draw(Gen.sqliteIdentifier), source.draw(Gen.sqliteIdentifier))
+                source.note("table \(names.table), column \(names.body)")
+            }
+            // A drawn name SQLite or Concord refuses (the key's, the counter's, one of Concord's) is no history.
+            guard let replicas = try? Self.pair(clock, names) else { return }
             let writer = replicas[0]
+            let keys = hostile ? source.draw(Gen.sqliteKeys(count: 1...4)) : (1...4).map { .text("k\($0)") }
+            let (table, body) = (quoteIdentifier(names.table), quoteIdentifier(names.body))
             for _ in 0..<source.int(in: 1...20) {
                 clock.advance(by: 1)
-                let (key, body) = ("k\(source.int(in: 1...4))", "b\(source.int(in: 0...9))")
+                let key = keys[source.int(in: 0...keys.count - 1)].sqlLiteral
+                let value =
+                    hostile
+                    ? source.draw(Gen.anySQLiteValue(largeLengths: nil)).sqlLiteral : "'b\(source.int(in: 0...9))'"
                 let statement: String
                 switch source.index(weights: [3, 2, 2, 2, 1, 2, 2]) {
-                case 0: statement = "INSERT OR IGNORE INTO notes (id, body) VALUES ('\(key)', '\(body)')"
-                case 1: statement = "UPDATE notes SET body = '\(body)' WHERE id = '\(key)'"
-                case 2: statement = "UPDATE notes SET n = n + \(source.int(in: 1...5)) WHERE id = '\(key)'"
-                case 3: statement = "DELETE FROM notes WHERE id = '\(key)'"
+                case 0: statement = "INSERT OR IGNORE INTO \(table) (id, \(body)) VALUES (\(key), \(value))"
+                case 1: statement = "UPDATE \(table) SET \(body) = \(value) WHERE id = \(key)"
+                case 2: statement = "UPDATE \(table) SET n = n + \(source.int(in: 1...5)) WHERE id = \(key)"
+                case 3: statement = "DELETE FROM \(table) WHERE id = \(key)"
                 case 4:
                     source.note("fold")
                     if !writer.tables.isEmpty { try writer.foldLocalWrites() }
                     continue
                 case 5:
-                    try Self.toggle(writer, source: &source)
+                    try Self.toggle(writer, source: &source, names)
                     continue
                 default:
                     source.note("sync")
@@ -81,11 +104,11 @@ struct DisableEnableAgainPropertyTests {
                 source.note(statement)
                 try writer.database.execute(statement)
             }
-            if writer.tables.isEmpty { try Self.toggle(writer, source: &source) }
+            if writer.tables.isEmpty { try Self.toggle(writer, source: &source, names) }
             clock.advance(by: 1)
-            let expected = try Self.notes(writer)
+            let expected = try Self.notes(writer, names)
             try Replica.sync(replicas)
-            try Self.requireEveryDevice(replicas, shows: expected, "the app left")
+            try Self.requireEveryDevice(replicas, shows: expected, "the app left", names)
         }
     }
 
