@@ -19,8 +19,10 @@ extension Replica {
     /// Their writes to tables that do not sync (an FTS index, an audit log)
     /// are made, so what the app derives locally follows merged rows. A
     /// trigger's delete of synced rows cannot be left out (SQLite codes a
-    /// delete whatever its authorizer answers): the next fold records it as
-    /// this device's delete (see ``logRowsLostUncaptured()``).
+    /// delete whatever its authorizer answers): once `body` is done, the
+    /// tables such a delete ran on are looked at, in the same transaction, and
+    /// each row it took is logged as this device's delete, for the next fold
+    /// to stamp (see ``logRowsDeletedWhileSilencing()``).
     ///
     /// ```swift
     /// try replica.withoutCapture { try reprojection.reproject(rows) }
@@ -28,6 +30,8 @@ extension Replica {
     func withoutCapture<T>(_ body: () throws -> T) throws -> T {
         precondition(database.inTransaction, "capture is silenced only inside a transaction")
         try requireForeignKeysOffForUserWrites()
-        return try database.connection.silencer.silencing(body)
+        let result = try database.connection.silencer.silencing(body)
+        try logRowsDeletedWhileSilencing()
+        return result
     }
 }

@@ -23,9 +23,9 @@ extension Replica {
     /// to bring back. A row written since the last fold has no registers yet: its last logged write, an
     /// insert or an update, gets the delete after it (``unshownSinceFoldSQL(_:)``).
     ///
-    /// Where it looks, two queries per table (the registers, the capture log): the tables a trigger of the app deletes from, as this connection
-    /// compiled its merges (SQLite asks the authorizer about every delete it codes,
-    /// ``TriggerSilencer/deletes``); at the first fold since opening, every synced table while the schema
+    /// Where it looks, two queries per table (the registers, the capture log): the tables a silenced
+    /// statement that threw may have deleted from (the others are looked at as they finish,
+    /// ``logRowsDeletedWhileSilencing()``); at the first fold since opening, every synced table while the schema
     /// has a trigger of the app whose text says DELETE, for a merge an earlier process made and did not
     /// fold; and every synced table whenever the schema version differs from the one recorded at the last
     /// sweep (`_concord_state.swept`, kept in the file so a change another process made is seen too). An
@@ -36,7 +36,8 @@ extension Replica {
     /// try replica.foldLocalWrites()     // logs and stamps the delete of 'p1' as this device's
     /// ```
     func logRowsLostUncaptured() throws {
-        var looked = tablesAppTriggersDelete
+        // Left by a silenced operation that threw before it could look (``logRowsDeletedWhileSilencing()``).
+        var looked = database.connection.silencer.takeDeletedWhileSilencing()
         if !lookedForAppTriggerDeletes {
             lookedForAppTriggerDeletes = true
             let deletes = try database.scalar(
@@ -56,9 +57,35 @@ extension Replica {
             changed = schemaVersion != sweptSchemaVersion
         }
         if changed { looked.formUnion(tables.map(\.name)) }
-        guard !looked.isEmpty else { return }
+        try logRowsLost(from: looked)
+        if changed, let schemaVersion {
+            try database.execute("UPDATE \(Metadata.state) SET swept = ?", [.integer(schemaVersion)])
+        }
+    }
+
+    /// Logs, as this device's deletes, the rows the app's triggers deleted uncaptured while Concord's own
+    /// writes silenced capture, inside the transaction that made them (see ``withoutCapture(_:)``).
+    ///
+    /// Why here and not at the next fold: a flag kept in memory until then would be lost with a fold
+    /// rolled back after taking it, and the deletes, already committed, with it. Only the tables a
+    /// silenced statement that ran had coded such a delete for are looked at
+    /// (``TriggerSilencer/deletedWhileSilencing``), so a merge that fires no deleting trigger pays nothing.
+    ///
+    /// ```swift
+    /// // reminder_done_clears: AFTER UPDATE OF done ... DELETE FROM subtasks WHERE reminder_id = NEW.id
+    /// try replica.withoutCapture { try merge(doneReminder) }   // logs each subtask it took
+    /// ```
+    func logRowsDeletedWhileSilencing() throws {
+        let tables = database.connection.silencer.takeDeletedWhileSilencing()
+        guard !tables.isEmpty else { return }
+        try logRowsLost(from: tables)
+    }
+
+    /// Logs the rows of the synced tables named in `names` that left them uncaptured (two queries a table).
+    private func logRowsLost(from names: Set<String>) throws {
+        guard !names.isEmpty else { return }
         let log = try database.cached(Self.logWriteSQL)
-        for table in tables where looked.contains(table.name) && !isRefused(table.name) {
+        for table in tables where names.contains(table.name) && !isRefused(table.name) {
             let gone = try database.query(
                 "SELECT m.pk FROM \(table.rowsTable) AS m LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk "
                     + "LEFT JOIN \(table.qualifiedName) AS t ON t.\(table.quotedKey) = m.pk "
@@ -67,9 +94,6 @@ extension Replica {
             for row in try database.query(Self.unshownSinceFoldSQL(table), [.integer(table.id)]) {
                 try logLostRow(row[0], of: table, log: log)
             }
-        }
-        if changed, let schemaVersion {
-            try database.execute("UPDATE \(Metadata.state) SET swept = ?", [.integer(schemaVersion)])
         }
     }
 

@@ -45,9 +45,7 @@ public final class Replica {
     var refusedTables: [String: ReplicaError] = [:]
     /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.
     var isAdoptingSchemas = false
-    /// The synced tables from which a trigger of the app deletes, as this connection's compiles met them,
-    /// and whether the first fold since opening looked at every table (see ``logRowsLostUncaptured()``).
-    var tablesAppTriggersDelete: Set<String> = []
+    /// Whether the first fold since opening looked at every table (see ``logRowsLostUncaptured()``).
     var lookedForAppTriggerDeletes = false
     /// `_concord_state.swept` as last read (see ``logRowsLostUncaptured()``).
     var sweptSchemaVersion: Int64?
@@ -172,11 +170,8 @@ public final class Replica {
         database.connection.silencer.silences = { [weak self] trigger, table in
             Metadata.isCaptureTrigger(trigger) || self?.syncedTable(named: table) != nil
         }
-        database.connection.silencer.deletes = { [weak self] trigger, table in
-            guard !Metadata.isCaptureTrigger(trigger), let self, let synced = self.syncedTable(named: table) else {
-                return
-            }
-            self.tablesAppTriggersDelete.insert(synced.name)
+        database.connection.silencer.watchesDeletes = { [weak self] trigger, table in
+            !Metadata.isCaptureTrigger(trigger) && self?.syncedTable(named: table) != nil
         }
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
         try Self.checkpointWriteAheadLog(database)

@@ -97,6 +97,10 @@ public final class Database {
             while rest.pointee != 0 {
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
+                let silencer = connection.silencer
+                let mark = silencer.codingMark
+                // What it deletes through watched triggers, noted as run even when the step fails midway.
+                defer { silencer.ran(codedDeletes: silencer.codedDeletes(since: mark)) }
                 let code = sqlite3_prepare_v2(handle, rest, -1, &statement, &tail)
                 let text = tail.map {
                     String(decoding: UnsafeRawBufferPointer(start: rest, count: $0 - rest), as: UTF8.self)

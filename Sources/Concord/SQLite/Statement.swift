@@ -21,31 +21,36 @@ public final class Statement {
     /// Whether it was compiled silencing triggers, when its code depends on it (it writes where a
     /// silenceable trigger fires); `nil` when it does not (see ``TriggerSilencer``).
     private var compiledSilencing: Bool?
+    /// The tables its code deletes from through triggers the silencer watches (see
+    /// ``TriggerSilencer/watchesDeletes``).
+    private var codedDeletes: [String]
 
     init(database: Database, sql: String) throws {
         connection = database.connection
         self.sql = sql
-        (handle, compiledSilencing) = try Self.compile(sql, on: database.connection)
+        (handle, compiledSilencing, codedDeletes) = try Self.compile(sql, on: database.connection)
     }
 
-    private static func compile(_ sql: String, on connection: Connection) throws -> (OpaquePointer, Bool?) {
+    private static func compile(_ sql: String, on connection: Connection) throws -> (OpaquePointer, Bool?, [String]) {
         let encounters = connection.silencer.encounters
+        let mark = connection.silencer.codingMark
         var handle: OpaquePointer?
         let code = sqlite3_prepare_v2(connection.handle, sql, -1, &handle, nil)
+        let deletes = connection.silencer.codedDeletes(since: mark)
         guard code == SQLITE_OK, let handle else {
             throw SQLiteError(connection: connection.handle, code: code, sql: sql)
         }
         let dependent = connection.silencer.encounters != encounters
-        return (handle, dependent ? connection.silencer.isSilencing : nil)
+        return (handle, dependent ? connection.silencer.isSilencing : nil, deletes)
     }
 
     /// Compiles the statement again when the connection's silencing changed since it was compiled and its
     /// code depends on it; called before each run binds it (bindings are reset then anyway).
     func settleSilencing() throws {
         guard let compiled = compiledSilencing, compiled != connection.silencer.isSilencing else { return }
-        let (fresh, silencing) = try Self.compile(sql, on: connection)
+        let (fresh, silencing, deletes) = try Self.compile(sql, on: connection)
         sqlite3_finalize(handle)
-        (handle, compiledSilencing) = (fresh, silencing)
+        (handle, compiledSilencing, codedDeletes) = (fresh, silencing, deletes)
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -103,9 +108,12 @@ public final class Statement {
     @discardableResult
     public func step() throws -> Bool {
         let encounters = connection.silencer.encounters
+        let mark = connection.silencer.codingMark
         let code = sqlite3_step(handle)
         // SQLite compiled it again inside the step (it had expired), in the mode of the moment.
         if connection.silencer.encounters != encounters { compiledSilencing = connection.silencer.isSilencing }
+        if connection.silencer.codingMark != mark { codedDeletes = connection.silencer.codedDeletes(since: mark) }
+        connection.silencer.ran(codedDeletes: codedDeletes)
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false

@@ -29,9 +29,19 @@ final class TriggerSilencer {
     /// Whether a write that the trigger named first codes into the table named second may be silenced
     /// (SQLite can leave out an insert, or the columns of an update, but not a delete).
     var silences: (_ trigger: String, _ table: String) -> Bool = { _, _ in false }
-    /// Told of each delete a trigger codes, from the trigger named first of the table named second, in
-    /// either mode: it cannot be silenced, so the owner may want to know what it may have deleted.
-    var deletes: (_ trigger: String, _ table: String) -> Void = { _, _ in }
+    /// Whether a delete that the trigger named first codes from the table named second matters to the
+    /// owner: it cannot be silenced, so a silenced statement that runs it deletes rows nothing captures
+    /// (see ``deletedWhileSilencing``).
+    var watchesDeletes: (_ trigger: String, _ table: String) -> Bool = { _, _ in false }
+    /// The tables of the watched deletes that statements run while silencing had coded, in no order,
+    /// until the owner takes them (``takeDeletedWhileSilencing()``).
+    ///
+    /// Why per run, not per compile: a merge statement is compiled once and run for many rows, and most
+    /// never fire the app's deleting trigger; the owner then looks for rows those deletes took only after
+    /// the silenced writes that could have made them.
+    private(set) var deletedWhileSilencing: Set<String> = []
+    /// The watched deletes the compile under way has coded so far (see ``codedDeletes(since:)``).
+    private var coding: [String] = []
     /// How many writes of silenceable triggers compiles have met, in either mode: a statement whose compile
     /// raised it has code that depends on the mode.
     private(set) var encounters = 0
@@ -45,12 +55,35 @@ final class TriggerSilencer {
                 // whatever the answer, so it is never silenced, only reported.
                 guard let context, let trigger, let table else { return SQLITE_OK }
                 let silencer = Unmanaged<TriggerSilencer>.fromOpaque(context).takeUnretainedValue()
-                if action == SQLITE_DELETE { silencer.deletes(String(cString: trigger), String(cString: table)) }
+                if action == SQLITE_DELETE, silencer.watchesDeletes(String(cString: trigger), String(cString: table)) {
+                    silencer.coding.append(String(cString: table))
+                }
                 guard action == SQLITE_INSERT || action == SQLITE_UPDATE else { return SQLITE_OK }
                 guard silencer.silences(String(cString: trigger), String(cString: table)) else { return SQLITE_OK }
                 silencer.encounters += 1
                 return silencer.isSilencing ? SQLITE_IGNORE : SQLITE_OK
             }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Where the next compile's watched deletes start; pass it to ``codedDeletes(since:)`` after compiling.
+    var codingMark: Int { coding.count }
+
+    /// The tables of the watched deletes compiled since `mark` (from ``codingMark``), in compile order.
+    func codedDeletes(since mark: Int) -> [String] {
+        guard coding.count > mark else { return [] }
+        defer { coding.removeSubrange(mark...) }
+        return Array(coding[mark...])
+    }
+
+    /// Notes that a statement whose code holds the watched deletes of `tables` ran, in the present mode.
+    func ran(codedDeletes tables: [String]) {
+        if isSilencing && !tables.isEmpty { deletedWhileSilencing.formUnion(tables) }
+    }
+
+    /// The tables silenced statements may have deleted rows from uncaptured since the last call.
+    func takeDeletedWhileSilencing() -> Set<String> {
+        defer { deletedWhileSilencing = [] }
+        return deletedWhileSilencing
     }
 
     /// Runs `body` silencing the triggers ``silences`` accepts (nested calls silence too).
