@@ -343,14 +343,16 @@ final class FoldSession {
             }
         }
         let refused = replica.tables.filter { replica.isRefused($0.name) }
-        try database.execute(
-            "DELETE FROM \(Metadata.log) WHERE tbl NOT IN (\(refused.map { String($0.id) }.joined(separator: ", ")))")
+        // Cached: every fold runs them, and compiling them cost more than running them on an emptied log.
+        try database.cached(
+            "DELETE FROM \(Metadata.log) WHERE tbl NOT IN (\(refused.map { String($0.id) }.joined(separator: ", ")))"
+        ).run()
         let live = replica.tables.filter { !replica.isRefused($0.name) }
         for table in live where !table.joinedColumns.isEmpty {
-            try database.execute("DELETE FROM \(table.logValuesTable)")
+            try database.cached("DELETE FROM \(table.logValuesTable)").run()
         }
         for table in live where replica.captureFacts[table.name]?.comparesTypes.contains(true) ?? false {
-            try database.execute("DELETE FROM \(table.zerosTable)")
+            try database.cached("DELETE FROM \(table.zerosTable)").run()
         }
         // Keys kept for writes an app's trigger vetoed (see `CaptureTriggers+NumericKeys.swift`); no statement
         // is under way now.

@@ -26,7 +26,13 @@ extension Database {
     /// for column in try database.pragma("table_xinfo", of: "notes") { print(column.text("name") ?? "") }
     /// ```
     public func pragma(_ pragma: String, of argument: String) throws -> [PragmaRow] {
-        let statement = try prepare("PRAGMA main.\(pragma)('\(doubling(UInt8(ascii: "'"), in: argument))')")
+        // Cached, as checks and folds ask the same ones again and again; SQLite runs it again on the schema
+        // of the moment.
+        let sql = "PRAGMA main.\(pragma)('\(doubling(UInt8(ascii: "'"), in: argument))')"
+        let kept = try cached(sql)
+        let statement = kept.isRunning ? try prepare(sql) : kept
+        defer { statement.reset() }
+        try statement.bind([])
         let names = (0..<statement.columnCount).map(statement.columnName)
         var rows: [PragmaRow] = []
         while try statement.step() { rows.append(PragmaRow(names: names, values: statement.row())) }
