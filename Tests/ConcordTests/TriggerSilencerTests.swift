@@ -88,4 +88,32 @@ struct TriggerSilencerTests {
         #expect(!Metadata.isCaptureTrigger("_concord_x_update"))
         #expect(!Metadata.isCaptureTrigger("app_insert"))
     }
+
+    /// A table `kids` a trigger of the app deletes from when a row of `t` is inserted, watched by the silencer.
+    private func deletingTrigger() throws -> Database {
+        let database = try loggedTable()
+        try database.execute(
+            """
+            CREATE TABLE kids (a);
+            CREATE TRIGGER clear_kids AFTER INSERT ON t WHEN NEW.a = 'clear' BEGIN DELETE FROM kids; END;
+            """)
+        database.connection.silencer.watchesDeletes = { trigger, table in trigger == "clear_kids" && table == "kids" }
+        return database
+    }
+
+    @Test func aWatchedDeleteIsNotedOnlyWhenItsStatementRunsWhileSilencing() throws {
+        let database = try deletingTrigger()
+        let silencer = database.connection.silencer
+        let insert = try database.cached("INSERT INTO t VALUES (?)")
+        try insert.run(["clear"])
+        #expect(silencer.takeDeletedWhileSilencing().isEmpty, "captured: nothing to look for")
+        let compiledOnly = try silencer.silencing { try database.prepare("INSERT INTO t VALUES ('x')") }
+        #expect(silencer.takeDeletedWhileSilencing().isEmpty, "compiled but not run")
+        _ = compiledOnly
+        try silencer.silencing { try insert.run(["other"]) }
+        #expect(silencer.takeDeletedWhileSilencing() == ["kids"], "a run of a statement whose code deletes")
+        #expect(silencer.takeDeletedWhileSilencing().isEmpty, "taken once")
+        try silencer.silencing { try database.execute("INSERT INTO t VALUES ('clear')") }
+        #expect(silencer.takeDeletedWhileSilencing() == ["kids"], "run through execute")
+    }
 }
