@@ -122,10 +122,10 @@ struct AppTriggerTests {
         #expect(j?.registers.liveness.stamp?.node == replicas[1].nodeID)
     }
 
-    /// The merge and the fold that records what the trigger deleted may fall in two processes: the one that
-    /// opens the file next finds the rows at its first fold, before it has compiled that merge itself.
-    /// Also when that process's connection makes LIKE case-sensitive (`PRAGMA case_sensitive_like`), which
-    /// once hid the uppercase DELETE of the trigger's text from the look for such triggers.
+    /// The merge and the fold that stamps what the trigger deleted may fall in two processes: the merge logs
+    /// the rows in its own transaction, and the process that opens the file next stamps them at its first
+    /// fold. Also when that process's connection makes LIKE case-sensitive (`PRAGMA case_sensitive_like`),
+    /// which once hid the uppercase DELETE of the trigger's text when the next process looked for them.
     @Test(arguments: [false, true])
     func rowsATriggerDeletedAreFoundByTheNextProcess(caseSensitiveLike: Bool) throws {
         let directory = TemporaryDirectory()
@@ -156,6 +156,32 @@ struct AppTriggerTests {
         if caseSensitiveLike { try b!.database.execute("PRAGMA case_sensitive_like = ON") }
         let j = try b!.changes(since: 0).rows.first { $0.key == "j" }
         #expect(j?.registers.liveness.isAlive == false)
+        #expect(try b!.check().isConsistent)
+    }
+
+    /// A build before layout 14 looked for such rows only at the next fold, so a file it merged into may
+    /// hold rows gone uncaptured that no sweep will look for again at this schema: the upgrade makes one.
+    @Test func aFileAnEarlierBuildMergedIntoIsSweptWhenUpgraded() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("b.sqlite")
+        var b: Replica? = try Replica(path: path, configuration: configuration(node: 2, clock: clock))
+        try b!.database.execute("CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, title TEXT)")
+        try b!.enableSync(on: "items")
+        try b!.database.execute("INSERT INTO items VALUES ('j', 'eggs'), ('k', 'milk')")
+        try b!.foldLocalWrites()
+        // What an earlier build's merge left: a row its app's trigger deleted uncaptured, the sweep at this
+        // schema version already made, layout 13.
+        let capture = "_concord_\(try b!.database.scalar("SELECT id FROM _concord_tables")!.integerValue!)_delete"
+        let trigger = try b!.database.scalar("SELECT sql FROM sqlite_schema WHERE name = ?", [.text(capture)])!
+        try b!.database.execute("DROP TRIGGER \"\(capture)\"; DELETE FROM items WHERE id = 'j'")
+        try b!.database.execute(trigger.textValue!)
+        let version = try b!.database.scalar("PRAGMA schema_version")!
+        try b!.database.execute("UPDATE _concord_state SET layout = 13, swept = ?", [version])
+        b = nil
+        b = try Replica(path: path, configuration: configuration(node: 2, clock: clock))
+        let rows = try b!.changes(since: 0).rows
+        #expect(rows.first { $0.key == "j" }?.registers.liveness.isAlive == false)
+        #expect(rows.first { $0.key == "k" }?.registers.liveness.isAlive == true)
         #expect(try b!.check().isConsistent)
     }
 

@@ -78,8 +78,10 @@ enum Metadata {
     /// the capture triggers to read when SQLite hands them the key as a number, and logs the values an
     /// `INSERT OR REPLACE` replaced in a table with value-merged columns; layout 13 keeps the causal lengths,
     /// stamps, values and counter contributions of tables sync was disabled on, for enabling them again
-    /// (``RetiredRows``). ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 13
+    /// (``RetiredRows``); layout 14 looks for the rows an app's trigger deleted while Concord merged in the
+    /// merge's own transaction (``Replica/logRowsDeletedWhileSilencing()``), so a file of this layout holds
+    /// none left to look for when it is opened. ``MetadataMigration`` upgrades every earlier layout.
+    static let layoutVersion: Int64 = 14
 
     static let createSQL = """
         CREATE TABLE \(state) (

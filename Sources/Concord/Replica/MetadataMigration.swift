@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 14: layout 13, where a merge looks for the rows the app's triggers deleted uncaptured in its own
+///   transaction; an earlier build looked at the first fold after opening, so an upgraded file is swept once
+///   (`_concord_state.swept` is emptied) for what a merge of an earlier build left.
 /// - 13: layout 12 plus `_concord_retired`, `_concord_retired_values` and `_concord_retired_counts`, where
 ///   disabling sync on a table keeps its rows' causal lengths, stamps, values and counter contributions for
 ///   enabling it again (``RetiredRows``); empty after an upgrade (a table disabled before kept nothing).
@@ -50,7 +53,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...12
+    static let upgradable: ClosedRange<Int64> = 1...13
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -85,6 +88,9 @@ struct MetadataMigration {
             if try !columnNames(of: Metadata.state).contains("swept") {
                 try database.execute("ALTER TABLE \(Metadata.state) ADD COLUMN swept INTEGER")
             }
+            // Layout 14 no longer looks at every table at each open: what a merge of an earlier build left
+            // uncaptured is looked for once, at the next fold.
+            try database.execute("UPDATE \(Metadata.state) SET swept = NULL")
             if try !columnNames(of: Metadata.peers).contains("at") {
                 try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")
             }

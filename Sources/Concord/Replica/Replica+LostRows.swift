@@ -25,11 +25,10 @@ extension Replica {
     ///
     /// Where it looks, two queries per table (the registers, the capture log): the tables a silenced
     /// statement that threw may have deleted from (the others are looked at as they finish,
-    /// ``logRowsDeletedWhileSilencing()``); at the first fold since opening, every synced table while the schema
-    /// has a trigger of the app whose text says DELETE, for a merge an earlier process made and did not
-    /// fold; and every synced table whenever the schema version differs from the one recorded at the last
-    /// sweep (`_concord_state.swept`, kept in the file so a change another process made is seen too). An
-    /// app whose schema does not change and has no deleting triggers pays one query per open.
+    /// ``logRowsDeletedWhileSilencing()``); and every synced table whenever the schema version differs from
+    /// the one recorded at the last sweep (`_concord_state.swept`, kept in the file so a change another
+    /// process made is seen too; emptied by the upgrade to layout 14, for what a merge of an earlier build,
+    /// which looked only at the next fold, left). An app whose schema does not change pays one query per open.
     ///
     /// ```swift
     /// // Another connection: CREATE UNIQUE INDEX, INSERT OR REPLACE (deleting 'p1'), DROP INDEX.
@@ -38,15 +37,6 @@ extension Replica {
     func logRowsLostUncaptured() throws {
         // Left by a silenced operation that threw before it could look (``logRowsDeletedWhileSilencing()``).
         var looked = database.connection.silencer.takeDeletedWhileSilencing()
-        if !lookedForAppTriggerDeletes {
-            lookedForAppTriggerDeletes = true
-            let deletes = try database.scalar(
-                """
-                SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'trigger'
-                    AND lower(substr(name, 1, 9)) <> '_concord_' AND instr(lower(sql), 'delete') > 0)
-                """)
-            if deletes == .integer(1) { looked.formUnion(tables.map(\.name)) }
-        }
         // The version ``checkSchemas()`` just read (a change it adopted is swept at the fold around it).
         let schemaVersion = isAdoptingSchemas ? nil : checkedSchema?.version
         var changed = false

@@ -45,8 +45,6 @@ public final class Replica {
     var refusedTables: [String: ReplicaError] = [:]
     /// Set while ``checkSchemas()`` adopts changes, so the folds it runs do not check again.
     var isAdoptingSchemas = false
-    /// Whether the first fold since opening looked at every table (see ``logRowsLostUncaptured()``).
-    var lookedForAppTriggerDeletes = false
     /// `_concord_state.swept` as last read (see ``logRowsLostUncaptured()``).
     var sweptSchemaVersion: Int64?
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
