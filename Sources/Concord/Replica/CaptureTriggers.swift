@@ -304,7 +304,11 @@ struct CaptureTriggers {
     private var deleteTrigger: String {
         let columns = table.hiddenColumns.map { ", \($0)" }.joined()
         var values = table.quotedColumns.map { "OLD.\($0)" }
-        let key = deletedKey
+        let deleted = deletedKey
+        // After the log row is written, the key is read back from it: `deletedKey` of a TEXT key looks a kept
+        // key up and is long, and SQLite parses each copy at every open and compiles it into every DELETE.
+        // (A silenced trigger leaves out both inserts, so the read never meets another row's log entry.)
+        let key = facts.keyIsText ? "(SELECT pk FROM \(Metadata.log) WHERE seq = last_insert_rowid())" : deleted
         // Whether the log holds a write of this row, since the last fold, that `condition` names. Asked only
         // of a row with a hidden copy (CASE stops at its first true WHEN): the log has no index on keys, and
         // a row the app deletes has no hidden copy but when inserted again, or showing a stand-in.
@@ -333,8 +337,8 @@ struct CaptureTriggers {
                 + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = \(key)"
         return trigger(
             "delete", "AFTER DELETE", "1",
-            ["INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)", logSQL(.delete, key: key)]
-                + unstashSQL(key, .delete))
+            [logSQL(.delete, key: deleted), "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)"]
+                + unstashSQL(deleted, .delete))
     }
 
     /// Escapes `'` for use inside an SQL string literal.

@@ -80,7 +80,8 @@ enum Metadata {
     /// stamps, values and counter contributions of tables sync was disabled on, for enabling them again
     /// (``RetiredRows``); layout 14 looks for the rows an app's trigger deleted while Concord merged in the
     /// merge's own transaction (``Replica/logRowsDeletedWhileSilencing()``), so a file of this layout holds
-    /// none left to look for when it is opened. ``MetadataMigration`` upgrades every earlier layout.
+    /// none left to look for when it is opened, and its delete triggers of tables with a TEXT key read the
+    /// key back from the log row they write. ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 14
 
     static let createSQL = """

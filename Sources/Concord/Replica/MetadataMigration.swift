@@ -10,7 +10,8 @@
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
 /// - 14: layout 13, where a merge looks for the rows the app's triggers deleted uncaptured in its own
 ///   transaction; an earlier build looked at the first fold after opening, so an upgraded file is swept once
-///   (`_concord_state.swept` is emptied) for what a merge of an earlier build left.
+///   (`_concord_state.swept` is emptied) for what a merge of an earlier build left. The delete triggers of
+///   tables with a TEXT key log the row first and read its key back from the log row, once.
 /// - 13: layout 12 plus `_concord_retired`, `_concord_retired_values` and `_concord_retired_counts`, where
 ///   disabling sync on a table keeps its rows' causal lengths, stamps, values and counter contributions for
 ///   enabling it again (``RetiredRows``); empty after an upgrade (a table disabled before kept nothing).
@@ -98,8 +99,9 @@ struct MetadataMigration {
             if found == 7 { try markMergedRegistersSeen() }
             // Layout 9 changes the delete triggers (see `CaptureTriggers`), layout 11 the update triggers of
             // tables of more than 63 columns (see `ChangeMask`), layout 12 the capture triggers of tables with a
-            // TEXT key (see `CaptureTriggers+NumericKeys.swift`); layouts 1 to 4 got them new above.
-            if (5...11).contains(found) { try reinstallTriggers() }
+            // TEXT key (see `CaptureTriggers+NumericKeys.swift`), layout 14 their delete triggers again; layouts
+            // 1 to 4 got them new above.
+            if (5...13).contains(found) { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }

@@ -5,8 +5,8 @@
 CREATE TRIGGER "_concord_1_delete" AFTER DELETE ON "lists"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_1_hidden" (pk, c0) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 1 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."title");
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 1 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_1_hidden" (pk, c0) VALUES ((SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()), OLD."title");
   DELETE FROM _concord_keys WHERE seq = (SELECT max(seq) FROM _concord_keys WHERE tbl = 1 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 1 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END));
 END;
 
@@ -79,8 +79,8 @@ CREATE TABLE "_concord_2_counters" (
 CREATE TRIGGER "_concord_2_delete" AFTER DELETE ON "items"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."list", OLD."title", OLD."done", CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END) AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END);
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()), OLD."list", OLD."title", OLD."done", CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()) AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()) AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid());
   DELETE FROM _concord_keys WHERE seq = (SELECT max(seq) FROM _concord_keys WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END));
 END;
 
@@ -150,8 +150,8 @@ END;
 CREATE TRIGGER "_concord_3_delete" AFTER DELETE ON "settings"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_3_hidden" (pk, c0, c1, c2) VALUES ((CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 3 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), OLD."theme", OLD."size", OLD."ratio");
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 3 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_3_hidden" (pk, c0, c1, c2) VALUES ((SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()), OLD."theme", OLD."size", OLD."ratio");
   DELETE FROM _concord_keys WHERE seq = (SELECT max(seq) FROM _concord_keys WHERE tbl = 3 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 3 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END));
 END;
 
@@ -202,8 +202,8 @@ END;
 CREATE TRIGGER "_concord_4_delete" AFTER DELETE ON "attachments"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_4_hidden" (pk, c0, c1) VALUES (OLD."id", OLD."payload", OLD."size");
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (4, OLD."id", 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_4_hidden" (pk, c0, c1) VALUES (OLD."id", OLD."payload", OLD."size");
 END;
 
 -- _concord_4_hidden
@@ -251,8 +251,8 @@ CREATE TABLE "_concord_4_zeros" (seq INTEGER NOT NULL, col INTEGER NOT NULL, old
 CREATE TRIGGER "_concord_5_delete" AFTER DELETE ON "scores"
 WHEN 1
 BEGIN
-  INSERT OR REPLACE INTO "_concord_5_hidden" (pk, c0) SELECT OLD."id", CASE WHEN h.pk IS NULL THEN OLD."best" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 5 AND pk = OLD."id" AND op = 1) THEN h.c0 ELSE OLD."best" END FROM (SELECT 1) LEFT JOIN "_concord_5_hidden" AS h ON h.pk = OLD."id";
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, OLD."id", 3, julianday('now'), NULL);
+  INSERT OR REPLACE INTO "_concord_5_hidden" (pk, c0) SELECT OLD."id", CASE WHEN h.pk IS NULL THEN OLD."best" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 5 AND pk = OLD."id" AND op = 1) THEN h.c0 ELSE OLD."best" END FROM (SELECT 1) LEFT JOIN "_concord_5_hidden" AS h ON h.pk = OLD."id";
 END;
 
 -- _concord_5_hidden
