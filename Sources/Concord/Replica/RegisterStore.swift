@@ -173,8 +173,7 @@ final class RegisterStore {
     /// Calls `body` with every row changed after `version`, in version then key order.
     func forEachRow(since version: Int64, _ body: (SQLiteValue, StoredRow) throws -> Void) throws {
         // Kept prepared (exports run often), unless a caller's `body` is already iterating it.
-        let kept = try statement(.since)
-        let statement = kept.isRunning ? try database.prepare(kept.sql) : kept
+        let statement = try database.idle(statement(.since))
         try statement.bind([.integer(version)])
         defer { statement.reset() }
         while try statement.step() {

@@ -119,9 +119,9 @@ final class FoldSession {
     func foldLog() throws {
         // Kept prepared, as a fold runs after nearly every write (unless a fold is already reading it);
         // reset when done, so no read stays open.
-        let kept = try database.cached(
-            "SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT ?")
-        let writes = kept.isRunning ? try database.prepare(kept.sql) : kept
+        let writes = try database.idle(
+            database.cached("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT ?")
+        )
         defer { writes.reset() }
         let size = max(1, replica.configuration.foldBatch)
         let trim = try database.cached("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
@@ -329,8 +329,8 @@ final class FoldSession {
         // A row re-inserted after a delete loses its hidden copy, unless a later delete
         // in the log made a new one: decided on the final liveness. Only those
         // re-inserts are left in the log by now, so this holds nothing in memory per write.
-        let kept = try database.cached("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq")
-        let reinserts = kept.isRunning ? try database.prepare(kept.sql) : kept
+        let reinserts = try database.idle(
+            database.cached("SELECT tbl, pk FROM \(Metadata.log) WHERE op = ? ORDER BY seq"))
         defer { reinserts.reset() }
         try reinserts.bind([.integer(Metadata.Operation.insert.rawValue)])
         while try reinserts.step() {

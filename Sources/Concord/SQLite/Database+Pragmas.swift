@@ -28,9 +28,7 @@ extension Database {
     public func pragma(_ pragma: String, of argument: String) throws -> [PragmaRow] {
         // Cached, as checks and folds ask the same ones again and again; SQLite runs it again on the schema
         // of the moment.
-        let sql = "PRAGMA main.\(pragma)('\(doubling(UInt8(ascii: "'"), in: argument))')"
-        let kept = try cached(sql)
-        let statement = kept.isRunning ? try prepare(sql) : kept
+        let statement = try idle(cached("PRAGMA main.\(pragma)('\(doubling(UInt8(ascii: "'"), in: argument))')"))
         defer { statement.reset() }
         try statement.bind([])
         let names = (0..<statement.columnCount).map(statement.columnName)

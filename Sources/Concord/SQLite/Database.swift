@@ -147,6 +147,18 @@ public final class Database {
         return statement
     }
 
+    /// `statement`, or a fresh copy of it while it is mid-run.
+    ///
+    /// Why: a kept statement (``cached(_:)``, a store's own) may be under iteration by a caller up the
+    /// stack, as when a fold runs inside an export's row callback; binding it again would reset that run.
+    ///
+    /// ```swift
+    /// let rows = try database.idle(database.cached("SELECT seq FROM log ORDER BY seq"))
+    /// ```
+    func idle(_ statement: Statement) throws -> Statement {
+        statement.isRunning ? try prepare(statement.sql) : statement
+    }
+
     /// Every row of a query.
     public func query(_ sql: String, _ values: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
         try cached(sql).all(values)
