@@ -112,10 +112,16 @@ struct ScenarioFileTests {
         ("ALTER TABLE nowhere ADD COLUMN x INTEGER", "version 2's migration fails: SQLite error"),
         ("ALTER TABLE themes RENAME COLUMN foreground TO fg", "version 2's migration is not additive: table 'themes'"),
         ("ALTER TABLE themes ADD COLUMN accent TEXT", "version 2 adds columns to table 'themes', which syncs by row"),
+        (
+            "ALTER TABLE counters ADD COLUMN views INTEGER NOT NULL DEFAULT 5",
+            "version 2's migration fails: cannot sync table 'counters': its new column views is declared a counter"
+        ),
     ])
     func releasesThatCannotRunSayWhy(migration: String, start: String) throws {
         var scenario = Scenario(name: "x")
-        scenario.workload = Workload(app: "counter", versions: [.init(migration: migration)])
+        let tables =
+            migration.contains("views") ? [Workload.Table(name: "counters", merges: ["views": "counter"])] : nil
+        scenario.workload = Workload(app: "counter", versions: [.init(migration: migration, tables: tables)])
         #expect {
             try scenario.validate()
         } throws: { error in

@@ -107,6 +107,49 @@ struct AdditiveMigrationTests {
         #expect(try a.check().isConsistent && b.check().isConsistent)
     }
 
+    /// A counter added with DEFAULT 5 would show 5 that no device added: one increment on each of two devices
+    /// converged to 2, not 7. Declaring it is refused with nothing changed; after the fix the error gives
+    /// (add it again with DEFAULT 0, then add the starting amount on one device) the count is exact.
+    @Test(arguments: ["5", "'5'", "-1.5", "X'05'"])
+    func aCounterAddedWithADefaultOtherThanZeroIsRefused(defaultSQL: String) throws {
+        let (a, b) = try pair()
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk')")
+        try Replica.sync([a, b])
+        try a.database.execute("ALTER TABLE reminders ADD COLUMN views INTEGER NOT NULL DEFAULT \(defaultSQL)")
+        // Read raw: Concord's own reads would notice the column first and adopt it as lww.
+        let metadata =
+            "SELECT type, name, sql FROM sqlite_schema UNION ALL SELECT 'declared', name, columns || merges FROM _concord_tables ORDER BY 1, 2"
+        let before = try a.database.query(metadata)
+        let error = #expect(throws: ReplicaError.self) {
+            try a.enableSync(on: "reminders", merges: ["views": .counter])
+        }
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("cannot sync table 'reminders': its new column views is declared a counter"))
+        #expect(message.contains("To fix: drop the column and add it again with DEFAULT 0"))
+        #expect(try a.database.query(metadata) == before, "a refused declaration changes nothing")
+        // The fix: the column again with DEFAULT 0, and the starting amount added by one device.
+        try a.database.execute("ALTER TABLE reminders DROP COLUMN views")
+        for replica in [a, b] {
+            try replica.database.execute("ALTER TABLE reminders ADD COLUMN views INTEGER NOT NULL DEFAULT 0")
+            try replica.enableSync(on: "reminders", merges: ["views": .counter])
+        }
+        try a.database.execute("UPDATE reminders SET views = views + 5")
+        try Replica.sync([a, b])
+        try a.database.execute("UPDATE reminders SET views = views + 1")
+        try b.database.execute("UPDATE reminders SET views = views + 1")
+        try Replica.sync([a, b])
+        for replica in [a, b] { #expect(try replica.database.scalar("SELECT views FROM reminders") == .integer(7)) }
+        #expect(try a.check().isConsistent && b.check().isConsistent)
+    }
+
+    @Test(arguments: ["0", "NULL", "0.0", "-0"])
+    func aCounterAddedWithDefaultZeroOrNullIsAccepted(defaultSQL: String) throws {
+        let (a, _) = try pair()
+        try a.database.execute("ALTER TABLE reminders ADD COLUMN views INTEGER DEFAULT \(defaultSQL)")
+        try a.enableSync(on: "reminders", merges: ["views": .counter])
+        #expect(a.tables[0].merges == [.lww, .lww, .lww, .counter])
+    }
+
     @Test func aRebuiltTableIsReconciledAndEveryWriteMadeMeanwhileArrives() throws {
         let (a, b) = try pair()
         try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'one'), ('r2', 'two')")

@@ -101,10 +101,44 @@ extension Replica {
         }
         let change = try schemaChange(of: existing)
         guard change.needsAdoption else { return }
+        if case .additive(let new) = change.kind { try refuseCountersWithABase(new, of: existing, merges: merges) }
         isAdoptingSchemas = true
         defer { isAdoptingSchemas = false }
         try withoutForeignKeyEnforcement { try adopt(change, of: existing, merges: merges) }
         forgetSchemaCheck()
+    }
+
+    /// Refuses a `counter` merge declared on a new column whose DEFAULT is not 0 (or NULL).
+    ///
+    /// Why: a counter is the sum of what each device added. The rows that predate
+    /// the column, and rows that devices without it write, show its DEFAULT, which
+    /// no device added; the first increment on a device counts from there, so a
+    /// DEFAULT of 5 incremented once on each of two devices would converge to 2,
+    /// not 7. With a DEFAULT of 0 every count is what devices added.
+    ///
+    /// ```swift
+    /// // ALTER TABLE lists ADD COLUMN views INTEGER NOT NULL DEFAULT 5
+    /// try replica.enableSync(on: "lists", merges: ["views": .counter])   // throws unsupportedTable
+    /// ```
+    private func refuseCountersWithABase(
+        _ new: [SchemaChange.NewColumn], of table: SyncedTable, merges: [String: ColumnMerge]
+    ) throws {
+        for column in new where merges[column.name] == .counter {
+            guard let expression = column.defaultSQL else { continue }
+            let value = try database.scalar("SELECT \(expression)") ?? .null
+            switch value {
+            case .null, .integer(0): continue
+            case .real(let real) where real == 0: continue
+            default: break
+            }
+            throw ReplicaError.unsupportedTable(
+                table: table.name,
+                reason: "its new column \(column.name) is declared a counter with DEFAULT \(expression): rows that "
+                    + "predate the column, and rows devices without it write, show that value although no "
+                    + "device added it, so a count would lose it at its first increment",
+                fix: "drop the column and add it again with DEFAULT 0, declare it a counter, then add each "
+                    + "row's starting amount with an UPDATE on one device; or declare it lww")
+        }
     }
 
     /// Makes `table`'s triggers, and indexes on its foreign-key columns where they are missing.
