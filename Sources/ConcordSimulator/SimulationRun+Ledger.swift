@@ -110,7 +110,7 @@ extension SimulationRun {
         let standIns =
             touched.contains { tables[$0.row.table]?.policy == .row }
             ? Dictionary(
-                grouping: try OracleSchema(of: device.replica).foreignKeys.filter { !$0.action.hidesChild },
+                grouping: try device.foreignKeys().filter { !$0.action.hidesChild },
                 by: \.child
             ).mapValues { Set($0.map(\.column)) } : [:]
         let operations = ledger.record(
