@@ -23,7 +23,7 @@ enforces it — so generic brackets such as Array<UInt8> never match.)
 
 `run` applies each mutant to a separate git worktree (/tmp/concord-mutants, reused so builds
 are incremental), builds the release `concord`, and runs the budget: the default scenario over
---seeds (1..30) and every Simulations/*.json over --file-seeds (1..64, the seeds .ci/run simulates
+--seeds (1..30) and every Simulations/*.json over --file-seeds (1..40, the seeds .ci/run simulates
 every file with, so the budget is the CI's own), two jobs each, each stopping at its first
 failing run (--fail-fast): about a minute per mutant that survives, less for one caught early.
 A mutant is "caught" when a simulation run fails (or hangs past --timeout), "survived" when every run
@@ -352,8 +352,8 @@ def main():
     runner.add_argument("--only", help="comma-separated mutant ids")
     runner.add_argument("--limit", type=int, help="the first N mutants (after --only)")
     runner.add_argument("--seeds", type=seeds, default="1..30", help="seeds of the default scenario (1..30)")
-    runner.add_argument("--file-seeds", type=seeds, default="1..64",
-                        help="seeds of each scenario file (1..64, what .ci/run simulates)")
+    runner.add_argument("--file-seeds", type=seeds, default="1..40",
+                        help="seeds of each scenario file (1..40, what .ci/run simulates)")
     runner.add_argument("--jobs", type=int, default=2)
     runner.add_argument("--timeout", type=int, default=900, help="seconds before a simulate run counts as a hang")
     sub.add_parser("score", help="the simulator-alone score of the verdicts in Papers/mutants-results.tsv")
