@@ -32,13 +32,14 @@ struct ColumnAffinityTests {
     }
 
     @Test func onlyValuesSQLiteWouldConvertAreFlagged() {
-        let values: [SQLiteValue] = [.null, .integer(5), .real(2.0), .text("5"), .blob([0x35])]
+        // A REAL column stores -0.0 as the integer 0 and reads it back as 0.0.
+        let values: [SQLiteValue] = [.null, .integer(5), .real(2.0), .text("5"), .blob([0x35]), .real(-0.0)]
         let expected: [ColumnAffinity: [Bool]] = [
-            .blob: [false, false, false, false, false],
-            .text: [false, true, true, false, false],
-            .integer: [false, false, true, true, false],
-            .numeric: [false, false, true, true, false],
-            .real: [false, true, false, true, false],
+            .blob: [false, false, false, false, false, false],
+            .text: [false, true, true, false, false, true],
+            .integer: [false, false, true, true, false, true],
+            .numeric: [false, false, true, true, false, true],
+            .real: [false, true, false, true, false, true],
         ]
         for (affinity, flags) in expected {
             #expect(values.map { affinity.mayConvert($0) } == flags, "\(affinity)")

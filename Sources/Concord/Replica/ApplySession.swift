@@ -221,12 +221,7 @@ final class ApplySession {
         if let extras = plan.extras {
             return try merge(row, remote, extras, plan: plan, stored: stored, into: &run)
         }
-        var outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
-        // A merge may make values (a custom join's) the table stores otherwise.
-        if outcome.changed {
-            outcome.merged = try store.conform(outcome.merged)
-            outcome.changed = outcome.merged != stored?.registers
-        }
+        let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
         let remoteSeen = plan.localSeen(row.seen)
         // A value may lose to a register held here without changing anything here.
         if let stored { try recordLosses(row, stored, remote, remoteSeen, outcome.merged, plan: plan) }
@@ -260,8 +255,7 @@ final class ApplySession {
         let union = RowRegisters(
             liveness: remote.liveness, columns: remote.columns + plan.extraRegisters(row.registers))
         let outcome = RowMerge.merge(local: local, remote: union, rules: plan.unionRules)
-        var merged = RowRegisters(liveness: outcome.merged.liveness, columns: Array(outcome.merged.columns[..<own]))
-        merged = try plan.store.conform(merged)
+        let merged = RowRegisters(liveness: outcome.merged.liveness, columns: Array(outcome.merged.columns[..<own]))
         let mergedExtras = RowRegisters(liveness: .unknown, columns: Array(outcome.merged.columns[own...]))
         let remoteSeen = plan.localSeen(row.seen)
         if let stored {
@@ -342,13 +336,13 @@ final class ApplySession {
         }
     }
 
-    /// The registers `row` is merged as: in this table's columns and as its table stores them, and as an
+    /// The registers `row` is merged as: in this table's columns, with its values as written, and as an
     /// interceptor (in the simulator's tests) would have them; `nil` when an interceptor drops the row.
     private func incoming(
         _ row: RowChange, plan: TablePlan, stored: RegisterStore.StoredRow?,
         run: MergeRun
     ) throws -> RowRegisters? {
-        let remote = try plan.store.conform(plan.localRegisters(row.registers))
+        let remote = plan.localRegisters(row.registers)
         guard let interceptor = replica.configuration.interceptor else { return remote }
         return try interceptor.incoming(
             remote, stored: stored?.registers, row: row, source: source,

@@ -18,8 +18,12 @@ extension Database {
                 """)
         }
         let column = affinity.rawValue.lowercased()
-        return try scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value])
-            ?? value
+        let stored =
+            try scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value]) ?? value
+        // A REAL column keeps an integral value as an integer on disk and reads it as a REAL, which
+        // RETURNING does not.
+        if affinity == .real, case .integer(let integer) = stored { return .real(Double(integer)) }
+        return stored
     }
 
     /// What a column's DEFAULT clause (`sql`, as `PRAGMA table_xinfo` gives it) evaluates to now, as a
@@ -31,20 +35,65 @@ extension Database {
     }
 }
 
-extension RegisterStore {
-    /// The registers with every value as this replica's table stores it (see ``Database/stored(_:as:)``).
+extension Database {
+    /// Whether `shown` is what a rebuilt table's column of `affinity` holds when its rows were copied from
+    /// a column, of whatever type, that held `written` as its own type converted it.
     ///
-    /// A peer whose column has another type, or a hostile one, may send `0.0`
-    /// for a column that keeps `0`: merged as sent, the register would differ
-    /// from the table the moment it is shown, and every later merge of the same
-    /// register would find a change.
-    func conform(_ registers: RowRegisters) throws -> RowRegisters {
-        guard let affinities else { return registers }
-        var result = registers
-        for (index, column) in registers.columns.enumerated() {
-            guard let column, index < affinities.count, affinities[index].mayConvert(column.value) else { continue }
-            result.columns[index]?.value = try database.stored(column.value, as: affinities[index])
+    /// Why: the registers keep a value as its writer wrote it (`'007'`), an old `INTEGER` column showed
+    /// `7`, and a rebuild to `TEXT` copies that as `'7'`: a copy, not the app's write, and the row shows
+    /// `'007'` again. A value the app wrote that is equal to such a copy cannot be told from one.
+    func isCopy(_ shown: SQLiteValue, of written: SQLiteValue, as affinity: ColumnAffinity) throws -> Bool {
+        if shown == written { return true }
+        for old in [ColumnAffinity.integer, .real, .numeric, .text] where old.mayConvert(written) {
+            if try stored(stored(written, as: old), as: affinity) == shown { return true }
+        }
+        return false
+    }
+}
+
+extension RegisterStore {
+    /// The columns whose value this replica's table would store as another value, each with the value it
+    /// stores (SQLite's answer, see ``Database/stored(_:as:)``).
+    ///
+    /// Why: a column's declared type is the app's, and devices on different versions of the app declare
+    /// it differently (an `INTEGER` zip code made `TEXT` by a table rebuild). The registers keep every
+    /// value as its writer wrote it, so that each device relays and merges the same value under the same
+    /// stamp; the table shows what its own column makes of it, and the row keeps the written values in
+    /// its hidden copy, as it does behind a foreign key's stand-in. Stored as the column stores it, `'007'`
+    /// would come back as `7` from an `INTEGER` column, and the writer's own device would take that for
+    /// the same write with another value.
+    ///
+    /// ```swift
+    /// try store.conversions(of: [.text("007"), .text("x")])   // [0: .integer(7)] in (INTEGER, TEXT)
+    /// ```
+    func conversions(of values: [SQLiteValue]) throws -> [Int: SQLiteValue] {
+        guard let affinities else { return [:] }
+        var result: [Int: SQLiteValue] = [:]
+        for (index, value) in values.enumerated()
+        where index < affinities.count && affinities[index].mayConvert(value) {
+            let stored = try database.stored(value, as: affinities[index])
+            if stored != value { result[index] = stored }
         }
         return result
+    }
+
+    /// The value as written of what a shown row's `column` shows (`shown`): the one its hidden copy keeps
+    /// when its column converted that, or `shown` itself.
+    ///
+    /// Why: a local write of a value-merged column joins with what the register held, and the capture
+    /// log has only what the table showed (`9` in an `INTEGER` column, for the `'9'` a peer wrote).
+    func written(_ key: SQLiteValue, column: Int, shown: SQLiteValue) throws -> SQLiteValue {
+        guard let affinity = affinities?[column], affinity != .blob, !shown.isNull else { return shown }
+        let kept = try database.cached("SELECT \(table.hiddenColumns[column]) FROM \(table.hiddenTable) WHERE pk = ?")
+            .all([key]).first?.first
+        guard let kept, kept != shown, try database.stored(kept, as: affinity) == shown else { return shown }
+        return kept
+    }
+
+    /// What a shown row's columns show in place of its registers' values: the stand-ins visibility
+    /// gave (`standIns`), and the values its table's columns convert. A row with any keeps its
+    /// registers' values in its hidden copy.
+    func shownOverrides(of values: [SQLiteValue], standIns: [Int: SQLiteValue]) throws -> [Int: SQLiteValue] {
+        try conversions(of: values).merging(standIns) { _, standIn in standIn }
     }
 }

@@ -33,10 +33,12 @@ struct PendingJoins {
     }
 
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
+    /// `hiddenCopies` says the row may keep its values as written in a hidden copy (see
+    /// ``RegisterStore/written(_:column:shown:)``).
     mutating func fold(
         _ write: LoggedValues, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
         before: RowRegisters?, after: inout RowRegisters, stamp: Stamp,
-        functions: [String: MergeFunction]
+        functions: [String: MergeFunction], hiddenCopies: Bool = false
     ) throws {
         let position = position(of: key, table: table, store: store)
         for (slot, index) in table.joinedColumns.enumerated() where write.changed[index] {
@@ -65,8 +67,8 @@ struct PendingJoins {
                 register = LocalJoin.join(
                     new, stamp: stamp,
                     base: try base(
-                        index, held: held, old: old, write: write,
-                        position: position, store: store, key: key),
+                        index, held: held, old: hiddenCopies ? store.written(key, column: index, shown: old) : old,
+                        write: write, position: position, store: store, key: key),
                     merge: merge, functions: functions)
             }
             rows[position].registers[index] = register
@@ -104,15 +106,20 @@ struct PendingJoins {
         return rows.count - 1
     }
 
-    /// Writes contributions and shows the joined values where each row's values live.
-    func write() throws {
+    /// Writes contributions and shows the joined values where each row's values live; returns the rows
+    /// that have a hidden copy, to reproject (see ``RegisterStore/setValue(_:column:_:)``).
+    func write() throws -> [RowRef] {
+        var copied: [RowRef] = []
         for row in rows {
+            var hasCopy = false
             for (index, register) in row.registers.sorted(by: { $0.key < $1.key }) {
                 if row.store.table.merges[index] == .counter {
                     try row.store.writeContributions(row.key, column: index, register.contributions)
                 }
-                try row.store.setValue(row.key, column: index, register.value)
+                if try row.store.setValue(row.key, column: index, register.value) { hasCopy = true }
             }
+            if hasCopy { copied.append(RowRef(table: row.store.table.name, key: row.key)) }
         }
+        return copied
     }
 }

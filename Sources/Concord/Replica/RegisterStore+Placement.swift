@@ -7,8 +7,9 @@ import ConcordCore
 /// own value. Each answer is handled here so that the table never shows what the registers do not.
 extension RegisterStore {
     /// Puts a row's values where `placement` says: the user table (with any
-    /// stand-ins for parents that are not visible, the real values then kept
-    /// in the hidden copy) or the hidden copy alone.
+    /// stand-ins for parents that are not visible, and any value converted by
+    /// its column's type, the registers' values then kept in the hidden copy)
+    /// or the hidden copy alone.
     ///
     /// Returns the placement taken: a row whose values would break a NOT NULL
     /// or CHECK constraint of the user table is parked instead of shown.
@@ -19,9 +20,10 @@ extension RegisterStore {
     ) throws -> Placement {
         var values = shownValues(registers)
         switch placement {
-        case .shown(let overrides):
+        case .shown(let standIns):
             let unset = volatileColumns.filter { registers.columns[$0] == nil }
             for column in unset { values[column] = try evaluateDefault(of: column) }
+            let overrides = try shownOverrides(of: values, standIns: standIns)
             // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
             var shown = try Statement.Parameters(statement(.upsertShown))
             let bound = overrides.isEmpty ? values : values.indices.map { overrides[$0] ?? values[$0] }

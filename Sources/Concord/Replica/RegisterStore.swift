@@ -11,7 +11,8 @@ final class RegisterStore {
     let database: Database
     /// The node directory the replica shares with all its stores.
     let nodes: NodeDirectory
-    /// Each column's affinity (apply conforms every row to it); `nil` when the table's facts are unknown.
+    /// Each column's affinity (a shown row shows each value as it converts it, see ``conversions(of:)``); `nil` when
+    /// the table's facts are unknown.
     /// Given when the store is made: stores are made anew whenever the synced tables change.
     let affinities: [ColumnAffinity]?
     /// What each column shows while it has no register (its DEFAULT, or NULL): a column a migration
@@ -264,28 +265,43 @@ final class RegisterStore {
         }
     }
 
-    /// Sets one column's value wherever the row's values live: the user table, the hidden copy, or both
-    /// (as the table stores it, so that both hold the same).
-    func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws {
-        let affinity = affinities?[column] ?? .blob
-        let value = try database.stored(value, as: affinity)
-        try database.execute(
-            "UPDATE \(table.qualifiedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
-            [value, key])
-        try database.execute(
-            "UPDATE \(table.hiddenTable) SET \(table.hiddenColumns[column]) = ? WHERE pk = ?", [value, key])
+    /// Sets one column's value wherever the row's values live: the user table (as its column stores it),
+    /// the hidden copy, or both; returns whether the row has a hidden copy.
+    ///
+    /// A shown row whose column converts the value gets a hidden copy to keep the value as set (see
+    /// ``conversions(of:)``); one that no longer needs its copy keeps it until it is reprojected, so a
+    /// caller reprojects the rows this returns true for.
+    @discardableResult
+    func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws -> Bool {
+        let shown = try database.stored(value, as: affinities?[column] ?? .blob)
+        try database.cached(
+            "UPDATE \(table.qualifiedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?"
+        ).run([shown, key])
+        if shown != value && database.changes > 0 {
+            try database.cached(
+                "INSERT OR IGNORE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
+                    + "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
+                    + "FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?"
+            ).run([key])
+        }
+        try database.cached("UPDATE \(table.hiddenTable) SET \(table.hiddenColumns[column]) = ? WHERE pk = ?")
+            .run([value, key])
+        return database.changes > 0
     }
 
-    /// Copies columns a local update changed from the user table into the row's hidden copy, if it has one.
-    func refreshHiddenCopy(_ key: SQLiteValue, changed: [Bool]) throws {
+    /// Copies columns a local update changed from the user table into the row's hidden copy, if it has one;
+    /// returns whether it had one.
+    @discardableResult
+    func refreshHiddenCopy(_ key: SQLiteValue, changed: [Bool]) throws -> Bool {
         let assignments = table.quotedColumns.indices.filter { changed[$0] }.map {
             "\(table.hiddenColumns[$0]) = t.\(table.quotedColumns[$0])"
         }
-        guard !assignments.isEmpty else { return }
-        try database.execute(
+        guard !assignments.isEmpty else { return false }
+        try database.cached(
             "UPDATE \(table.hiddenTable) SET \(assignments.joined(separator: ", ")) "
-                + "FROM \(table.qualifiedName) AS t WHERE \(table.hiddenTable).pk = ? AND t.\(table.quotedKey) = ?",
-            [key, key])
+                + "FROM \(table.qualifiedName) AS t WHERE \(table.hiddenTable).pk = ? AND t.\(table.quotedKey) = ?"
+        ).run([key, key])
+        return database.changes > 0
     }
 
     // MARK: Writing
@@ -307,16 +323,30 @@ final class RegisterStore {
     /// the value it holds there.
     ///
     /// The column's affinity may convert what is asked for (`'1.0'` finds `1` in an INTEGER column), so
-    /// a caller that needs the exact value checks the one returned.
+    /// a caller that needs the exact value checks the one returned. A hidden copy keeps values as written,
+    /// which the column may convert to one of `values` (`'07'` is `7` to an INTEGER column): the hidden
+    /// values of a type the column converts are returned too, for the caller to check. (Values sort by
+    /// type, numbers before text before blobs, so the column's index finds those in one range, empty in
+    /// a column that holds its own type.)
     func keys(where column: Int, isOneOf values: [SQLiteValue]) throws -> [(key: SQLiteValue, value: SQLiteValue)] {
         let list = Array(repeating: "?", count: values.count).joined(separator: ", ")
         let shownColumn = table.quotedColumns[column]
         let shown = try database.query(
             "SELECT \(table.quotedKey), \(shownColumn) FROM \(table.qualifiedName) WHERE \(shownColumn) IN (\(list))",
             values)
-        let hidden = try database.query(
-            "SELECT pk, \(table.hiddenColumns[column]) FROM \(table.hiddenTable) "
-                + "WHERE \(table.hiddenColumns[column]) IN (\(list))", values)
+        let hiddenColumn = table.hiddenColumns[column]
+        var hidden = try database.query(
+            "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(hiddenColumn) IN (\(list))", values)
+        let converted: String? =
+            switch affinities?[column] ?? .blob {
+            case .blob: nil
+            case .text: "\(hiddenColumn) < ''"
+            case .integer, .real, .numeric: "\(hiddenColumn) >= '' AND \(hiddenColumn) < x''"
+            }
+        if let converted {
+            hidden += try database.query(
+                "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(converted) ORDER BY pk")
+        }
         return (shown + hidden).map { (key: $0[0], value: $0[1]) }
     }
 

@@ -102,12 +102,14 @@ private struct ProjectionCheck {
     private func placementProblems(_ key: SQLiteValue, _ row: RegisterStore.StoredRow) throws -> [CheckReport.Problem] {
         let name = ref(key)
         switch try reprojection.placement(name) {
-        case .shown(let overrides):
+        case .shown(let standIns):
             guard row.shown else {
                 return constrained.contains(key) ? [] : [.visibleButNotShown(name, parked: parked[key])]
             }
             var problems: [CheckReport.Problem] = []
-            var expected = replica.store(table).shownValues(row.registers)
+            let store = replica.store(table)
+            var expected = store.shownValues(row.registers)
+            let overrides = try store.shownOverrides(of: expected, standIns: standIns)
             for (index, value) in overrides { expected[index] = value }
             let select =
                 "SELECT \(table.quotedColumns.joined(separator: ", ")) FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?"

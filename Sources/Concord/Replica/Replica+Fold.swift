@@ -87,6 +87,8 @@ final class FoldSession {
     /// Rows of tables with foreign keys the fold touched, for the reprojection, in first-seen order.
     private var folded: [RowRef] = []
     private var seen: Set<RowRef> = []
+    /// Per table id, whether its hidden table held rows (see ``mayHaveHiddenCopies(_:)``).
+    private var hiddenCopies: [Int64: Bool] = [:]
     /// The last log position of each logged key, read on the first cascade (see ``cascade(from:at:time:)``).
     private var lastLogged: [RowRef: Int64]?
     /// The log position of the first insert of each logged key, read with ``lastLogged``.
@@ -114,6 +116,17 @@ final class FoldSession {
     }
 
     private var database: Database { replica.database }
+
+    /// Whether `table`'s hidden table held any row when this fold began (read once per table): only then
+    /// may a row the app updates have a hidden copy to keep up to date.
+    private func mayHaveHiddenCopies(_ table: SyncedTable) throws -> Bool {
+        if let known = hiddenCopies[table.id] { return known }
+        let known =
+            try database.cached("SELECT EXISTS (SELECT 1 FROM \(table.hiddenTable))").all([]).first?.first
+            != .integer(0)
+        hiddenCopies[table.id] = known
+        return known
+    }
 
     /// Folds every write the log holds, in write order.
     func foldLog() throws {
@@ -190,7 +203,8 @@ final class FoldSession {
             try joins.fold(
                 .init(isInsert: write.operation == .insert, changed: changed, logged: logged.first ?? []),
                 table: write.table, store: store, key: write.key, before: before?.registers, after: &after,
-                stamp: stamp, functions: replica.configuration.merges)
+                stamp: stamp, functions: replica.configuration.merges,
+                hiddenCopies: try write.operation == .update && mayHaveHiddenCopies(write.table))
         }
         // What this write saw of each column it wrote, kept for deciding later whether a value that loses to
         // it was a conflict (a delete writes no column; a new row saw nothing).
@@ -247,10 +261,12 @@ final class FoldSession {
             }
             joins.settleCounters(of: ref.key, in: table, life: life)
         }
-        if operation == .update && replica.parents(of: ref.table).contains(where: { !$0.action.hidesChild }) {
-            try store.refreshHiddenCopy(ref.key, changed: changed)
-        }
-        if replica.hasRelations(ref.table) {
+        // A shown row keeps a hidden copy behind a stand-in or a value its column converts: what the app
+        // wrote goes there too, and the row is placed again (the copy may no longer be needed).
+        let copied =
+            try operation == .update && mayHaveHiddenCopies(table)
+            && store.refreshHiddenCopy(ref.key, changed: changed)
+        if replica.hasRelations(ref.table) || copied {
             if seen.insert(ref).inserted { folded.append(ref) }
         } else if operation != .update, anyParked {
             // The app wrote a row that was parked (for a constraint): what it wrote is what shows.
@@ -362,7 +378,7 @@ final class FoldSession {
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:
         // the triggers must not capture it.
         try replica.withoutCapture {
-            try joins.write()
+            for ref in try joins.write() where seen.insert(ref).inserted { folded.append(ref) }
             guard !folded.isEmpty else { return }
             let reprojection = Reprojection(replica: replica)
             try reprojection.reproject(folded)

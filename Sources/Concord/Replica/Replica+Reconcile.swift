@@ -54,16 +54,26 @@ extension Replica {
                             separator: ", ")
                         + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")")
             var present: Set<SQLiteValue> = []
+            // Rows whose hidden copy keeps values as written that their old columns converted: shown again
+            // at the end, as their new columns convert them.
+            var copies: [RowRef] = []
             for row in try database.query(
                 "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
                     + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
             {
                 let key = row[0]
                 present.insert(key)
-                let stored = try store.load(key)?.registers
+                let loaded = try store.load(key)
+                let stored = loaded?.registers
                 let isInsert = !(stored?.liveness.isAlive ?? false) || parked.contains(key)
-                let changed = table.columns.indices.map { column in
-                    guard column >= first else { return true }
+                let kept = !isInsert && loaded?.hasHiddenValues == true ? stored : nil
+                if kept != nil { copies.append(RowRef(table: table.name, key: key)) }
+                let changed = try table.columns.indices.map { column in
+                    guard column >= first else {
+                        // The rebuild copied what the old column showed of a value written elsewhere.
+                        guard let written = kept?.columns[column]?.value else { return true }
+                        return try !database.isCopy(row[1 + column], of: written, as: facts.affinities[column])
+                    }
                     // A new column's register came from a newer peer (relayed): written if the table differs.
                     if let register = stored?.columns[column] { return row[1 + column] != register.value }
                     // A DEFAULT that changes (`CURRENT_TIMESTAMP`) gave this device a value of its own: written.
@@ -92,6 +102,7 @@ extension Replica {
             }
             try logDeletes(of: table, except: present.union(parked), log: log)
             try foldLocalWrites()
+            try withoutCapture { try Reprojection(replica: self).reproject(copies) }
         }
     }
 

@@ -45,7 +45,6 @@ extension Replica {
                     : register
             }
             RowMerge.settle(&merged, rules)
-            merged = try store.conform(merged)
             try store.writeMetadata(key, merged, version: stored.version, previous: stored.version)
             try store.writeCounters(key, merged, previous: stored)
             let ref = RowRef(table: table.name, key: key)

@@ -334,8 +334,16 @@ public final class Replica {
     /// The parent key a child's `value` names through `key`, as this replica's SQLite compares them.
     ///
     /// ``ForeignKey/parentKey(of:)`` gives the rule; a real is printed by SQLite itself, as its
-    /// foreign-key check prints it.
-    func parentKey(of value: SQLiteValue, through key: ForeignKey) throws -> SQLiteValue {
+    /// foreign-key check prints it. The check compares what the child's column shows, so a value
+    /// written under another type (`'007'`, kept as written; see ``RegisterStore/conversions(of:)``)
+    /// names the key its column converts it to.
+    func parentKey(of written: SQLiteValue, through key: ForeignKey) throws -> SQLiteValue {
+        var value = written
+        if let affinities = captureFacts[key.child]?.affinities, affinities.indices.contains(key.column),
+            affinities[key.column].mayConvert(value)
+        {
+            value = try database.stored(value, as: affinities[key.column])
+        }
         guard key.parentKeyIsText, case .real = value else { return key.parentKey(of: value) }
         return try database.stored(value, as: .text)
     }

@@ -1,11 +1,11 @@
 /// A column's type affinity: how SQLite converts a value stored in it (section 3.1 of "Datatypes In SQLite").
 ///
-/// A value merged from a peer is stored in this replica's user table, whose
+/// A value merged from a peer is shown in this replica's user table, whose
 /// affinity may turn it into another value: `0.0` into `0` in an INTEGER
-/// column, `5` into `'5'` in a TEXT column. Registers must hold what the table
-/// holds, or a merge would see a difference every time it met the value again.
-/// ``mayConvert(_:)`` says cheaply whether SQLite would touch a value; only then
-/// is SQLite asked what it makes of it (see ``RegisterStore/conform(_:)``).
+/// column, `5` into `'5'` in a TEXT column. Registers keep the value as
+/// written (a peer whose column has another type wrote it so), and the table
+/// shows the converted one. ``mayConvert(_:)`` says cheaply whether SQLite would touch a value; only then
+/// is SQLite asked what it makes of it (see `RegisterStore.conversions(of:)` in Concord).
 ///
 /// ```swift
 /// ColumnAffinity(declaredType: "VARCHAR(20)")     // .text
@@ -46,7 +46,8 @@ package enum ColumnAffinity: String, Hashable, Sendable {
         case (.text, _): true
         case (.integer, .integer), (.numeric, .integer): false
         case (.integer, _), (.numeric, _): true
-        case (.real, .real): false
+        // A REAL column stores an integral real as an integer, and so reads -0.0 back as 0.0.
+        case (.real, .real(let real)): real == 0 && real.sign == .minus
         case (.real, _): true
         }
     }

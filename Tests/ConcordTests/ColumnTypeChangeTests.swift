@@ -1,0 +1,278 @@
+import ConcordCore
+import ConcordTestSupport
+import ConcordTesting
+import Testing
+
+@testable import Concord
+
+/// A value a device's column would convert is shown converted there, and kept, relayed and merged as
+/// its writer wrote it.
+///
+/// Devices of one user run different releases of an app, and a release may rebuild a table to change
+/// a column's type (a zip code declared `INTEGER`, then `TEXT`). A device still on the old release
+/// stored `'007'` as `7` and relayed that under the writer's stamp: the writer's own device then took
+/// it for the same write with another value and showed `'7'`, and the `'007'` was gone everywhere
+/// while `check` said ok.
+@Suite(.tags(.replica))
+struct ColumnTypeChangeTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    /// Replicas whose table `t` declares `n` with each of `types`, one replica per type.
+    private func replicas(_ types: [String], merge: ColumnMerge = .lww) throws -> [Replica] {
+        try types.enumerated().map { index, type in
+            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+            try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n \(type), w TEXT)")
+            try replica.enableSync(on: "t", merges: merge == .lww ? [:] : ["n": merge])
+            return replica
+        }
+    }
+
+    /// Rebuilds `t` with `n` declared `type`, as SQLite documents for schema changes.
+    private func rebuild(_ replica: Replica, to type: String) throws {
+        try replica.database.execute(
+            """
+            BEGIN;
+            CREATE TABLE t_new (id TEXT PRIMARY KEY NOT NULL, n \(type), w TEXT);
+            INSERT INTO t_new SELECT * FROM t;
+            DROP TABLE t;
+            ALTER TABLE t_new RENAME TO t;
+            COMMIT;
+            """)
+    }
+
+    private func shown(_ replica: Replica) throws -> [[SQLiteValue]] {
+        try replica.database.query("SELECT id, n, w FROM t ORDER BY id")
+    }
+
+    private func expectConsistent(_ replicas: [Replica]) throws {
+        for replica in replicas {
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+    }
+
+    @Test func aValueAnOlderColumnConvertsIsRelayedAsWritten() throws {
+        // A and C are on the release that made `n` TEXT; B is not.
+        let (a, b, c) = try {
+            let r = try replicas(["TEXT", "INTEGER", "TEXT"])
+            return (r[0], r[1], r[2])
+        }()
+        try a.database.execute("INSERT INTO t VALUES ('z', '007', 'x')")
+        clock.advance(by: 10)
+        try Replica.sync([a, b])
+        try Replica.sync([b, c])
+        #expect(try shown(a) == [["z", "007", "x"]])
+        #expect(try shown(b) == [["z", 7, "x"]])
+        #expect(try shown(c) == [["z", "007", "x"]])
+        try expectConsistent([a, b, c])
+        // Merging the same write again changes nothing: B holds it as it was written.
+        #expect(try b.apply(a.changes(since: 0)).applied == 0)
+        #expect(try a.apply(b.changes(since: 0)).applied == 0)
+    }
+
+    @Test func theOlderDeviceShowsTheValueAsWrittenOnceItUpgrades() throws {
+        let r = try replicas(["INTEGER", "INTEGER"])
+        try r[0].database.execute("INSERT INTO t VALUES ('z', 1, 'x'), ('y', 2, 'x')")
+        try Replica.sync(r)
+        clock.advance(by: 10)
+        try rebuild(r[0], to: "TEXT")
+        clock.advance(by: 10)
+        try r[0].database.execute("UPDATE t SET n = '007' WHERE id = 'z'")
+        clock.advance(by: 10)
+        try Replica.sync(r)
+        #expect(try shown(r[1]) == [["y", 2, "x"], ["z", 7, "x"]])
+        clock.advance(by: 10)
+        try rebuild(r[1], to: "TEXT")
+        clock.advance(by: 10)
+        try Replica.sync(r)
+        for replica in r { #expect(try shown(replica) == [["y", "2", "x"], ["z", "007", "x"]]) }
+        try expectConsistent(r)
+    }
+
+    @Test func anEditOnTheOlderDeviceReplacesTheValueItKept() throws {
+        let r = try replicas(["TEXT", "INTEGER"])
+        try r[0].database.execute("INSERT INTO t VALUES ('z', '007', 'x')")
+        try Replica.sync(r)
+        clock.advance(by: 10)
+        // An edit of another column keeps the value as written; an edit of `n` replaces it.
+        try r[1].database.execute("UPDATE t SET w = 'edited' WHERE id = 'z'")
+        clock.advance(by: 10)
+        try Replica.sync(r)
+        #expect(try shown(r[0]) == [["z", "007", "edited"]])
+        try expectConsistent(r)
+        try r[1].database.execute("UPDATE t SET n = 8 WHERE id = 'z'")
+        clock.advance(by: 10)
+        try Replica.sync(r)
+        #expect(try shown(r[0]) == [["z", "8", "edited"]])
+        #expect(try shown(r[1]) == [["z", 8, "edited"]])
+        try expectConsistent(r)
+    }
+
+    @Test(arguments: [
+        ("TEXT", SQLiteValue.integer(42), SQLiteValue.text("42")),
+        ("REAL", .integer(7), .real(7)),
+        ("INTEGER", .real(2.0), .integer(2)),
+        ("NUMERIC", .text("1e2"), .integer(100)),
+    ])
+    func aNumberOrTextAnotherTypeConvertsIsRelayedAsWritten(
+        type: String, written: SQLiteValue, converted: SQLiteValue
+    ) throws {
+        let r = try replicas(["", type, ""])
+        try r[0].database.execute("INSERT INTO t VALUES ('z', ?, 'x')", [written])
+        clock.advance(by: 10)
+        try Replica.sync([r[0], r[1]])
+        try Replica.sync([r[1], r[2]])
+        #expect(try shown(r[1]) == [["z", converted, "x"]])
+        #expect(try shown(r[2]) == [["z", written, "x"]])
+        try expectConsistent(r)
+    }
+
+    /// A value-merged column joins the values as written; each device shows the join as its column holds it.
+    @Test func aJoinIsOfTheValuesAsWritten() throws {
+        let r = try replicas(["TEXT", "INTEGER"], merge: .max)
+        try r[0].database.execute("INSERT INTO t VALUES ('z', '9', 'x')")
+        try Replica.sync(r)
+        clock.advance(by: 10)
+        // By SQLite's order every TEXT is above every INTEGER: the join of 20 and '9' is '9'.
+        try r[1].database.execute("UPDATE t SET n = 20 WHERE id = 'z'")
+        clock.advance(by: 10)
+        try Replica.sync(r)
+        #expect(try shown(r[0]) == [["z", "9", "x"]])
+        #expect(try shown(r[1]) == [["z", 9, "x"]])
+        try expectConsistent(r)
+    }
+
+    /// A child names the parent its own column's value names, as SQLite's foreign-key check compares it.
+    @Test func aChildNamesTheParentItsColumnShows() throws {
+        let r = try ["TEXT", "INTEGER"].enumerated().map { index, type in
+            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+            try replica.database.execute(
+                """
+                PRAGMA foreign_keys = ON;
+                CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL);
+                CREATE TABLE c (id TEXT PRIMARY KEY NOT NULL, pid \(type) REFERENCES p(id) ON DELETE CASCADE);
+                """)
+            try replica.enableSync(on: "p")
+            try replica.enableSync(on: "c")
+            return replica
+        }
+        try r[0].database.execute("INSERT INTO p VALUES ('07'); INSERT INTO c VALUES ('c1', '07')")
+        try Replica.sync(r)
+        // To the INTEGER column, '07' is 7, which names the parent '7': none yet.
+        #expect(try r[1].database.query("SELECT id FROM c") == [])
+        try expectConsistent(r)
+        try r[0].database.execute("INSERT INTO p VALUES ('7')")
+        clock.advance(by: 10)
+        try Replica.sync(r)
+        #expect(try r[0].database.query("SELECT id, pid FROM c") == [["c1", "07"]])
+        #expect(try r[1].database.query("SELECT id, pid FROM c") == [["c1", 7]])
+        try expectConsistent(r)
+    }
+}
+
+/// Whatever types devices declare for a column, and whatever values they write there, every device holds
+/// the same registers, shows them as its own columns store them, and shows the same rows once all
+/// declare the same types.
+@Suite("Columns declared with other types on other devices", .tags(.replica, .property), .timeLimit(.hangGuard))
+struct ColumnTypePropertyTests {
+    /// Declared types covering every affinity, some as apps write them.
+    static let types = ["", "INTEGER", "TEXT", "REAL", "NUMERIC", "BLOB", "VARCHAR(5)", "BOOLEAN", "DOUBLE"]
+
+    @Test func propertyDevicesThatDeclareOtherTypesHoldTheSameRegisters() throws {
+        try Property.check(seed: 0x7E_C0DE, iterations: 80) { source in
+            let columnCount = source.int(in: 1...3)
+            let types = (0..<3).map { _ in
+                (0..<columnCount).map { _ in Self.types[source.int(in: 0...Self.types.count - 1)] }
+            }
+            let policy: TablePolicy = source.bool(probability: 0.25) ? .row : .column
+            // Under the column policy, a column may join its values (by SQLite's order of values).
+            let merges: [String: ColumnMerge] =
+                policy == .row
+                ? [:]
+                : Dictionary(
+                    uniqueKeysWithValues: (0..<columnCount).compactMap { column in
+                        [nil, nil, ColumnMerge.max, .min][source.int(in: 0...3)].map { ("c\(column)", $0) }
+                    })
+            source.note(
+                "types per device \(types), \(policy.rawValue) policy, merges \(merges.sorted { $0.key < $1.key })")
+            func create(_ types: [String], named name: String = "t") -> String {
+                "CREATE TABLE \(name) (id TEXT PRIMARY KEY NOT NULL"
+                    + types.enumerated().map { ", c\($0) \($1)" }.joined() + ")"
+            }
+            let clock = ManualClock(unixMilliseconds: epoch2026)
+            let devices = try (0..<3).map { index in
+                let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+                try replica.database.execute(create(types[index]))
+                try replica.enableSync(on: "t", policy: policy, merges: merges)
+                return replica
+            }
+            let values = Gen.anySQLiteValue(largeLengths: nil)
+            for _ in 0..<source.int(in: 1...10) {
+                clock.advance(by: Int64(source.int(in: 0...2)))
+                let writer = devices[source.int(in: 0...2)]
+                let key = SQLiteValue.text(SQLiteText("k\(source.int(in: 1...3))"))
+                let kind = source.int(in: 0...5)
+                if kind == 0 {
+                    try writer.database.execute("DELETE FROM t WHERE id = ?", [key])
+                } else if kind <= 2 {
+                    let row = [key] + (0..<columnCount).map { _ in values.generate(using: &source) }
+                    try writer.database.execute(
+                        "INSERT OR REPLACE INTO t VALUES (" + row.map { _ in "?" }.joined(separator: ", ") + ")", row)
+                } else {
+                    let column = source.int(in: 0...columnCount - 1)
+                    try writer.database.execute(
+                        "UPDATE t SET c\(column) = ? WHERE id = ?", [values.generate(using: &source), key])
+                }
+                for _ in 0..<source.int(in: 0...2) {
+                    let (from, to) = (source.int(in: 0...2), source.int(in: 0...2))
+                    if from != to {
+                        _ = try deliver(from: devices[from], to: devices[to], as: source.bool() ? .binary : .json)
+                    }
+                }
+            }
+            try Replica.sync(devices)
+            func registers(_ replica: Replica) throws -> [Substring] {
+                try replica.canonicalDump().split(separator: "\n").filter { $0.hasPrefix("  reg ") }
+            }
+            for device in devices {
+                let report = try device.check()
+                guard report.isConsistent else { throw PredicateFailed("device \(device.nodeID): \(report)") }
+                guard try registers(device) == registers(devices[0]) else {
+                    throw PredicateFailed(
+                        "device \(device.nodeID) holds other registers than device 0:\n"
+                            + (try registers(device).joined(separator: "\n")) + "\nagainst\n"
+                            + (try registers(devices[0]).joined(separator: "\n")))
+                }
+            }
+            // The others rebuild their table with device 0's types: then all show the same. Not where a
+            // rebuild converts the values of a column that joins them: the copy is recorded as the
+            // rebuilding device's write (see `Replica.reconcile`), whose join with what the column held
+            // cannot be made, as that is gone with the old table (a known limit, in Migrations.md).
+            let converted = merges.keys.contains { name in
+                let column = Int(name.dropFirst())!
+                return types.dropFirst().contains {
+                    ColumnAffinity(declaredType: $0[column]) != ColumnAffinity(declaredType: types[0][column])
+                }
+            }
+            if converted { return }
+            clock.advance(by: 1_000)
+            for device in devices.dropFirst() {
+                try device.database.execute(
+                    create(types[0], named: "t_new") + "; INSERT INTO t_new SELECT * FROM t; DROP TABLE t; "
+                        + "ALTER TABLE t_new RENAME TO t")
+            }
+            try Replica.sync(devices)
+            let select = "SELECT * FROM t ORDER BY id"
+            for device in devices {
+                guard try device.database.query(select) == devices[0].database.query(select),
+                    try device.canonicalDump() == devices[0].canonicalDump(), try device.check().isConsistent
+                else {
+                    throw PredicateFailed(
+                        "device \(device.nodeID) differs after all declared the same types:\n"
+                            + (try device.canonicalDump()) + "against device 0:\n" + (try devices[0].canonicalDump())
+                            + (try device.check().description))
+                }
+            }
+        }
+    }
+}
