@@ -331,12 +331,13 @@ final class RegisterStore {
     func keys(where column: Int, isOneOf values: [SQLiteValue]) throws -> [(key: SQLiteValue, value: SQLiteValue)] {
         let list = Array(repeating: "?", count: values.count).joined(separator: ", ")
         let shownColumn = table.quotedColumns[column]
-        let shown = try database.query(
-            "SELECT \(table.quotedKey), \(shownColumn) FROM \(table.qualifiedName) WHERE \(shownColumn) IN (\(list))",
-            values)
+        let shown = try database.cached(
+            "SELECT \(table.quotedKey), \(shownColumn) FROM \(table.qualifiedName) WHERE \(shownColumn) IN (\(list))"
+        ).all(values)
         let hiddenColumn = table.hiddenColumns[column]
-        var hidden = try database.query(
-            "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(hiddenColumn) IN (\(list))", values)
+        var hidden = try database.cached(
+            "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(hiddenColumn) IN (\(list))"
+        ).all(values)
         let converted: String? =
             switch affinities?[column] ?? .blob {
             case .blob: nil
@@ -344,8 +345,9 @@ final class RegisterStore {
             case .integer, .real, .numeric: "\(hiddenColumn) >= '' AND \(hiddenColumn) < x''"
             }
         if let converted {
-            hidden += try database.query(
-                "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(converted) ORDER BY pk")
+            hidden += try database.cached(
+                "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(converted) ORDER BY pk"
+            ).all([])
         }
         return (shown + hidden).map { (key: $0[0], value: $0[1]) }
     }
