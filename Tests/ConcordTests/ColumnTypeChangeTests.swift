@@ -276,3 +276,38 @@ struct ColumnTypePropertyTests {
         }
     }
 }
+
+/// An apply's report tells a row whose stand-in came or went from one that keeps a converted value.
+@Suite(.tags(.replica))
+struct ColumnTypeChangeReportTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    @Test func aStandInThatComesIsAnUpdateAndAConvertedValueAloneIsNot() throws {
+        let r = try ["TEXT", "INTEGER"].enumerated().map { index, type in
+            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+            try replica.database.execute(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL);
+                CREATE TABLE c (id TEXT PRIMARY KEY NOT NULL, pid TEXT REFERENCES p(id) ON DELETE SET NULL, n \(type));
+                """)
+            try replica.enableSync(on: "p")
+            try replica.enableSync(on: "c")
+            return replica
+        }
+        func pass() throws -> MergeReport {
+            clock.advance(by: 1)
+            return try r[1].apply(r[0].changes(since: r[1].peerVersion(r[0].nodeID))).changes
+        }
+        try r[0].database.execute("INSERT INTO p VALUES ('p1'), ('p2'); INSERT INTO c VALUES ('c1', 'p1', '007')")
+        #expect(try pass()["c"]?.keys(.inserted) == ["c1"])
+        // Another parent's delete moves nothing here.
+        try r[0].database.execute("DELETE FROM p WHERE id = 'p2'")
+        #expect(try pass()["c"] == nil)
+        // Its parent's delete shows NULL in its place: an update, seen on the device where it keeps '007'.
+        try r[0].database.execute("DELETE FROM p WHERE id = 'p1'")
+        // (Deleted with foreign keys off: the child still names it, and Concord shows the stand-in.)
+        #expect(try pass()["c"]?.keys(.updated) == ["c1"])
+        #expect(try r[1].database.query("SELECT id, pid, n FROM c") == [["c1", .null, 7]])
+        #expect(try r[1].check().isConsistent)
+    }
+}

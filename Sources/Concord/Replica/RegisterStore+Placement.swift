@@ -89,8 +89,8 @@ extension RegisterStore {
     }
 
     /// The user table's row with `key` (the key, then the synced columns), `nil` when it holds none: read only
-    /// when a write of Concord's changed nothing.
-    private func shownRow(of key: SQLiteValue) throws -> [SQLiteValue]? {
+    /// when a write of Concord's changed nothing, or for a report.
+    func shownRow(of key: SQLiteValue) throws -> [SQLiteValue]? {
         let columns = ([table.quotedKey] + table.quotedColumns).joined(separator: ", ")
         return try database.query(
             "SELECT \(columns) FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?", [key]

@@ -118,16 +118,21 @@ final class Reprojection {
         // A row shown with a stand-in keeps its real values hidden: once its parent shows again, it is
         // shown as it is, and its hidden copy goes.
         if isChanged || placement.isShown != stored.shown || placement != .shown || stored.hasHiddenValues {
-            placement = try replica.store(table).materialize(
+            let store = replica.store(table)
+            // Where a stand-in may come or go, the registers do not say whether what the row shows changed
+            // (its hidden copy may keep values its columns convert, too): the report reads it before and after.
+            let mayShowOther =
+                recorder != nil && stored.shown && placement.isShown && (stored.hasHiddenValues || placement != .shown)
+            let shownBefore = mayShowOther ? try store.shownRow(of: row.key) : nil
+            placement = try store.materialize(
                 row.key, stored.registers, placement, previous: stored,
                 mayBeParked: try rows.mayHaveParkedRows())
             if recorder != nil {
-                // A row not merged here shows other values only when its stand-ins came or went.
-                let standIns = stored.shown && stored.hasHiddenValues
+                let standInsChanged =
+                    try mayShowOther && placement.isShown && store.shownRow(of: row.key) != shownBefore
                 note(
                     row, before: rows.registersBeforeMerge(row) ?? stored.registers, wasShown: stored.shown,
-                    now: stored.registers,
-                    placement, standInsChanged: standIns != (placement != .shown && placement.isShown))
+                    now: stored.registers, placement, standInsChanged: standInsChanged)
             }
             if !isChanged, stored.version != 0, placement.isShown != stored.shown, movedRows.insert(row).inserted {
                 moved.append((row, stored.version))
