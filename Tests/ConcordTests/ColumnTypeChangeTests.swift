@@ -277,6 +277,91 @@ struct ColumnTypePropertyTests {
     }
 }
 
+extension ColumnTypePropertyTests {
+    /// Values a child's column converts to the same parent key, and keys they may name.
+    static let references: [SQLiteValue] = [.integer(7), "7", "07", .real(7), "7.0", .integer(8), "8", "x", .null]
+    static let parentKeys: [SQLiteValue] = ["7", "07", "7.0", "8", "x"]
+
+    /// A foreign key whose column each device declares with its own type: every device names the parent
+    /// its own column's value names, holds the same registers, and shows the same rows once all declare
+    /// the same type, whatever the key's action and whether the app enforces foreign keys.
+    @Test func propertyAReferenceDeclaredWithOtherTypesNamesTheParentItsColumnShows() throws {
+        try Property.check(seed: 0xF0_7E55, iterations: 60) { source in
+            let types = (0..<3).map { _ in Self.types[source.int(in: 0...Self.types.count - 1)] }
+            let action = ["CASCADE", "SET NULL", "RESTRICT", "NO ACTION"][source.int(in: 0...3)]
+            let enforced = (0..<3).map { _ in source.bool() }
+            source.note("reference types per device \(types), ON DELETE \(action), enforced \(enforced)")
+            func create(_ type: String, child name: String = "c") -> String {
+                "CREATE TABLE \(name) (id TEXT PRIMARY KEY NOT NULL, pid \(type) REFERENCES p(id) ON DELETE \(action), "
+                    + "w TEXT)"
+            }
+            let clock = ManualClock(unixMilliseconds: epoch2026)
+            let devices = try (0..<3).map { index in
+                let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+                try replica.database.execute(
+                    "PRAGMA foreign_keys = \(enforced[index] ? "ON" : "OFF"); "
+                        + "CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL, name TEXT); " + create(types[index]))
+                try replica.enableSync(on: "p")
+                try replica.enableSync(on: "c")
+                return replica
+            }
+            func pick(_ values: [SQLiteValue]) -> SQLiteValue { values[source.int(in: 0...values.count - 1)] }
+            for _ in 0..<source.int(in: 1...12) {
+                clock.advance(by: Int64(source.int(in: 0...2)))
+                let writer = devices[source.int(in: 0...2)]
+                let child = SQLiteValue.text(SQLiteText("c\(source.int(in: 1...3))"))
+                let (sql, values): (String, [SQLiteValue]) =
+                    switch source.int(in: 0...5) {
+                    case 0: ("INSERT OR REPLACE INTO p VALUES (?, 'n')", [pick(Self.parentKeys)])
+                    case 1: ("DELETE FROM p WHERE id = ?", [pick(Self.parentKeys)])
+                    case 2: ("INSERT OR REPLACE INTO c VALUES (?, ?, 'w')", [child, pick(Self.references)])
+                    case 3: ("UPDATE c SET pid = ? WHERE id = ?", [pick(Self.references), child])
+                    case 4: ("UPDATE c SET w = 'edited' WHERE id = ?", [child])
+                    default: ("DELETE FROM c WHERE id = ?", [child])
+                    }
+                do {
+                    try writer.database.execute(sql, values)
+                } catch let error as SQLiteError where error.resultCode.primary == .constraint {
+                    // The app's own foreign keys refused it: nothing was written.
+                }
+                for _ in 0..<source.int(in: 0...2) {
+                    let (from, to) = (source.int(in: 0...2), source.int(in: 0...2))
+                    if from != to {
+                        _ = try deliver(from: devices[from], to: devices[to], as: source.bool() ? .binary : .json)
+                    }
+                }
+            }
+            try Replica.sync(devices)
+            func registers(_ replica: Replica) throws -> [Substring] {
+                try replica.canonicalDump().split(separator: "\n").filter { $0.hasPrefix("  reg ") }
+            }
+            for device in devices {
+                let report = try device.check()
+                guard report.isConsistent else { throw PredicateFailed("device \(device.nodeID): \(report)") }
+                guard try registers(device) == registers(devices[0]) else {
+                    throw PredicateFailed("device \(device.nodeID) holds other registers than device 0")
+                }
+            }
+            clock.advance(by: 1_000)
+            for device in devices.dropFirst() {
+                try device.database.execute(
+                    "PRAGMA foreign_keys = OFF; BEGIN; " + create(types[0], child: "c_new")
+                        + "; INSERT INTO c_new SELECT * FROM c; DROP TABLE c; ALTER TABLE c_new RENAME TO c; COMMIT")
+            }
+            try Replica.sync(devices)
+            for device in devices {
+                let report = try device.check()
+                guard try device.canonicalDump() == devices[0].canonicalDump(), report.isConsistent else {
+                    throw PredicateFailed(
+                        "device \(device.nodeID) differs after all declared the same type:\n"
+                            + (try device.canonicalDump()) + "against device 0:\n" + (try devices[0].canonicalDump())
+                            + report.description)
+                }
+            }
+        }
+    }
+}
+
 /// An apply's report tells a row whose stand-in came or went from one that keeps a converted value.
 @Suite(.tags(.replica))
 struct ColumnTypeChangeReportTests {

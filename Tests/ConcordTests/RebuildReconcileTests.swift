@@ -72,6 +72,40 @@ struct RebuildReconcileTests {
     }
 }
 
+/// A row parked for a constraint the rebuilt table no longer has shows once the rebuild is noticed.
+@Suite(.tags(.replica))
+struct RebuildRelaxedConstraintTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    @Test func aRowParkedForADroppedCheckShowsAfterTheRebuild() throws {
+        let replicas = try ["", " CHECK (n < 100)"].enumerated().map { index, check in
+            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+            try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER\(check))")
+            try replica.enableSync(on: "t")
+            return replica
+        }
+        try replicas[0].database.execute("INSERT INTO t VALUES ('a', 200), ('b', 1)")
+        try Replica.sync(replicas)
+        #expect(try replicas[1].database.query("SELECT id FROM t ORDER BY id") == [["b"]])
+        clock.advance(by: 1_000)
+        try replicas[1].database.execute(
+            """
+            BEGIN;
+            CREATE TABLE t_new (id TEXT PRIMARY KEY NOT NULL, n INTEGER);
+            INSERT INTO t_new SELECT * FROM t;
+            DROP TABLE t;
+            ALTER TABLE t_new RENAME TO t;
+            COMMIT;
+            """)
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(try replica.database.query("SELECT id, n FROM t ORDER BY id") == [["a", 200], ["b", 1]])
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+    }
+}
+
 /// Writes made between a table rebuild and Concord's next look reach the registers of value-merged columns
 /// too, when the row also had a write from before the rebuild waiting in the capture log.
 ///

@@ -55,7 +55,7 @@ extension Replica {
                         + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")")
             var present: Set<SQLiteValue> = []
             // Rows whose hidden copy keeps values as written that their old columns converted: shown again
-            // at the end, as their new columns convert them.
+            // at the end, as their new columns convert them (and the parked rows, below).
             var copies: [RowRef] = []
             for row in try database.query(
                 "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
@@ -102,6 +102,9 @@ extension Replica {
             }
             try logDeletes(of: table, except: present.union(parked), log: log)
             try foldLocalWrites()
+            // Parked rows are placed again too: the rebuilt table's types may name other parents, and its
+            // constraints may now take rows they refused.
+            copies += parked.sorted().map { RowRef(table: table.name, key: $0) }
             try withoutCapture { try Reprojection(replica: self).reproject(copies) }
         }
     }
