@@ -178,6 +178,46 @@ struct ColumnTypePropertyTests {
     /// Declared types covering every affinity, some as apps write them.
     static let types = ["", "INTEGER", "TEXT", "REAL", "NUMERIC", "BLOB", "VARCHAR(5)", "BOOLEAN", "DOUBLE"]
 
+    /// Up to two changesets between devices drawn from `source`, each binary or JSON.
+    static func deliverSome(among devices: [Replica], _ source: inout ChoiceSource) throws {
+        for _ in 0..<source.int(in: 0...2) {
+            let (from, to) = (source.int(in: 0...2), source.int(in: 0...2))
+            if from != to { _ = try deliver(from: devices[from], to: devices[to], as: source.bool() ? .binary : .json) }
+        }
+    }
+
+    /// Syncs `devices`, and fails unless each is consistent and holds the registers device 0 holds.
+    static func syncAndExpectTheSameRegisters(_ devices: [Replica]) throws {
+        try Replica.sync(devices)
+        func registers(_ replica: Replica) throws -> [Substring] {
+            try replica.canonicalDump().split(separator: "\n").filter { $0.hasPrefix("  reg ") }
+        }
+        for device in devices {
+            let report = try device.check()
+            guard report.isConsistent else { throw PredicateFailed("device \(device.nodeID): \(report)") }
+            guard try registers(device) == registers(devices[0]) else {
+                throw PredicateFailed(
+                    "device \(device.nodeID) holds other registers than device 0:\n"
+                        + (try registers(device).joined(separator: "\n")) + "\nagainst\n"
+                        + (try registers(devices[0]).joined(separator: "\n")))
+            }
+        }
+    }
+
+    /// Syncs `devices`, and fails unless each is consistent and its dump (rows and registers) is device 0's.
+    static func syncAndExpectTheSameRows(_ devices: [Replica]) throws {
+        try Replica.sync(devices)
+        for device in devices {
+            let report = try device.check()
+            guard try device.canonicalDump() == devices[0].canonicalDump(), report.isConsistent else {
+                throw PredicateFailed(
+                    "device \(device.nodeID) differs after all declared the same types:\n"
+                        + (try device.canonicalDump()) + "against device 0:\n" + (try devices[0].canonicalDump())
+                        + report.description)
+            }
+        }
+    }
+
     @Test func propertyDevicesThatDeclareOtherTypesHoldTheSameRegisters() throws {
         try Property.check(seed: 0x7E_C0DE, iterations: 80) { source in
             let columnCount = source.int(in: 1...3)
@@ -223,27 +263,9 @@ struct ColumnTypePropertyTests {
                     try writer.database.execute(
                         "UPDATE t SET c\(column) = ? WHERE id = ?", [values.generate(using: &source), key])
                 }
-                for _ in 0..<source.int(in: 0...2) {
-                    let (from, to) = (source.int(in: 0...2), source.int(in: 0...2))
-                    if from != to {
-                        _ = try deliver(from: devices[from], to: devices[to], as: source.bool() ? .binary : .json)
-                    }
-                }
+                try Self.deliverSome(among: devices, &source)
             }
-            try Replica.sync(devices)
-            func registers(_ replica: Replica) throws -> [Substring] {
-                try replica.canonicalDump().split(separator: "\n").filter { $0.hasPrefix("  reg ") }
-            }
-            for device in devices {
-                let report = try device.check()
-                guard report.isConsistent else { throw PredicateFailed("device \(device.nodeID): \(report)") }
-                guard try registers(device) == registers(devices[0]) else {
-                    throw PredicateFailed(
-                        "device \(device.nodeID) holds other registers than device 0:\n"
-                            + (try registers(device).joined(separator: "\n")) + "\nagainst\n"
-                            + (try registers(devices[0]).joined(separator: "\n")))
-                }
-            }
+            try Self.syncAndExpectTheSameRegisters(devices)
             // The others rebuild their table with device 0's types: then all show the same. Not where a
             // rebuild converts the values of a column that joins them: the copy is recorded as the
             // rebuilding device's write (see `Replica.reconcile`), whose join with what the column held
@@ -261,18 +283,7 @@ struct ColumnTypePropertyTests {
                     create(types[0], named: "t_new") + "; INSERT INTO t_new SELECT * FROM t; DROP TABLE t; "
                         + "ALTER TABLE t_new RENAME TO t")
             }
-            try Replica.sync(devices)
-            let select = "SELECT * FROM t ORDER BY id"
-            for device in devices {
-                guard try device.database.query(select) == devices[0].database.query(select),
-                    try device.canonicalDump() == devices[0].canonicalDump(), try device.check().isConsistent
-                else {
-                    throw PredicateFailed(
-                        "device \(device.nodeID) differs after all declared the same types:\n"
-                            + (try device.canonicalDump()) + "against device 0:\n" + (try devices[0].canonicalDump())
-                            + (try device.check().description))
-                }
-            }
+            try Self.syncAndExpectTheSameRows(devices)
         }
     }
 }
@@ -324,40 +335,16 @@ extension ColumnTypePropertyTests {
                 } catch let error as SQLiteError where error.resultCode.primary == .constraint {
                     // The app's own foreign keys refused it: nothing was written.
                 }
-                for _ in 0..<source.int(in: 0...2) {
-                    let (from, to) = (source.int(in: 0...2), source.int(in: 0...2))
-                    if from != to {
-                        _ = try deliver(from: devices[from], to: devices[to], as: source.bool() ? .binary : .json)
-                    }
-                }
+                try Self.deliverSome(among: devices, &source)
             }
-            try Replica.sync(devices)
-            func registers(_ replica: Replica) throws -> [Substring] {
-                try replica.canonicalDump().split(separator: "\n").filter { $0.hasPrefix("  reg ") }
-            }
-            for device in devices {
-                let report = try device.check()
-                guard report.isConsistent else { throw PredicateFailed("device \(device.nodeID): \(report)") }
-                guard try registers(device) == registers(devices[0]) else {
-                    throw PredicateFailed("device \(device.nodeID) holds other registers than device 0")
-                }
-            }
+            try Self.syncAndExpectTheSameRegisters(devices)
             clock.advance(by: 1_000)
             for device in devices.dropFirst() {
                 try device.database.execute(
                     "PRAGMA foreign_keys = OFF; BEGIN; " + create(types[0], child: "c_new")
                         + "; INSERT INTO c_new SELECT * FROM c; DROP TABLE c; ALTER TABLE c_new RENAME TO c; COMMIT")
             }
-            try Replica.sync(devices)
-            for device in devices {
-                let report = try device.check()
-                guard try device.canonicalDump() == devices[0].canonicalDump(), report.isConsistent else {
-                    throw PredicateFailed(
-                        "device \(device.nodeID) differs after all declared the same type:\n"
-                            + (try device.canonicalDump()) + "against device 0:\n" + (try devices[0].canonicalDump())
-                            + report.description)
-                }
-            }
+            try Self.syncAndExpectTheSameRows(devices)
         }
     }
 }
