@@ -106,6 +106,48 @@ struct RebuildRelaxedConstraintTests {
     }
 }
 
+/// A rebuild copies the stand-in a child shows for a parent that is not visible (NULL under `SET NULL`);
+/// the copy is not the device's write, so the child's reference comes back with its parent.
+@Suite(.tags(.replica))
+struct RebuildStandInTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    @Test func aStandInCopiedByARebuildKeepsTheReference() throws {
+        let child =
+            "CREATE TABLE c (id TEXT PRIMARY KEY NOT NULL, pid TEXT REFERENCES p(id) ON DELETE SET NULL, w TEXT)"
+        let replicas = try (1...2).map { node in
+            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+            try replica.database.execute("CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL); " + child)
+            try replica.enableSync(on: "p")
+            try replica.enableSync(on: "c")
+            return replica
+        }
+        try replicas[0].database.execute("INSERT INTO p VALUES ('p1'); INSERT INTO c VALUES ('c1', 'p1', 'w')")
+        try Replica.sync(replicas)
+        clock.advance(by: 10)
+        // Deleted with foreign keys off: the child keeps its reference and shows NULL in its place.
+        try replicas[0].database.execute("DELETE FROM p WHERE id = 'p1'")
+        try Replica.sync(replicas)
+        #expect(try replicas[1].database.query("SELECT id, pid FROM c") == [["c1", .null]])
+        clock.advance(by: 1_000)
+        try replicas[1].database.execute(
+            "BEGIN; "
+                + child.replacingOccurrences(of: "TABLE c", with: "TABLE c_new").replacingOccurrences(
+                    of: "w TEXT)", with: "w TEXT CHECK (length(w) < 10))")
+                + "; INSERT INTO c_new SELECT * FROM c; DROP TABLE c; "
+                + "ALTER TABLE c_new RENAME TO c; COMMIT")
+        try Replica.sync(replicas)
+        clock.advance(by: 10)
+        try replicas[0].database.execute("INSERT INTO p VALUES ('p1')")
+        try Replica.sync(replicas)
+        for replica in replicas {
+            #expect(try replica.database.query("SELECT id, pid FROM c") == [["c1", "p1"]])
+            let report = try replica.check()
+            #expect(report.isConsistent, "\(report)")
+        }
+    }
+}
+
 /// Writes made between a table rebuild and Concord's next look reach the registers of value-merged columns
 /// too, when the row also had a write from before the rebuild waiting in the capture log.
 ///

@@ -16,7 +16,10 @@ extension Replica {
     /// every edit another device made since — even one made after the
     /// rebuild, which then came undone on both devices while `check` said ok.
     /// An edit another device made before this replica's last look still
-    /// loses to them. Columns from position `first` on are new (a migration added
+    /// loses to them. A row that keeps its values in a hidden copy while it
+    /// shows others (a stand-in for a parent that is not visible, a value its
+    /// column converts) is the exception: a column whose copy is what the row
+    /// showed is not written, and the row shows its values again. Columns from position `first` on are new (a migration added
     /// them): a value other than the one a newer peer wrote there (relayed,
     /// and taken up first) counts as written, and where no peer wrote, one
     /// other than their default, or any value of a DEFAULT that changes
@@ -57,6 +60,7 @@ extension Replica {
             // Rows whose hidden copy keeps values as written that their old columns converted: shown again
             // at the end, as their new columns convert them (and the parked rows, below).
             var copies: [RowRef] = []
+            var visibility: Reprojection?
             for row in try database.query(
                 "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
                     + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
@@ -67,11 +71,20 @@ extension Replica {
                 let stored = loaded?.registers
                 let isInsert = !(stored?.liveness.isAlive ?? false) || parked.contains(key)
                 let kept = !isInsert && loaded?.hasHiddenValues == true ? stored : nil
-                if kept != nil { copies.append(RowRef(table: table.name, key: key)) }
+                // What the row showed in place of its values: the stand-ins for parents that are not visible.
+                var standIns: [Int: SQLiteValue] = [:]
+                if kept != nil {
+                    let ref = RowRef(table: table.name, key: key)
+                    copies.append(ref)
+                    visibility = visibility ?? Reprojection(replica: self)
+                    if case .shown(let shown) = try visibility!.placement(ref) { standIns = shown }
+                }
                 let changed = try table.columns.indices.map { column in
                     guard column >= first else {
-                        // The rebuild copied what the old column showed of a value written elsewhere.
+                        // The rebuild copied what the old column showed of a value written elsewhere, or the
+                        // stand-in it showed for a parent that is not visible.
                         guard let written = kept?.columns[column]?.value else { return true }
+                        if let standIn = standIns[column], row[1 + column] == standIn { return false }
                         return try !database.isCopy(row[1 + column], of: written, as: facts.affinities[column])
                     }
                     // A new column's register came from a newer peer (relayed): written if the table differs.
