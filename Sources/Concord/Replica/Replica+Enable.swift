@@ -65,7 +65,7 @@ extension Replica {
             try database.execute(CaptureTriggers(table: table, facts: facts).metadataSQL)
             try installTriggersAndIndexes(for: table, facts: facts, foreignKeys: foreignKeys)
             try refuseUnmergeableValues(of: table, facts: facts)
-            try recordExistingRows(of: table)
+            try recordExistingRows(of: table, facts: facts)
             // Rows peers sent of this table while it did not sync here were kept: they merge now.
             do {
                 try loadSyncedTables()
@@ -244,7 +244,7 @@ extension Replica {
 
     /// Stamps every row already in `table` as a local insert; a row kept when sync on the table stopped goes
     /// on from there instead (see `RetiredRows`).
-    private func recordExistingRows(of table: SyncedTable) throws {
+    private func recordExistingRows(of table: SyncedTable, facts: TableInspector.CaptureFacts) throws {
         try checkIdentity()
         var clock = try self.clock
         var version = versionFloor(after: try self.version)
@@ -277,6 +277,11 @@ extension Replica {
             ? nil
             : database.prepare(
                 "INSERT INTO \(table.countersTable) (pk, col, node, cl, amount, hlc) VALUES (?, ?, ?, ?, ?, ?)")
+        let hide = try database.prepare(
+            "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
+                + "VALUES (\(Array(repeating: "?", count: table.columns.count + 1).joined(separator: ", ")))")
+        // Rows that keep values as written beside what the table shows, with those values by column.
+        var converted: [(key: SQLiteValue, written: [Int: SQLiteValue])] = []
         let rows = try database.prepare(
             "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
                 + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
@@ -284,8 +289,20 @@ extension Replica {
             let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
             let key = rows.column(0)
             let shown = table.columns.indices.map { rows.column(Int32($0 + 1)) }
-            let continued = try retired ? RetiredRows.continued(key, of: table, shown: shown, database: database) : nil
+            let continued =
+                try retired
+                ? RetiredRows.continued(key, of: table, shown: shown, database: database) { shown, kept, column in
+                    try database.isCopy(shown, of: kept, as: facts.affinities[column])
+                } : nil
             try record(key, continued, now: stamp)
+            if let written = continued?.written, !written.isEmpty {
+                converted.append((key, written))
+                // Kept as written beside what the table shows, where its column converts it (see
+                // `RegisterStore.conversions(of:)`).
+                if try written.contains(where: { try database.stored($1, as: facts.affinities[$0]) != $1 }) {
+                    try hide.run([key] + shown.indices.map { written[$0] ?? shown[$0] })
+                }
+            }
             let life = continued?.life ?? 1
             for column in counters {
                 guard var amount = shown[column].integerValue else { continue }
@@ -318,14 +335,22 @@ extension Replica {
                 ])
             }
         }
+        // Such a value shows as its column converts it: a migration meanwhile may have copied what the old
+        // column showed (`'7'` for the `'007'` kept), which is a copy, not the app's write.
+        try withoutCapture {
+            for (key, written) in converted {
+                for (column, value) in written.sorted(by: { $0.key < $1.key }) {
+                    try database.execute(
+                        "UPDATE \(table.qualifiedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
+                        [try database.stored(value, as: facts.affinities[column]), key])
+                }
+            }
+        }
         if retired {
             // Gone from the table: a row alive when sync stopped is recorded alive as it was, then deleted by the
             // fold that follows, as this device's write; a row deleted before is deleted again in the same life
             // (its delete may not have left this device before sync stopped).
             let log = try database.cached(Self.logWriteSQL)
-            let hide = try database.prepare(
-                "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
-                    + "VALUES (\(Array(repeating: "?", count: table.columns.count + 1).joined(separator: ", ")))")
             for key in try RetiredRows.goneSinceRetired(table, in: database) {
                 // As it was, values and stamps (a delete changes only its liveness); its hidden copy keeps them.
                 guard let (continued, values) = try RetiredRows.gone(key, of: table, database: database) else {

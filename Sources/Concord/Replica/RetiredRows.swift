@@ -107,6 +107,9 @@ enum RetiredRows {
         var liveness: StoredStamp?
         /// Per column, the stamp of a value still the same; `nil` for a new one.
         var columns: [StoredStamp?]
+        /// The values kept as written where the table shows them converted by its column (`'007'` as `7`),
+        /// by column: the row keeps them in its hidden copy.
+        var written: [Int: SQLiteValue] = [:]
     }
 
     /// What was kept of one row (see ``kept(_:of:database:)``).
@@ -144,19 +147,29 @@ enum RetiredRows {
     }
 
     /// How the row `key` of `table`, which the table shows now as `shown` (a value per column), goes on, when
-    /// it was kept.
-    static func continued(_ key: SQLiteValue, of table: SyncedTable, shown: [SQLiteValue], database: Database) throws
-        -> Continued?
-    {
+    /// it was kept. A column still the same shows the kept value, or a copy of what its column showed of it
+    /// (`isCopy(shown, kept, column)`, see ``Database/isCopy(_:of:as:)``).
+    static func continued(
+        _ key: SQLiteValue, of table: SyncedTable, shown: [SQLiteValue], database: Database,
+        isCopy: (SQLiteValue, SQLiteValue, Int) throws -> Bool
+    ) throws -> Continued? {
         guard let kept = try kept(key, of: table, database: database) else { return nil }
         guard kept.life % 2 == 1 else {
             return Continued(life: kept.life + 1, columns: table.columns.map { _ in nil })
         }
-        let columns = zip(kept.columns, shown).map { kept, value in kept?.value == value ? kept?.stamp : nil }
+        var written: [Int: SQLiteValue] = [:]
+        let columns = try zip(kept.columns, shown).enumerated().map { column, pair -> StoredStamp? in
+            let (kept, value) = pair
+            guard let kept else { return nil }
+            if kept.value == value { return kept.stamp }
+            guard try isCopy(value, kept.value, column) else { return nil }
+            written[column] = kept.value
+            return kept.stamp
+        }
         return Continued(
             life: kept.life, stamp: columns.contains { $0 == nil } || kept.lostColumns ? nil : kept.stamp,
             liveness: kept.liveness,
-            columns: columns)
+            columns: columns, written: written)
     }
 
     /// How the row `key` of `table`, gone from the table, is recorded before it is deleted again: as it was,
