@@ -7,9 +7,11 @@ extension Database {
     /// answer is SQLite's, down to how it prints a REAL into a TEXT column.
     func stored(_ value: SQLiteValue, as affinity: ColumnAffinity) throws -> SQLiteValue {
         guard affinity.mayConvert(value) else { return value }
-        // Made once per connection; a rolled-back transaction that made it takes it away again.
-        if try scalar("SELECT count(*) FROM temp.sqlite_schema WHERE name = '_concord_affinity'")
-            == .integer(0)
+        // Made once per connection; a rolled-back transaction that made it takes it away again. (Both
+        // statements stay prepared: merges, checks and foreign-key lookups ask for every value that may
+        // convert, and a kept statement re-prepares itself once the table is made again.)
+        if try cached("SELECT count(*) FROM temp.sqlite_schema WHERE name = '_concord_affinity'").all()
+            == [[.integer(0)]]
         {
             try execute(
                 """
@@ -19,7 +21,8 @@ extension Database {
         }
         let column = affinity.rawValue.lowercased()
         let stored =
-            try scalar("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)", [value]) ?? value
+            try cached("UPDATE temp._concord_affinity SET \(column) = ? RETURNING \(column)").all([value]).first?.first
+            ?? value
         // A REAL column keeps an integral value as an integer on disk and reads it as a REAL, which
         // RETURNING does not.
         if affinity == .real, case .integer(let integer) = stored { return .real(Double(integer)) }

@@ -19,7 +19,8 @@ extension Replica {
     /// loses to them. A row that keeps its values in a hidden copy while it
     /// shows others (a stand-in for a parent that is not visible, a value its
     /// column converts) is the exception: a column whose copy is what the row
-    /// showed is not written, and the row shows its values again. Columns from position `first` on are new (a migration added
+    /// showed is not written, and the row shows its values again. Columns from
+    /// position `first` on are new (a migration added
     /// them): a value other than the one a newer peer wrote there (relayed,
     /// and taken up first) counts as written, and where no peer wrote, one
     /// other than their default, or any value of a DEFAULT that changes
@@ -60,6 +61,7 @@ extension Replica {
             // Rows whose hidden copy keeps values as written that their old columns converted: shown again
             // at the end, as their new columns convert them (and the parked rows, below).
             var copies: [RowRef] = []
+            // Made on the first row that needs it (one with a hidden copy): most rebuilt tables have none.
             var visibility: Reprojection?
             for row in try database.query(
                 "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
@@ -76,8 +78,9 @@ extension Replica {
                 if kept != nil {
                     let ref = RowRef(table: table.name, key: key)
                     copies.append(ref)
-                    visibility = visibility ?? Reprojection(replica: self)
-                    if case .shown(let shown) = try visibility!.placement(ref) { standIns = shown }
+                    let placing = visibility ?? Reprojection(replica: self)
+                    visibility = placing
+                    if case .shown(let shown) = try placing.placement(ref) { standIns = shown }
                 }
                 let changed = try table.columns.indices.map { column in
                     guard column >= first else {
