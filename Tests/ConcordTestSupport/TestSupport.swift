@@ -106,3 +106,22 @@ public struct ShellError: Error, CustomStringConvertible {
 
 /// Exchanges changes both ways until neither side has anything new.
 public func syncBoth(_ a: Replica, _ b: Replica) throws { try Replica.sync([a, b]) }
+
+/// `count` in-memory replicas on `clock`, node ids 1, 2, …, each set up by `setUp` with its index
+/// (its schema, the tables it syncs), so that tests say only how the devices differ.
+///
+/// ```swift
+/// let devices = try inMemoryReplicas(2, clock: clock) { replica, index in
+///     try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n \(["TEXT", "INTEGER"][index]))")
+///     try replica.enableSync(on: "t")
+/// }
+/// ```
+public func inMemoryReplicas(
+    _ count: Int, clock: ManualClock, setUp: (Replica, Int) throws -> Void
+) throws -> [Replica] {
+    try (0..<count).map { index in
+        let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+        try setUp(replica, index)
+        return replica
+    }
+}

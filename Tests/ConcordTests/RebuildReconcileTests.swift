@@ -15,11 +15,9 @@ struct RebuildReconcileTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
 
     private func pair() throws -> [Replica] {
-        let replicas = try (1...2).map { node in
-            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+        let replicas = try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, v, w)")
             try replica.enableSync(on: "t")
-            return replica
         }
         try replicas[0].database.execute("INSERT INTO t VALUES ('r1', 'orig', 'w0'), ('r2', 'kept', 'w0')")
         try Replica.sync(replicas)
@@ -78,11 +76,10 @@ struct RebuildRelaxedConstraintTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
 
     @Test func aRowParkedForADroppedCheckShowsAfterTheRebuild() throws {
-        let replicas = try ["", " CHECK (n < 100)"].enumerated().map { index, check in
-            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(index + 1), clock: clock))
+        let replicas = try inMemoryReplicas(["", " CHECK (n < 100)"].count, clock: clock) { replica, index in
+            let check = ["", " CHECK (n < 100)"][index]
             try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER\(check))")
             try replica.enableSync(on: "t")
-            return replica
         }
         try replicas[0].database.execute("INSERT INTO t VALUES ('a', 200), ('b', 1)")
         try Replica.sync(replicas)
@@ -115,12 +112,10 @@ struct RebuildStandInTests {
     @Test func aStandInCopiedByARebuildKeepsTheReference() throws {
         let child =
             "CREATE TABLE c (id TEXT PRIMARY KEY NOT NULL, pid TEXT REFERENCES p(id) ON DELETE SET NULL, w TEXT)"
-        let replicas = try (1...2).map { node in
-            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+        let replicas = try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute("CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL); " + child)
             try replica.enableSync(on: "p")
             try replica.enableSync(on: "c")
-            return replica
         }
         try replicas[0].database.execute("INSERT INTO p VALUES ('p1'); INSERT INTO c VALUES ('c1', 'p1', 'w')")
         try Replica.sync(replicas)
@@ -159,13 +154,11 @@ struct RebuildReconcileJoinTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
 
     @Test func writesAfterARebuildAreJoinedWithTheWriteBeforeIt() throws {
-        let replicas = try (1...2).map { node in
-            let replica = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+        let replicas = try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute(
                 "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL DEFAULT 0, m, u TEXT NOT NULL DEFAULT '[]')"
             )
             try replica.enableSync(on: "t", merges: ["n": .counter, "m": .max, "u": .union])
-            return replica
         }
         try replicas[0].database.execute("INSERT INTO t (id, m) VALUES ('a', 1)")
         try Replica.sync(replicas)
