@@ -50,6 +50,11 @@ struct AppLedger {
             guard let table = tables[write.row.table] else { continue }
             let kind = statement.kind(of: write.row)
             var values = statement.values(of: write.row, kind: kind, table: table)
+            // A rebuild's copy of a column whose hidden copy is what the row showed (a stand-in, a converted
+            // value) is not a write: the columns the reconcile stamped are the ones it wrote.
+            if statement.rebuilds, kind == .update, table.policy == .column {
+                values = values.filter { $0.key < write.columnStamps.count && write.columnStamps[$0.key] != nil }
+            }
             if kind == .update, table.policy == .row, let columns = standIns[write.row.table] {
                 let unchanged = columns.filter { statement.before[write.row]?[$0] == values[$0] }
                 realValues(&values, of: write.row, unchanged, known: knowledge.of(write.row))

@@ -60,6 +60,8 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     case restore = "restore"
     /// An app upgraded to a newer release (in the plan or in the liveness phase).
     case upgrade = "upgrade"
+    /// An upgrade's migration rebuilt a synced table (create, copy, drop, rename), dropping its capture.
+    case rebuild = "table-rebuild"
     /// A hostile changeset was refused (by the decoder or the replica).
     case hostileRefused = "hostile-refused"
     /// A hostile changeset was accepted (by the receiver, or by a scratch copy of it).

@@ -105,6 +105,15 @@ extension SimulationRun {
                 "device \(device.index) stamped \(early.row) at \(early.stamp.hlc.milliseconds) ms, before its clock's "
                     + "reading of \(physical) ms when its app wrote it: a stamp is never older than its write")
         }
+        if let look = statement.lastLook,
+            let late = touched.first(where: { $0.stamp.hlc.milliseconds > look.milliseconds })
+        {
+            return fail(
+                .safety,
+                "device \(device.index) stamped \(late.row) at \(late.stamp.hlc.milliseconds) ms when its migration "
+                    + "rebuilt the table, after its clock's last reading of \(look.milliseconds) ms: a rebuild's copies are "
+                    + "dated when Concord last looked, or they beat edits other devices made since")
+        }
         let tables = Dictionary(uniqueKeysWithValues: device.replica.tables.map { ($0.name, $0.schema) })
         // Read only when a row-policy row was written: what its SET NULL / SET DEFAULT columns hold.
         let standIns =

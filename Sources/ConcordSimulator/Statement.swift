@@ -22,6 +22,13 @@ struct Statement {
     /// The device's clock, in Unix milliseconds, when its app ran the statement: every stamp the statement's
     /// writes get is at or after it (a hybrid logical clock never stamps below the physical time).
     var physical: Int64?
+    /// Whether this stands for a migration that rebuilt its tables (create, copy, drop, rename), not a
+    /// statement: Concord, reinstalling capture, records every row such a table holds as this device's
+    /// write of every column, dated when it last looked (README, "A table rebuilt by a migration").
+    var rebuilds = false
+    /// For a rebuild, the device's clock's last reading before its migration ran: Concord dates the copies
+    /// then, the earliest the rebuild can have happened, so that they lose to every edit made after it.
+    var lastLook: HLCTimestamp?
 
     /// INSERT (with any conflict clause, or REPLACE), UPDATE or DELETE, from the statement's first word.
     let kind: Ledger.Kind?
@@ -141,10 +148,12 @@ struct Statement {
                 values[index] = new[index]
                 continue
             }
-            if let old, old[index] == new[index] { continue }
+            // A rebuild's rows had no column before an ADD COLUMN the same migration made.
+            let was = before[row].flatMap { index < $0.count ? $0[index] : nil }
+            if !rebuilds, let old, old[index] == new[index] { continue }
             values[index] =
                 table.merges[index] == .counter
-                ? .integer((new[index].integerValue ?? 0) &- (before[row]?[index].integerValue ?? 0)) : new[index]
+                ? .integer((new[index].integerValue ?? 0) &- (was?.integerValue ?? 0)) : new[index]
         }
         return values
     }
