@@ -17,7 +17,7 @@ struct MetadataLayoutTests {
     @Test(
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
-            "layout-9", "layout-10", "layout-11", "layout-12", "layout-13",
+            "layout-9", "layout-10", "layout-11", "layout-12", "layout-13", "layout-14",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -40,7 +40,11 @@ struct MetadataLayoutTests {
         #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_readers")
                 == .integer(
-                    ["layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12", "layout-13"].contains(
+                    [
+                        "layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12", "layout-13",
+                        "layout-14",
+                    ]
+                    .contains(
                         fixture)
                         ? 2 : 0),
             "layout 7's record of what peers have read is there (empty before layout 7)")

@@ -330,11 +330,32 @@ struct CaptureTriggers {
                 "CASE WHEN h.pk IS NULL THEN \(values[column]) WHEN \(reinserted) "
                 + "THEN h.\(table.hiddenColumns[column]) ELSE \(values[column]) END"
         }
+        // A shown row whose column converts what its writer wrote (`'007'` shows as 7 in an INTEGER column)
+        // keeps the value as written in its hidden copy, `k` (joined only when the app wrote nothing of the
+        // row since the last fold): the delete keeps that value where the row showed it as the column stores it.
+        let standInColumns = Set(facts.standIns.map(\.column))
+        let converting = table.columns.indices.filter {
+            facts.affinities.indices.contains($0) && facts.affinities[$0] != .blob && !standInColumns.contains($0)
+                && !joined.contains($0)
+        }
+        for column in converting {
+            let kept = "k.\(table.hiddenColumns[column])"
+            // TEXT affinity turns numbers to text (as CAST does); the others compare numerically.
+            let asStored = facts.affinities[column] == .text ? "CAST(\(kept) AS TEXT)" : kept
+            values[column] =
+                "CASE WHEN \(values[column]) = \(asStored) COLLATE BINARY THEN \(kept) ELSE \(values[column]) END"
+        }
+        // Asked only of a row with a hidden copy (it reads `k.pk`): the log has no index on keys.
+        let written =
+            "EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl = \(id) AND pk = k.pk AND op IN (\(insert), \(update)))"
         let source =
-            facts.standIns.isEmpty && joined.isEmpty
+            facts.standIns.isEmpty && joined.isEmpty && converting.isEmpty
             ? "VALUES (\(key)\(values.map { ", \($0)" }.joined()))"
             : "SELECT \(key)\(values.map { ", \($0)" }.joined()) FROM (SELECT 1) "
-                + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = \(key)"
+                + (facts.standIns.isEmpty && joined.isEmpty
+                    ? "" : "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = \(key) ")
+                + (converting.isEmpty
+                    ? "" : "LEFT JOIN \(table.hiddenTable) AS k ON k.pk = \(key) AND NOT \(written)")
         return trigger(
             "delete", "AFTER DELETE", "1",
             [logSQL(.delete, key: deleted), "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)"]

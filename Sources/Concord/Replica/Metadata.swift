@@ -81,8 +81,10 @@ enum Metadata {
     /// (``RetiredRows``); layout 14 looks for the rows an app's trigger deleted while Concord merged in the
     /// merge's own transaction (``Replica/logRowsDeletedWhileSilencing()``), so a file of this layout holds
     /// none left to look for when it is opened, and its delete triggers of tables with a TEXT key read the
-    /// key back from the log row they write. ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 14
+    /// key back from the log row they write; layout 15's delete triggers keep, for a row whose column showed
+    /// a conversion of what its writer wrote (`'007'` as 7 in an INTEGER column), the value as written that
+    /// the row's hidden copy held. ``MetadataMigration`` upgrades every earlier layout.
+    static let layoutVersion: Int64 = 15
 
     static let createSQL = """
         CREATE TABLE \(state) (

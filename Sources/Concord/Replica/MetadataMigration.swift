@@ -8,6 +8,8 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 15: layout 14 with delete triggers that keep the value as written of a column that showed it converted
+///   (`'007'` as 7 in an INTEGER column): they wrote the converted value over it, under its writer's stamp.
 /// - 14: layout 13, where a merge looks for the rows the app's triggers deleted uncaptured in its own
 ///   transaction; an earlier build looked at the first fold after opening, so an upgraded file is swept once
 ///   (`_concord_state.swept` is emptied) for what a merge of an earlier build left. The delete triggers of
@@ -54,7 +56,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...13
+    static let upgradable: ClosedRange<Int64> = 1...14
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -91,7 +93,7 @@ struct MetadataMigration {
             }
             // Layout 14 no longer looks at every table at each open: what a merge of an earlier build left
             // uncaptured is looked for once, at the next fold.
-            try database.execute("UPDATE \(Metadata.state) SET swept = NULL")
+            if found < 14 { try database.execute("UPDATE \(Metadata.state) SET swept = NULL") }
             if try !columnNames(of: Metadata.peers).contains("at") {
                 try database.execute("ALTER TABLE \(Metadata.peers) ADD COLUMN at INTEGER")
             }
@@ -99,9 +101,9 @@ struct MetadataMigration {
             if found == 7 { try markMergedRegistersSeen() }
             // Layout 9 changes the delete triggers (see `CaptureTriggers`), layout 11 the update triggers of
             // tables of more than 63 columns (see `ChangeMask`), layout 12 the capture triggers of tables with a
-            // TEXT key (see `CaptureTriggers+NumericKeys.swift`), layout 14 their delete triggers again; layouts
-            // 1 to 4 got them new above.
-            if (5...13).contains(found) { try reinstallTriggers() }
+            // TEXT key (see `CaptureTriggers+NumericKeys.swift`), layout 14 their delete triggers again, layout 15
+            // the delete triggers of tables whose columns convert values; layouts 1 to 4 got them new above.
+            if (5...14).contains(found) { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }
