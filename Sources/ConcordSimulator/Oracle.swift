@@ -53,9 +53,11 @@ struct Oracle {
     /// described, saying who shows it as `shower` does; `nil` when none.
     func tableDifference(on replica: Replica, shower: String = "the devices show") throws -> String? {
         let shown = try TableSnapshot(of: replica, tables: schema.tables)
+        // The model's values are as written; the device's columns show them under their own types.
+        let stored = try ShownValues(of: replica, tables: schema.tables)
         let rows = Set(shown.rows.keys).union(model.registers.keys).sorted { ($0.table, $0.key) < ($1.table, $1.key) }
         for row in rows {
-            let expected = model.shownColumns(of: row)
+            let expected = try model.shownColumns(of: row).map { try stored.values($0, key: row.key, in: row.table) }
             guard shown[row] != expected else { continue }
             return "\(row): \(shower) \(shown[row]?.description ?? "no row"), the reference model expects "
                 + "\(expected?.description ?? "no row") (\(model.placement(of: row)))"

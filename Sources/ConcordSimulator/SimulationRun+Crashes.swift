@@ -199,7 +199,8 @@ extension SimulationRun {
         // An upgrade the power failure interrupted may have left some of its migrations in the file: the app
         // (already the new release) runs its migrator again at launch, before it syncs or writes, so the
         // device is on the release its file has been through, not on the one before.
-        if let target = device.upgrading { try upgrade(device, to: target) }
+        // One that finished before the failure may not have recorded the tables it rebuilt yet.
+        if let target = device.upgrading { try upgrade(device, to: target) } else { try recordRebuilds(on: device) }
         if fetching, topology == .cloud { try fetch(device) }
     }
 

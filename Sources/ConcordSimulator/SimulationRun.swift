@@ -55,6 +55,8 @@ final class SimulationRun {
     var foreignKeysByVersion: [Int: [ForeignKey]] = [:]
     /// Per device, the rows applies reported parked and nothing has reported otherwise since, for coverage.
     var parkedByApply: [Int: Set<RowRef>] = [:]
+    /// Per device, what its tables were before an upgrade that has not finished (``UpgradeBaseline``).
+    var upgradeBaselines: [Int: UpgradeBaseline] = [:]
     private var trace = FNV1a()
     private var lines: [String] = []
 
@@ -195,48 +197,6 @@ final class SimulationRun {
         case .hostile(let from, let attack, let seed):
             try receiveHostile(device, from: devices[from % devices.count], attack: attack, seed: seed)
         }
-    }
-
-    /// Upgrades `device`'s app to release `version` (nothing when it runs that one or a newer one already).
-    ///
-    /// A migration that rebuilds a synced table (create, copy, drop, rename: the table's b-tree changes)
-    /// is recorded at once as the device's write of every row the table holds (``Statement/rebuilds``):
-    /// Concord notices the rebuild at its next fold, which the app makes right after (as a sync would).
-    func upgrade(_ device: SimulatedDevice, to version: Int) throws {
-        let from = device.version
-        let roots = try Self.tableRoots(of: device.replica)
-        let before = try TableSnapshot(of: device.replica)
-        let lastLook = try device.replica.clock.last
-        try device.upgrade(to: version, workload: workload)
-        let rebuilt = try Self.tableRoots(of: device.replica).filter { name, page in
-            roots[name].map { $0 != page } ?? false
-        }
-        if !rebuilt.isEmpty, written == nil {
-            _ = try device.replica.foldLocalWrites()
-            let tables = device.replica.tables.map(\.schema).filter { rebuilt[$0.name] != nil }
-            var statement = Statement(
-                sql: "migration to release \(version), rebuilding \(tables.map(\.name).joined(separator: ", "))",
-                before: before, after: try TableSnapshot(of: device.replica, tables: tables))
-            statement.rebuilds = true
-            statement.lastLook = lastLook
-            written = WrittenStatements(device: device.index, statements: [statement])
-            result.coverage.record(.rebuild)
-            try collectWrites(only: [device.index])
-        }
-        guard device.version > from else { return }
-        result.upgrades += 1
-        log("device \(device.index) upgraded its app from version \(from) to \(device.version)")
-    }
-
-    /// Each table's first page in the file, by name: a rebuilt table has a new one, an altered one keeps it.
-    private static func tableRoots(of replica: Replica) throws -> [String: Int64] {
-        var roots: [String: Int64] = [:]
-        for row in try replica.database.query(
-            "SELECT name, rootpage FROM main.sqlite_schema WHERE type = 'table' ORDER BY name")
-        {
-            if let name = row[0].textValue, let page = row[1].integerValue { roots[name] = page }
-        }
-        return roots
     }
 
     /// Runs the app's statements `sqls` on `device`, one after another, counting each as written or

@@ -125,3 +125,23 @@ public func inMemoryReplicas(
         return replica
     }
 }
+
+/// The SQL of a table rebuild as SQLite documents it for the schema changes ALTER TABLE cannot make, in one
+/// transaction: create `<table>_new` with `columns` (the definitions inside the parentheses), copy the old
+/// table's rows into it (`copying` each, of the rows `condition` keeps), drop the old table, rename the new.
+///
+/// ```swift
+/// try replica.database.execute(rebuildSQL("t", columns: "id TEXT PRIMARY KEY NOT NULL, v CHECK (length(v) < 9)"))
+/// ```
+public func rebuildSQL(_ table: String, columns: String, copying values: String = "*", where condition: String = "1")
+    -> String
+{
+    """
+    BEGIN;
+    CREATE TABLE \(table)_new (\(columns));
+    INSERT INTO \(table)_new SELECT \(values) FROM \(table) WHERE \(condition);
+    DROP TABLE \(table);
+    ALTER TABLE \(table)_new RENAME TO \(table);
+    COMMIT;
+    """
+}

@@ -24,19 +24,15 @@ struct RebuildReconcileTests {
         return replicas
     }
 
-    private static let rebuild = """
-        BEGIN;
-        CREATE TABLE t_new (id TEXT PRIMARY KEY NOT NULL, v CHECK (length(v) < 100), w);
-        INSERT INTO t_new SELECT * FROM t;
-        DROP TABLE t;
-        ALTER TABLE t_new RENAME TO t;
-        COMMIT;
-        """
+    /// `t` rebuilt with a CHECK, copying `values` of each row.
+    private static func rebuild(copying values: String = "*") -> String {
+        rebuildSQL("t", columns: "id TEXT PRIMARY KEY NOT NULL, v CHECK (length(v) < 100), w", copying: values)
+    }
 
     @Test func anEditMadeAfterAnotherDeviceRebuiltTheTableWins() throws {
         let replicas = try pair()
         clock.advance(by: 1_000)
-        try replicas[0].database.execute(Self.rebuild)
+        try replicas[0].database.execute(Self.rebuild())
         clock.advance(by: 1_000)
         try replicas[1].database.execute("UPDATE t SET v = 'edited after the rebuild' WHERE id = 'r1'")
         clock.advance(by: 1_000)
@@ -60,8 +56,7 @@ struct RebuildReconcileTests {
         let replicas = try pair()
         clock.advance(by: 1_000)
         try replicas[0].database.execute(
-            Self.rebuild.replacingOccurrences(
-                of: "INSERT INTO t_new SELECT * FROM t;", with: "INSERT INTO t_new SELECT id, upper(v), w FROM t;"))
+            Self.rebuild(copying: "id, upper(v), w"))
         clock.advance(by: 1_000)
         try Replica.sync(replicas)
         for replica in replicas {
