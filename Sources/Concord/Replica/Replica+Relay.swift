@@ -49,7 +49,9 @@ extension Replica {
             try store.writeCounters(key, merged, previous: stored)
             let ref = RowRef(table: table.name, key: key)
             try reprojection.remember(ref, merged, version: stored.version, previous: stored)
-            dirty.append(ref)
+            // A row neither in the table nor kept in the hidden one left the table uncaptured (the same migration
+            // rebuilt it without the row): nothing here can show it, and the reconcile records it deleted.
+            if stored.shown || stored.hasHiddenValues { dirty.append(ref) }
             let left = rest.columns.map { column in
                 kept.columns.firstIndex(where: { SQLiteName.same($0, column) }).flatMap { registers.columns[$0] }
             }
