@@ -59,6 +59,8 @@ struct AppLedger {
                 let unchanged = columns.filter { statement.before[write.row]?[$0] == values[$0] }
                 realValues(&values, of: write.row, unchanged, known: knowledge.of(write.row))
             }
+            // A row a rebuild dropped left its values with it, as a trigger's delete does (``recordDelete(_:stamp:node:origin:knowledge:)``).
+            if statement.rebuilds, kind == .delete { deletedWithoutValues.insert(write.row) }
             for operation in write.operations(kind: kind, values: values, policy: table.policy) {
                 let id = ledger.record(
                     node: node, stamp: operation.stamp, row: write.row, kind: operation.kind,
