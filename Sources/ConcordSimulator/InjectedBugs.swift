@@ -47,6 +47,9 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
     /// A row's liveness follows the register with the newer stamp, without checking which causal length
     /// is longer: a delete (or re-insert) made on a clock behind can come undone.
     public static let uncheckedCausalLength = InjectedBugs(rawValue: 1 << 9)
+    /// The rows a table rebuild copied are dated when Concord noticed the rebuild, not when it last looked:
+    /// the copies beat every edit other devices made in between (a bug a black-box probe found).
+    public static let rebuildCopiesDatedWhenNoticed = InjectedBugs(rawValue: 1 << 10)
 
     /// Every bug by its name, in declaration order.
     public static let named: [(name: String, bug: InjectedBugs)] = [
@@ -60,6 +63,7 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
         ("truncates-text-at-nul", .truncateTextAtNUL),
         ("crash-unsafe-write-order", .crashUnsafeWriteOrder),
         ("unchecked-causal-length", .uncheckedCausalLength),
+        ("rebuild-copies-dated-when-noticed", .rebuildCopiesDatedWhenNoticed),
     ]
 
     /// The names of the bugs set, in declaration order.
@@ -126,6 +130,8 @@ final class BugInterceptor: DecisionInterceptor {
     var detectsCopies: Bool { !bugs.contains(.foldKeepsCopiedNodeID) }
 
     var commitsRegistersBeforeRows: Bool { bugs.contains(.crashUnsafeWriteOrder) }
+
+    var datesRebuildsAtLastLook: Bool { !bugs.contains(.rebuildCopiesDatedWhenNoticed) }
 }
 
 /// A row as one sender delivered it, for the `dropDuplicateDelivery` bug.

@@ -113,6 +113,13 @@ struct InjectedBugTests {
                     ])
             }),
         Case(bug: .dropDuplicateDelivery, scenario: scenario("duplicates")),
+        // Releases that rebuild tables, reached by both devices while they go on editing.
+        Case(
+            bug: .rebuildCopiesDatedWhenNoticed,
+            scenario: scenario("rebuild") {
+                $0.workload = tableRebuild.workload
+                $0.mix.upgrade = 10
+            }),
         // An old device that is the only link between two groups must pass on what it cannot show.
         Case(
             bug: .dropUnknownColumnsOnRelay,
@@ -124,6 +131,12 @@ struct InjectedBugTests {
                 $0.faults.relay = [100, 100]
             }),
     ]
+
+    /// The table-rebuild scenario file, whose releases rebuild tables.
+    static var tableRebuild: Scenario {
+        (try? Scenario.load(path: ScenarioFileTests.root.appendingPathComponent("table-rebuild.json").path))
+            ?? Scenario(name: "table-rebuild file missing")
+    }
 
     /// The rolling-upgrade scenario file, whose app has three releases.
     static var rollingUpgrade: Scenario {

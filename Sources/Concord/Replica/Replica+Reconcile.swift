@@ -1,3 +1,5 @@
+@_spi(Testing) import ConcordCore
+
 extension Replica {
     /// Puts back the capture triggers of a table that lost them, and records what changed meanwhile.
     ///
@@ -45,9 +47,12 @@ extension Replica {
             let defaults = facts.defaults
             let store = store(table)
             let parked = Set(try parkedRows(of: table).map(\.key))
+            // Dated when Concord last looked (see above); a test may plant the date it noticed the rebuild.
+            let dated =
+                configuration.interceptor?.datesRebuildsAtLastLook ?? true
+                ? "\(Metadata.julianDay(unixMilliseconds: Int64(clamping: try clock.last.milliseconds)))" : Metadata.now
             let log = try database.prepare(
-                "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, "
-                    + "\(Metadata.julianDay(unixMilliseconds: Int64(clamping: try clock.last.milliseconds))), ?)")
+                "INSERT INTO \(Metadata.log) (tbl, pk, op, at, mask) VALUES (?, ?, ?, \(dated), ?)")
             let joined = table.joinedColumns
             let values =
                 joined.isEmpty

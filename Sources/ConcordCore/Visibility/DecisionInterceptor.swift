@@ -34,6 +34,10 @@ public protocol DecisionInterceptor: Sendable {
     /// Whether an apply commits the registers it merged before it shows the rows, in a transaction of
     /// their own (the engine's answer: no; rows and registers commit together).
     var commitsRegistersBeforeRows: Bool { get }
+
+    /// Whether the rows a table rebuild copied are dated when Concord last looked at the table, the earliest
+    /// the rebuild can have happened (the engine's answer: yes), rather than when it noticed the rebuild.
+    var datesRebuildsAtLastLook: Bool { get }
 }
 
 @_spi(Testing)
@@ -42,4 +46,6 @@ extension DecisionInterceptor {
     public var detectsCopies: Bool { true }
     /// The engine's answer.
     public var commitsRegistersBeforeRows: Bool { false }
+    /// The engine's answer.
+    public var datesRebuildsAtLastLook: Bool { true }
 }
