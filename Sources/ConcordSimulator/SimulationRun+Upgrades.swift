@@ -16,7 +16,7 @@ extension SimulationRun {
     /// Upgrades `device`'s app to release `version` (nothing when it runs that one or a newer one already).
     ///
     /// A migration that rebuilds a synced table (create, copy, drop, rename: the table's b-tree changes)
-    /// is recorded at once as the device's write of every row the table holds (``Statement/rebuilds``):
+    /// is recorded at once as the device's write of every row the table holds (``Statement/lastLook``):
     /// Concord notices the rebuild at its next fold, which the app makes right after (as a sync would).
     /// An upgrade a power failure stopped is finished from what the tables were when it began.
     func upgrade(_ device: SimulatedDevice, to version: Int) throws {
@@ -46,7 +46,6 @@ extension SimulationRun {
             var statement = Statement(
                 sql: "migration to release \(device.version), rebuilding \(tables.map(\.name).joined(separator: ", "))",
                 before: baseline.tables, after: try TableSnapshot(of: device.replica, tables: tables))
-            statement.rebuilds = true
             statement.lastLook = baseline.lastLook
             written = WrittenStatements(device: device.index, statements: [statement])
             result.coverage.record(.rebuild)

@@ -22,13 +22,14 @@ struct Statement {
     /// The device's clock, in Unix milliseconds, when its app ran the statement: every stamp the statement's
     /// writes get is at or after it (a hybrid logical clock never stamps below the physical time).
     var physical: Int64?
-    /// Whether this stands for a migration that rebuilt its tables (create, copy, drop, rename), not a
-    /// statement: Concord, reinstalling capture, records every row such a table holds as this device's
-    /// write of every column, dated when it last looked (README, "A table rebuilt by a migration").
-    var rebuilds = false
-    /// For a rebuild, the device's clock's last reading before its migration ran: Concord dates the copies
-    /// then, the earliest the rebuild can have happened, so that they lose to every edit made after it.
+    /// For a migration that rebuilt its tables (create, copy, drop, rename) rather than a statement, the
+    /// device's clock's last reading before the migration ran. Concord, reinstalling capture, records every
+    /// row such a table holds as this device's write of every column, dated then, the earliest the rebuild
+    /// can have happened, so that the copies lose to every edit made after it (README, "Table rebuilds,
+    /// reconciled").
     var lastLook: HLCTimestamp?
+    /// Whether this stands for a migration that rebuilt its tables (see ``lastLook``).
+    var rebuilds: Bool { lastLook != nil }
 
     /// INSERT (with any conflict clause, or REPLACE), UPDATE or DELETE, from the statement's first word.
     let kind: Ledger.Kind?

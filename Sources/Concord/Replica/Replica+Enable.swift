@@ -340,9 +340,9 @@ extension Replica {
         try withoutCapture {
             for (key, written) in converted {
                 for (column, value) in written.sorted(by: { $0.key < $1.key }) {
-                    try database.execute(
-                        "UPDATE \(table.qualifiedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?",
-                        [try database.stored(value, as: facts.affinities[column]), key])
+                    try database.cached(
+                        "UPDATE \(table.qualifiedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?"
+                    ).run([try database.stored(value, as: facts.affinities[column]), key])
                 }
             }
         }
