@@ -113,7 +113,10 @@ extension SimulationRun {
         for device in devices where result.failure == nil {
             try check(device)
             guard result.failure == nil else { return }
-            let oracle = oracles[device.version] ?? Oracle(schema: schemas[device.version], ledger: ledger)
+            // The release's CHECK constraints are the device's own (every device on it has the same).
+            let oracle =
+                try oracles[device.version]
+                ?? Oracle(schema: schemas[device.version], ledger: ledger, checks: CheckConstraints(of: device.replica))
             oracles[device.version] = oracle
             let name = "device \(device.index) (version \(device.version))"
             if let difference = try oracle.tableDifference(on: device.replica, shower: "\(name) shows") {
