@@ -34,10 +34,11 @@ struct PendingJoins {
 
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
     /// `hiddenCopies` says the row may keep its values as written in a hidden copy (see
-    /// ``RegisterStore/written(_:column:shown:)``).
+    /// ``RegisterStore/written(_:column:shown:)``). A counter's change goes to the contribution of
+    /// `creditStamp`'s node, at that stamp, when given (a copy's first fold, see ``CopyCredit``).
     mutating func fold(
         _ write: LoggedValues, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
-        before: RowRegisters?, after: inout RowRegisters, stamp: Stamp,
+        before: RowRegisters?, after: inout RowRegisters, stamp: Stamp, creditStamp: Stamp? = nil,
         functions: [String: MergeFunction], hiddenCopies: Bool = false
     ) throws {
         let position = position(of: key, table: table, store: store)
@@ -61,7 +62,8 @@ struct PendingJoins {
                     } else { 0 }
                 let delta = (new.integerValue ?? 0) &- from
                 register = LocalJoin.counter(
-                    LocalJoin.contribute(delta, to: held?.contributions ?? [], life: life, stamp: stamp),
+                    LocalJoin.contribute(
+                        delta, to: held?.contributions ?? [], life: life, stamp: creditStamp ?? stamp),
                     life: life, stamp: stamp)
             } else {
                 register = LocalJoin.join(

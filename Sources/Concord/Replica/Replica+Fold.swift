@@ -19,11 +19,11 @@ extension Replica {
         try withForeignKeyEnforcementOffIfWriting {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
-            try checkIdentity()
+            let credit = try checkIdentity()
             try logRowsLostUncaptured()
             guard try hasWritesToFold() else { return 0 }
             for table in tables { try requireMergeFunctions(table) }
-            let session = try FoldSession(replica: self)
+            let session = try FoldSession(replica: self, credit: credit)
             try session.foldLog()
             try session.finish()
             return session.count
@@ -95,6 +95,8 @@ final class FoldSession {
     private var firstInsertLogged: [RowRef: Int64] = [:]
     /// How many logged writes were folded.
     private(set) var count = 0
+    /// The stamp counter changes are credited under, when this fold is a copy's first (``CopyCredit``).
+    private let creditStamp: Stamp?
 
     /// One row of `_concord_log`.
     private struct LoggedWrite {
@@ -108,8 +110,9 @@ final class FoldSession {
         let mask: SQLiteValue
     }
 
-    init(replica: Replica) throws {
+    init(replica: Replica, credit: CopyCredit? = nil) throws {
         self.replica = replica
+        creditStamp = credit?.stamp
         clock = try replica.clock
         version = replica.versionFloor(after: try replica.version)
         anyParked = try replica.parkedRowsExist()
@@ -203,7 +206,7 @@ final class FoldSession {
             try joins.fold(
                 .init(isInsert: write.operation == .insert, changed: changed, logged: logged.first ?? []),
                 table: write.table, store: store, key: write.key, before: before?.registers, after: &after,
-                stamp: stamp, functions: replica.configuration.merges,
+                stamp: stamp, creditStamp: creditStamp, functions: replica.configuration.merges,
                 hiddenCopies: try write.operation == .update && mayHaveHiddenCopies(write.table))
         }
         // What this write saw of each column it wrote, kept for deciding later whether a value that loses to

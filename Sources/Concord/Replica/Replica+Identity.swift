@@ -20,17 +20,41 @@ extension Replica {
     /// // cp phone.sqlite tablet.sqlite
     /// let tablet = try Replica(path: "tablet.sqlite")   // a node id of its own
     /// ```
-    func checkIdentity() throws {
-        guard let current = fileIdentity else { return }
-        guard try storedFileIdentity() != current else { return }
-        try database.transaction {
+    ///
+    /// Returns the credit for the counter changes the copy found waiting in its capture log, when it
+    /// took a new node id with writes there: the fold in the same transaction must give them to the
+    /// original (see ``CopyCredit``).
+    @discardableResult
+    func checkIdentity() throws -> CopyCredit? {
+        guard let current = fileIdentity else { return nil }
+        guard try storedFileIdentity() != current else { return nil }
+        let credit = try database.transaction { () -> CopyCredit? in
             // Another process may have settled it meanwhile: decide under the write lock.
             let stored = try storedFileIdentity()
-            guard stored != current else { return }
-            if stored != nil, configuration.interceptor?.detectsCopies ?? true { try adoptNewNodeID() }
+            guard stored != current else { return nil }
+            var credit: CopyCredit?
+            if stored != nil, configuration.interceptor?.detectsCopies ?? true {
+                if try hasLoggedWrites() { credit = CopyCredit(original: nodeID, hlc: try clock.last) }
+                try adoptNewNodeID()
+            }
             try database.execute("UPDATE \(Metadata.state) SET file = ?", [.text(current)])
+            return credit
         }
         try refreshNodeID()
+        return credit
+    }
+
+    /// Whether this file is a copy that has not taken its own node id yet and holds captured writes
+    /// not folded: opening it folds them at once, so they are credited as they were made (``CopyCredit``).
+    func isCopyWithLoggedWrites() throws -> Bool {
+        guard let current = fileIdentity, configuration.interceptor?.detectsCopies ?? true,
+            let stored = try storedFileIdentity(), stored != current
+        else { return false }
+        return try hasLoggedWrites()
+    }
+
+    private func hasLoggedWrites() throws -> Bool {
+        try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1)
     }
 
     private func storedFileIdentity() throws -> String? {

@@ -195,7 +195,9 @@ public final class Replica {
         }
         try refreshNodeID()
         try loadSyncedTables()
-        try checkIdentity()
+        // A copy holding captured writes folds them now, in the transaction that gives it its own node id,
+        // so they are credited as made before the copy (see `CopyCredit`).
+        if try isCopyWithLoggedWrites() { try foldLocalWrites() } else { try checkIdentity() }
     }
 
     /// Moves every commit a write-ahead log holds into the database file and empties the log, before

@@ -1,0 +1,112 @@
+import ConcordTestSupport
+import Foundation
+import Testing
+
+@testable import Concord
+
+/// A file copied while a counter change waited in its capture log: the change counts once.
+@Suite("Copies with writes not folded yet", .tags(.replica), .timeLimit(.hangGuard))
+struct CopyCreditTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+    static let schema =
+        "CREATE TABLE posts (id TEXT PRIMARY KEY NOT NULL, likes INTEGER NOT NULL DEFAULT 0, title TEXT);"
+
+    /// The phone's replica, with post `p` liked 10 times and folded, then `pending` run and not folded.
+    private func phone(_ directory: TemporaryDirectory, pending: String) throws -> Replica {
+        let phone = try Replica(path: directory.path("phone.db"), configuration: configuration(node: 1, clock: clock))
+        try phone.database.execute(Self.schema)
+        try phone.enableSync(on: "posts", merges: ["likes": .counter])
+        try phone.database.execute("INSERT INTO posts (id, likes, title) VALUES ('p', 10, 'first')")
+        try phone.foldLocalWrites()
+        clock.advance(by: 1_000)
+        try phone.database.execute(pending)
+        return phone
+    }
+
+    /// Copies the phone's file as `cp` would, its write-ahead log checkpointed first, and opens the copy.
+    private func copy(of phone: Replica, in directory: TemporaryDirectory, as name: String, node id: UInt8) throws
+        -> Replica
+    {
+        try phone.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: directory.path("phone.db"), toPath: directory.path(name))
+        return try Replica(path: directory.path(name), configuration: configuration(node: id, clock: clock))
+    }
+
+    private func posts(_ replica: Replica) throws -> [[SQLiteValue]] {
+        try replica.database.query("SELECT id, likes, title FROM posts ORDER BY id")
+    }
+
+    /// The change waiting, and what every replica shows once both files synced.
+    static let waiting: [(pending: String, shown: [[SQLiteValue]])] = [
+        ("UPDATE posts SET likes = likes + 1, title = 'liked' WHERE id = 'p'", [["p", 11, "liked"]]),
+        ("UPDATE posts SET likes = likes - 3 WHERE id = 'p'", [["p", 7, "first"]]),
+        ("INSERT INTO posts (id, likes) VALUES ('q', 5)", [["p", 10, "first"], ["q", 5, .null]]),
+        (
+            "DELETE FROM posts WHERE id = 'p'; INSERT INTO posts (id, likes, title) VALUES ('p', 2, 'again')",
+            [["p", 2, "again"]]
+        ),
+    ]
+
+    @Test(arguments: waiting.indices)
+    func aCounterChangeWaitingWhenTheFileWasCopiedCountsOnce(case index: Int) throws {
+        let (pending, shown) = Self.waiting[index]
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: pending)
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        #expect(tablet.nodeID == node(2))
+        #expect(try posts(tablet) == shown, "the copy shows the change before anything syncs")
+        clock.advance(by: 1_000)
+        for order in [[phone, tablet], [tablet, phone]] { try Replica.sync(order) }
+        for replica in [phone, tablet] {
+            #expect(try posts(replica) == shown)
+            #expect(try replica.check().isConsistent)
+        }
+        #expect(try phone.canonicalDump() == tablet.canonicalDump())
+    }
+
+    /// A phone restored from its backup onto a tablet and never synced again: the tablet still counts
+    /// what the phone had not folded, and a third device gets it from the tablet.
+    @Test func theChangeIsKeptWhenTheOriginalNeverSyncsAgain() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        let laptop = try Replica.inMemory(configuration: configuration(node: 3, clock: clock))
+        try laptop.database.execute(Self.schema)
+        try laptop.enableSync(on: "posts", merges: ["likes": .counter])
+        try Replica.sync([tablet, laptop])
+        #expect(try posts(laptop) == [["p", 11, "first"]])
+    }
+
+    /// Both devices go on counting after the copy, each before and after its first fold.
+    @Test func incrementsMadeOnBothSidesAfterTheCopyAllCount() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        try phone.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: directory.path("phone.db"), toPath: directory.path("tablet.db"))
+        clock.advance(by: 1_000)
+        try phone.database.execute("UPDATE posts SET likes = likes + 10 WHERE id = 'p'")
+        let tablet = try Replica(path: directory.path("tablet.db"), configuration: configuration(node: 2, clock: clock))
+        try tablet.database.execute("UPDATE posts SET likes = likes + 100 WHERE id = 'p'")
+        try phone.foldLocalWrites()
+        clock.advance(by: 1_000)
+        try phone.database.execute("UPDATE posts SET likes = likes + 1000 WHERE id = 'p'")
+        try Replica.sync([phone, tablet])
+        for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 1_121, "first"]]) }
+    }
+
+    /// The credited contribution is the original's, at the clock the file held: lower than any stamp the
+    /// original issues later, so the original's own fold of the same write replaces it.
+    @Test func theCopyCreditsTheOriginalNodeAtTheFilesClock() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let fileClock = try phone.clock.last
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        let row = try #require(try tablet.changes(since: 0).rows.first { $0.key == "p" })
+        let contributions = try #require(row.registers.columns[0]?.contributions)
+        #expect(contributions.map(\.stamp) == [Stamp(hlc: fileClock, node: node(1))])
+        #expect(contributions.map(\.amount) == [11])
+        #expect(row.registers.columns[0]?.stamp.node == node(2), "the register's write is the copy's own")
+        try phone.foldLocalWrites()
+        #expect(try phone.clock.last > fileClock)
+    }
+}
