@@ -22,7 +22,10 @@ import ConcordCore
 /// Limits: a decrement credited at the very stamp of the original's last
 /// contribution to that counter ties with it and loses until the original's
 /// own fold arrives; writes an app made to the copy before Concord first
-/// opened it cannot be told from the original's and are credited alike.
+/// opened it cannot be told from the original's and are credited alike; and
+/// if the original itself then loses the write (a power failure before its
+/// disk had it, which a copy read from its cache can survive), the
+/// original's next change to that counter replaces the credit without it.
 ///
 /// ```swift
 /// // cp phone.sqlite tablet.sqlite, with `likes = likes + 1` not folded yet
