@@ -40,10 +40,13 @@ struct AppLedger {
 
     /// Records one operation per row `statement` touched, in the order the device stamped them; returns them.
     /// `standIns` names, by table, the columns of `SET NULL` / `SET DEFAULT` keys (see ``realValues(_:of:_:known:)``).
+    /// `credited` when `node` is a copy that folded the statement its original's app ran before the copy:
+    /// its writes are the statement's but for the counter changes, which are the original's (its own record
+    /// of the statement has them).
     @discardableResult
     mutating func record(
         _ statement: Statement, touched: [OwnWrite], tables: [String: TableSchema], standIns: [String: Set<Int>] = [:],
-        node: NodeID, origin: Origin, knowledge: inout Knowledge
+        node: NodeID, origin: Origin, knowledge: inout Knowledge, credited: Bool = false
     ) -> [Ledger.Operation] {
         var recorded: [Ledger.Operation] = []
         for write in touched {
@@ -55,6 +58,9 @@ struct AppLedger {
             if statement.rebuilds, kind == .update, table.policy == .column {
                 values = values.filter { $0.key < write.columnStamps.count && write.columnStamps[$0.key] != nil }
             }
+            // A copy's fold of its original's statement: the counter changes are the original's, whatever the
+            // copy's registers say (the original's own record of the statement has them).
+            if credited { values = values.filter { table.merges[$0.key] != .counter } }
             if kind == .update, table.policy == .row, let columns = standIns[write.row.table] {
                 let unchanged = columns.filter { statement.before[write.row]?[$0] == values[$0] }
                 realValues(&values, of: write.row, unchanged, known: knowledge.of(write.row))

@@ -56,6 +56,9 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     case crashMidFoldOrExport = "crash-mid-fold-or-export"
     /// A device's database file was copied to a new device.
     case fork = "fork"
+    /// A device's file was copied right after its app wrote, before Concord folded the write: the copy
+    /// found the write waiting in its capture log (see `CopyCredit` in the engine).
+    case copyUnfolded = "copy-unfolded"
     /// A device's disk went back to an earlier backup.
     case restore = "restore"
     /// An app upgraded to a newer release (in the plan or in the liveness phase).

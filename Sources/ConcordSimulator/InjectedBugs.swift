@@ -50,6 +50,9 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
     /// The rows a table rebuild copied are dated when Concord noticed the rebuild, not when it last looked:
     /// the copies beat every edit other devices made in between (a bug a black-box probe found).
     public static let rebuildCopiesDatedWhenNoticed = InjectedBugs(rawValue: 1 << 10)
+    /// A copy of a file whose capture log held an app's writes folds them all as its own, so a counter
+    /// change made before the copy counts once on each file, twice once they sync (a bug a probe found).
+    public static let copyFoldsWaitingWritesAsItsOwn = InjectedBugs(rawValue: 1 << 11)
 
     /// Every bug by its name, in declaration order.
     public static let named: [(name: String, bug: InjectedBugs)] = [
@@ -64,6 +67,7 @@ public struct InjectedBugs: OptionSet, Hashable, Sendable {
         ("crash-unsafe-write-order", .crashUnsafeWriteOrder),
         ("unchecked-causal-length", .uncheckedCausalLength),
         ("rebuild-copies-dated-when-noticed", .rebuildCopiesDatedWhenNoticed),
+        ("copy-folds-waiting-writes-as-its-own", .copyFoldsWaitingWritesAsItsOwn),
     ]
 
     /// The names of the bugs set, in declaration order.
@@ -128,6 +132,8 @@ final class BugInterceptor: DecisionInterceptor {
     var suspendsCapture: Bool { !bugs.contains(.captureMergeWrites) }
 
     var detectsCopies: Bool { !bugs.contains(.foldKeepsCopiedNodeID) }
+
+    var creditsCopiedWrites: Bool { !bugs.contains(.copyFoldsWaitingWritesAsItsOwn) }
 
     var commitsRegistersBeforeRows: Bool { bugs.contains(.crashUnsafeWriteOrder) }
 

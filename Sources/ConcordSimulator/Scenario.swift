@@ -62,6 +62,10 @@ public struct Scenario: Codable, Equatable, Sendable {
         public var jump = [0, 2]
         /// A device's database copied to a new device, which must take a node id of its own.
         public var fork = [0, 1]
+        /// Percent of forks that copy the file right after the device's app writes, before Concord folds
+        /// the write (a backup taken mid-edit), so the copy finds it waiting. `[0, 0]` by default, and then
+        /// no rate is drawn, so plans stay as they were.
+        public var copyUnfolded = [0, 0]
         /// Partitions and offline periods ending.
         public var heal = [2, 6]
         /// Most pages a mesh changeset is split into; pages arrive last first, so children overtake parents.
@@ -189,6 +193,7 @@ public struct Scenario: Codable, Equatable, Sendable {
             ("relay", faults.relay), ("hostile", faults.hostile), ("powerLoss", faults.powerLoss),
             ("tornWrite", faults.tornWrite), ("reorder", faults.reorder), ("midOperation", faults.midOperation),
             ("restore", faults.restore), ("foreignKeysOff", faults.foreignKeysOff),
+            ("copyUnfolded", faults.copyUnfolded),
         ]
         for (name, range) in ranges where range.count != 2 || range[0] < 0 || range[0] > range[1] {
             throw ScenarioError("faults.\(name) is \(range); give it as [low, high] with 0 <= low <= high")
@@ -265,6 +270,7 @@ extension Scenario.Faults {
         try read(.midOperation, &midOperation)
         try read(.restore, &restore)
         try read(.foreignKeysOff, &foreignKeysOff)
+        try read(.copyUnfolded, &copyUnfolded)
     }
 }
 

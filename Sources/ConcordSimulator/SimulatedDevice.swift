@@ -105,8 +105,11 @@ final class SimulatedDevice {
     /// The original checkpoints first (in WAL mode the newest commits may sit in its WAL). The copy's
     /// replica is asked for a new node id, `node`, once it sees its file changed; ``node`` says which
     /// one it writes under.
+    /// With `unfolded`, the original's capture log held its app's writes: the copy folds them as it opens,
+    /// and its ledger reads its changes from where the original's had (its version when copied).
     init(
-        forking original: SimulatedDevice, index: Int, node: NodeID, durability: Durability, time: Int64
+        forking original: SimulatedDevice, index: Int, node: NodeID, durability: Durability, time: Int64,
+        unfolded: Bool = false
     ) throws {
         self.index = index
         self.node = node
@@ -130,7 +133,7 @@ final class SimulatedDevice {
         knowledge = original.knowledge
         version = original.version
         try durability.prepare(replica, app: app)
-        ledgerVersion = try replica.version
+        ledgerVersion = unfolded ? original.ledgerVersion : try replica.version
     }
 
     /// The app's statement `sql`, just run when the device's clock read `physical`, with the tables as the

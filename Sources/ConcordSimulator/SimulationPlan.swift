@@ -52,6 +52,9 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
         public var relay: Int?
         /// Weight, in percent of steps, of hostile changesets; `nil` when the scenario's range is `[0, 0]`.
         public var hostile: Int?
+        /// Percent of forks made right after an app's write, before it is folded; `nil` when the scenario's
+        /// range is `[0, 0]`.
+        public var copyUnfolded: Int?
     }
 
     /// The fault rates drawn for this seed.
@@ -102,6 +105,7 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
         }
         // Drawn last, and only when asked for, so the choices of plans without it keep their meaning.
         if faults.hostile != [0, 0] { rates.hostile = rate(faults.hostile) }
+        if faults.copyUnfolded != [0, 0] { rates.copyUnfolded = rate(faults.copyUnfolded) }
         return rates
     }
 
@@ -162,7 +166,12 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
             case 4: action = .offline
             case 5: action = .jump
             case 6:
-                action = .fork
+                // Drawn only for a scenario that asks, so the choices of every other plan keep their meaning.
+                if let rate = rates.copyUnfolded, percent(rate) {
+                    action = .forkAfterWrite(sql: workload.operation(&source, version: releases.version(of: device)))
+                } else {
+                    action = .fork
+                }
                 devices += 1
                 releases.fork(device)
             case 7: action = .heal

@@ -13,7 +13,10 @@ extension SimulationRun {
         let written = self.written
         self.written = nil
         for device in devices where only?.contains(device.index) ?? true {
-            let mine = written?.device == device.index ? written : nil
+            var mine = written?.device == device.index ? written : nil
+            // A copy's first collect: the statements its original's app ran, which it folded on opening.
+            let credited = mine == nil && copiedWrites?.device == device.index
+            if credited { (mine, copiedWrites) = (copiedWrites, nil) }
             if let mine, mine.statements.count > 1 {
                 foldReport = []
                 device.replica.foldObserver = { [unowned self] in self.foldReport.append($0) }
@@ -44,7 +47,7 @@ extension SimulationRun {
                         + error.message)
             }
             for (statement, touched) in zip(mine.statements, parts) {
-                try record(statement, touched: touched, on: device)
+                try record(statement, touched: touched, on: device, credited: credited)
                 if result.failure != nil { return }
             }
         }
@@ -87,8 +90,11 @@ extension SimulationRun {
         return rows
     }
 
-    /// Records one accepted statement of `device`'s app, whose writes stamped `touched`.
-    private func record(_ statement: Statement, touched: [OwnWrite], on device: SimulatedDevice) throws {
+    /// Records one accepted statement of `device`'s app, whose writes stamped `touched`; `credited` when
+    /// `device` is a copy that folded its original's statement (its counter changes are the original's).
+    private func record(
+        _ statement: Statement, touched: [OwnWrite], on device: SimulatedDevice, credited: Bool = false
+    ) throws {
         if let missed = statement.firstCascadeUnstamped(in: touched) {
             return fail(
                 .oracle,
@@ -124,7 +130,7 @@ extension SimulationRun {
             ).mapValues { Set($0.map(\.column)) } : [:]
         let operations = ledger.record(
             statement, touched: touched, tables: tables, standIns: standIns, node: device.node,
-            origin: .init(step: step, device: device.index), knowledge: &device.knowledge)
+            origin: .init(step: step, device: device.index), knowledge: &device.knowledge, credited: credited)
         // Rows deleted in tables other than the one the statement names were deleted by a cascade.
         result.cascades += operations.filter { $0.row.table != statement.table && $0.kind == .delete }.count
         try observeWrites(operations, on: device)

@@ -28,6 +28,10 @@ final class SimulationRun {
     var ledger = AppLedger()
     /// The statements the acting device's app ran in this step that its database accepted.
     var written: WrittenStatements?
+    /// The app's statements a copy found waiting in its capture log when it opened (a fork right after a
+    /// write), until the copy's writes are collected: the copy folded them, crediting their counter changes
+    /// to the original (see ``fork(_:unfolded:)``).
+    var copiedWrites: WrittenStatements?
     var result: SimulationResult
     /// Each device's side of a mesh with a relay (see ``SimulationPlan/sides``); empty without one.
     var sides: [Int]
@@ -136,6 +140,7 @@ final class SimulationRun {
             performed = true
             try perform(planned.action, on: device)
             (accepted, recorded) = (written, ledger.ledger.operations.count)
+            if let copied = copiedWrites { touched.insert(copied.device) }
             try collectWrites(only: touched)
         } catch {
             guard let failed = poweredOffDevice() else { throw error }
@@ -190,6 +195,10 @@ final class SimulationRun {
             log("device \(device.index) clock \(device.jump == 0 ? "set back" : "jumped ahead")")
         case .fork:
             try fork(device)
+        case .forkAfterWrite(let sql):
+            try write([sql], on: device)
+            guard result.failure == nil else { return }
+            try fork(device, unfolded: written?.device == device.index ? written : nil)
         case .idle:
             break
         case .upgrade(let version):
@@ -264,10 +273,16 @@ final class SimulationRun {
 
     /// Forks `device` into a new device whose disk holds a copy of its database file, made without
     /// Concord; the copy must take a node id of its own before it stamps anything.
-    private func fork(_ device: SimulatedDevice) throws {
+    ///
+    /// With `unfolded`, the app's statements just run on `device` and not folded yet: the copy is taken once
+    /// they reached the disk (so the original cannot lose them to a power failure the copy survived), finds
+    /// them waiting, and folds them as it opens; its collect records them as its own writes but for the
+    /// counter changes, which it credits to the original (``AppLedger/record(_:touched:tables:standIns:node:origin:knowledge:credited:)``).
+    private func fork(_ device: SimulatedDevice, unfolded: WrittenStatements? = nil) throws {
+        if unfolded != nil { device.disk.writeBack() }
         let copy = try SimulatedDevice(
             forking: device, index: devices.count, node: simulation.node(forDevice: devices.count),
-            durability: durability(ofDevice: devices.count), time: time)
+            durability: durability(ofDevice: devices.count), time: time, unfolded: unfolded != nil)
         guard copy.node != device.node else {
             fail(.safety, "device \(copy.index), a copy of device \(device.index)'s file, kept its node id")
             return
@@ -278,6 +293,11 @@ final class SimulationRun {
         if !sides.isEmpty { sides.append(sides[device.index]) }
         result.forks += 1
         log("device \(device.index) forked into device \(copy.index)")
+        if let unfolded {
+            copiedWrites = WrittenStatements(device: copy.index, statements: unfolded.statements)
+            result.coverage.record(.copyUnfolded)
+            log("device \(copy.index) found device \(device.index)'s write waiting, not folded")
+        }
     }
 
     func heal() {

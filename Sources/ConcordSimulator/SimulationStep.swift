@@ -36,6 +36,8 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
         case jump
         /// The device's database is copied to a new device with a fresh node id.
         case fork
+        /// The app writes `sql`, and the file is copied to a new device before Concord folds the write.
+        case forkAfterWrite(sql: String)
         /// Nothing happens but time passing (messages in flight arrive).
         case idle
         /// The device's app is upgraded to release `to`: its migrator runs each migration up to it.
@@ -77,6 +79,7 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
             case .heal: "sees every link heal"
             case .jump: "has its clock jump"
             case .fork: "is copied to a new device"
+            case .forkAfterWrite(let sql): "writes: \(sql), and is copied to a new device before it is folded"
             case .idle: "idles"
             case .upgrade(let version): "upgrades its app to version \(version)"
             case .hostile(let from, let attack, _): "gets a hostile changeset from \(from): \(attack.rawValue)"

@@ -120,6 +120,14 @@ struct InjectedBugTests {
                 $0.workload = tableRebuild.workload
                 $0.mix.upgrade = 10
             }),
+        // Files copied right after the app counted a tap, before Concord folded it.
+        Case(
+            bug: .copyFoldsWaitingWritesAsItsOwn,
+            scenario: scenario("copy-unfolded") {
+                $0.workload = .counter
+                $0.faults.fork = [5, 10]
+                $0.faults.copyUnfolded = [100, 100]
+            }),
         // An old device that is the only link between two groups must pass on what it cannot show.
         Case(
             bug: .dropUnknownColumnsOnRelay,

@@ -94,18 +94,19 @@ struct CopyCreditTests {
         for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 1_121, "first"]]) }
     }
 
-    /// The credited contribution is the original's, at the clock the file held: lower than any stamp the
-    /// original issues later, so the original's own fold of the same write replaces it.
+    /// The credited contribution and the counter's register are the original's, at the clock the file held:
+    /// lower than any stamp the original issues later, so its own fold of the same write replaces them.
     @Test func theCopyCreditsTheOriginalNodeAtTheFilesClock() throws {
         let directory = TemporaryDirectory()
-        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1, title = 'liked' WHERE id = 'p'")
         let fileClock = try phone.clock.last
         let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
         let row = try #require(try tablet.changes(since: 0).rows.first { $0.key == "p" })
         let contributions = try #require(row.registers.columns[0]?.contributions)
         #expect(contributions.map(\.stamp) == [Stamp(hlc: fileClock, node: node(1))])
         #expect(contributions.map(\.amount) == [11])
-        #expect(row.registers.columns[0]?.stamp.node == node(2), "the register's write is the copy's own")
+        #expect(row.registers.columns[0]?.stamp == Stamp(hlc: fileClock, node: node(1)), "the original's write")
+        #expect(row.registers.columns[1]?.stamp.node == node(2), "the title's write is the copy's own")
         try phone.foldLocalWrites()
         #expect(try phone.clock.last > fileClock)
     }

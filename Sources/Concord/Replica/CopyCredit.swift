@@ -16,8 +16,9 @@ import ConcordCore
 /// (or more), its contribution is newer and replaces the credited one, so the
 /// increment counts once; when the original never syncs again (a phone
 /// restored from its backup and retired), the credited contribution is the
-/// increment, and it is not lost. Every other register of those writes is the
-/// copy's own write, stamped under its new node id.
+/// increment, and it is not lost. The counter's register takes the credited
+/// stamp too, as the original's write; every other register of those writes
+/// is the copy's own write, stamped under its new node id.
 ///
 /// Limits: a decrement credited at the very stamp of the original's last
 /// contribution to that counter ties with it and loses until the original's

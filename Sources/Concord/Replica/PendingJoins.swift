@@ -34,8 +34,8 @@ struct PendingJoins {
 
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
     /// `hiddenCopies` says the row may keep its values as written in a hidden copy (see
-    /// ``RegisterStore/written(_:column:shown:)``). A counter's change goes to the contribution of
-    /// `creditStamp`'s node, at that stamp, when given (a copy's first fold, see ``CopyCredit``).
+    /// ``RegisterStore/written(_:column:shown:)``). A counter's change is `creditStamp`'s, when given (a
+    /// copy's first fold, see ``CopyCredit``): its node's contribution, and the register's stamp.
     mutating func fold(
         _ write: LoggedValues, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
         before: RowRegisters?, after: inout RowRegisters, stamp: Stamp, creditStamp: Stamp? = nil,
@@ -61,10 +61,11 @@ struct PendingJoins {
                         RowMerge.counterValue(held?.contributions ?? [], life: life)
                     } else { 0 }
                 let delta = (new.integerValue ?? 0) &- from
+                // A credited change is the original's write of the counter: its register takes that stamp too.
+                let contributor = creditStamp ?? stamp
                 register = LocalJoin.counter(
-                    LocalJoin.contribute(
-                        delta, to: held?.contributions ?? [], life: life, stamp: creditStamp ?? stamp),
-                    life: life, stamp: stamp)
+                    LocalJoin.contribute(delta, to: held?.contributions ?? [], life: life, stamp: contributor),
+                    life: life, stamp: contributor)
             } else {
                 register = LocalJoin.join(
                     new, stamp: stamp,

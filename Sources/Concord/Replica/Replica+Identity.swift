@@ -34,7 +34,9 @@ extension Replica {
             guard stored != current else { return nil }
             var credit: CopyCredit?
             if stored != nil, configuration.interceptor?.detectsCopies ?? true {
-                if try hasLoggedWrites() { credit = CopyCredit(original: nodeID, hlc: try clock.last) }
+                if configuration.interceptor?.creditsCopiedWrites ?? true, try hasLoggedWrites() {
+                    credit = CopyCredit(original: nodeID, hlc: try clock.last)
+                }
                 try adoptNewNodeID()
             }
             try database.execute("UPDATE \(Metadata.state) SET file = ?", [.text(current)])

@@ -31,6 +31,10 @@ public protocol DecisionInterceptor: Sendable {
     /// Whether a replica whose file is a copy takes a new node id before stamping (the engine's answer: yes).
     var detectsCopies: Bool { get }
 
+    /// Whether a copy credits the counter changes its capture log held when it noticed it was one to the
+    /// original (the engine's answer: yes), rather than folding them as its own.
+    var creditsCopiedWrites: Bool { get }
+
     /// Whether an apply commits the registers it merged before it shows the rows, in a transaction of
     /// their own (the engine's answer: no; rows and registers commit together).
     var commitsRegistersBeforeRows: Bool { get }
@@ -44,6 +48,8 @@ public protocol DecisionInterceptor: Sendable {
 extension DecisionInterceptor {
     /// The engine's answer.
     public var detectsCopies: Bool { true }
+    /// The engine's answer.
+    public var creditsCopiedWrites: Bool { true }
     /// The engine's answer.
     public var commitsRegistersBeforeRows: Bool { false }
     /// The engine's answer.
