@@ -94,6 +94,37 @@ struct CopyCreditTests {
         for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 1_121, "first"]]) }
     }
 
+    /// A copy opened by a configuration that cannot fold what waits (it does not register a merge function a
+    /// table uses) still opens, stamping nothing; the next fold that can, credits the waiting change.
+    @Test func aCopyOpenedWithoutAMergeFunctionCreditsAtTheNextFold() throws {
+        let directory = TemporaryDirectory()
+        let longest = MergeFunction(name: "longest") { a, b in
+            (a.textValue?.utf8.count ?? -1) >= (b.textValue?.utf8.count ?? -1) ? a : b
+        }
+        let merges = ["likes": ColumnMerge.counter, "title": .custom("longest")]
+        var withMerge = configuration(node: 1, clock: clock)
+        withMerge.merges = ["longest": longest]
+        let phone = try Replica(path: directory.path("phone.db"), configuration: withMerge)
+        try phone.database.execute(Self.schema)
+        try phone.enableSync(on: "posts", merges: merges)
+        try phone.database.execute("INSERT INTO posts (id, likes, title) VALUES ('p', 10, 'first')")
+        try phone.foldLocalWrites()
+        clock.advance(by: 1_000)
+        try phone.database.execute("UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        try phone.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: directory.path("phone.db"), toPath: directory.path("tablet.db"))
+        var tabletConfiguration = configuration(node: 2, clock: clock)
+        let bare = try Replica(path: directory.path("tablet.db"), configuration: tabletConfiguration)
+        #expect(bare.nodeID == node(1), "nothing stamped yet: the copy is noticed at the fold")
+        #expect(throws: ReplicaError.self) { try bare.foldLocalWrites() }
+        tabletConfiguration.merges = ["longest": longest]
+        let tablet = try Replica(path: directory.path("tablet.db"), configuration: tabletConfiguration)
+        #expect(tablet.nodeID == node(2))
+        clock.advance(by: 1_000)
+        try Replica.sync([phone, tablet])
+        for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 11, "first"]]) }
+    }
+
     /// The credited contribution and the counter's register are the original's, at the clock the file held:
     /// lower than any stamp the original issues later, so its own fold of the same write replaces them.
     @Test func theCopyCreditsTheOriginalNodeAtTheFilesClock() throws {

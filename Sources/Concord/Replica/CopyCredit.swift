@@ -21,12 +21,18 @@ import ConcordCore
 /// is the copy's own write, stamped under its new node id.
 ///
 /// Limits: a decrement credited at the very stamp of the original's last
-/// contribution to that counter ties with it and loses until the original's
-/// own fold arrives; writes an app made to the copy before Concord first
-/// opened it cannot be told from the original's and are credited alike; and
-/// if the original itself then loses the write (a power failure before its
-/// disk had it, which a copy read from its cache can survive), the
-/// original's next change to that counter replaces the credit without it.
+/// contribution to that counter ties with it and loses (for good if the
+/// original never syncs); writes an app made to the copy before Concord first
+/// opened it cannot be told from the original's, are credited alike, and are
+/// lost when the original's next change of that counter arrives; two copies
+/// taken at different moments before the original folds credit different
+/// amounts at one stamp, and the larger is kept; writes of a table refused
+/// for a destructive schema change stay in the log and are folded as the
+/// copy's own once it syncs again (the credit lives only in the fold that
+/// noticed the copy); and if the original itself then loses the write (a
+/// power failure before its disk had it, which a copy read from its cache
+/// can survive), the original's next change to that counter may replace the
+/// credit without it.
 ///
 /// ```swift
 /// // cp phone.sqlite tablet.sqlite, with `likes = likes + 1` not folded yet

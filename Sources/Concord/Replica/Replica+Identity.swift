@@ -34,6 +34,8 @@ extension Replica {
             guard stored != current else { return nil }
             var credit: CopyCredit?
             if stored != nil, configuration.interceptor?.detectsCopies ?? true {
+                // The node the file writes under, not one an attempt rolled back since took in memory.
+                try refreshNodeID()
                 if configuration.interceptor?.creditsCopiedWrites ?? true, try hasLoggedWrites() {
                     credit = CopyCredit(original: nodeID, hlc: try clock.last)
                 }
