@@ -16,7 +16,10 @@ extension Replica {
         try foldLocalWrites()
         try database.execute("VACUUM INTO ?", [.text(path)])
         do {
-            return try Replica(path: path, configuration: configuration ?? self.configuration, create: false)
+            let copy = try Replica(path: path, configuration: configuration ?? self.configuration, create: false)
+            // A replica in memory records no file, so the copy cannot tell it is one: it is told.
+            if copy.nodeID == nodeID { try copy.adoptNewNodeID() }
+            return copy
         } catch {
             try? FileManager.default.removeItem(atPath: path)
             throw error
