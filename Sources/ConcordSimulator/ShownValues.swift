@@ -21,13 +21,13 @@ import ConcordTesting
 /// ```
 struct ShownValues {
     private let database: Database
-    /// Per table, the statements that store a row in its copy and read it back.
-    private let statements: [String: (insert: String, select: String)]
+    /// Per table, the statements that store a row in its copy, read it back and empty the copy.
+    private let statements: [String: (insert: String, select: String, clear: String)]
 
     /// The columns of `tables` as `replica` declares them.
     init(of replica: Replica, tables: [TableSchema]) throws {
         database = try Database(path: ":memory:")
-        var statements: [String: (insert: String, select: String)] = [:]
+        var statements: [String: (insert: String, select: String, clear: String)] = [:]
         for (index, table) in tables.enumerated() {
             let names = [table.key] + table.columns
             let declared = try names.map { column in
@@ -39,7 +39,8 @@ struct ShownValues {
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             statements[table.name] = (
                 "INSERT INTO \(copy) VALUES (\(placeholders))",
-                "SELECT \(names.indices.dropFirst().map { "c\($0)" }.joined(separator: ", ")) FROM \(copy)"
+                "SELECT \(names.indices.dropFirst().map { "c\($0)" }.joined(separator: ", ")) FROM \(copy)",
+                "DELETE FROM \(copy)"
             )
         }
         self.statements = statements
@@ -47,10 +48,10 @@ struct ShownValues {
 
     /// `values` (every column of a row of `table` keyed `key`, in order) as the device's columns store them.
     func values(_ values: [SQLiteValue], key: SQLiteValue, in table: String) throws -> [SQLiteValue] {
-        guard let (insert, select) = statements[table], !values.isEmpty else { return values }
-        try database.execute("SAVEPOINT shown_row")
-        defer { try? database.execute("ROLLBACK TO shown_row; RELEASE shown_row") }
+        guard let (insert, select, clear) = statements[table], !values.isEmpty else { return values }
+        // Kept prepared: the oracle asks for every row of every device it checks.
         try database.execute(insert, [key] + values)
+        defer { try? database.execute(clear, []) }
         return try database.query(select).first ?? values
     }
 }

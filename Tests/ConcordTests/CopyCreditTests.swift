@@ -94,6 +94,39 @@ struct CopyCreditTests {
         for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 1_121, "first"]]) }
     }
 
+    /// A limit the README states: an edit made to the copy by another client before Concord first opened it
+    /// cannot be told from the original's, so it is credited to the original too, and the original's own
+    /// change of that counter replaces it.
+    @Test func anEditToTheCopyBeforeConcordOpenedItIsCreditedToTheOriginal() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        try phone.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: directory.path("phone.db"), toPath: directory.path("tablet.db"))
+        try sqlite3Shell(directory.path("tablet.db"), "UPDATE posts SET likes = likes + 100 WHERE id = 'p';")
+        let tablet = try Replica(path: directory.path("tablet.db"), configuration: configuration(node: 2, clock: clock))
+        let credited = try #require(try tablet.changes(since: 0).rows.first { $0.key == "p" })
+        #expect(credited.registers.columns[0]?.contributions.map(\.stamp.node) == [node(1)])
+        #expect(credited.registers.columns[0]?.contributions.map(\.amount) == [111])
+        clock.advance(by: 1_000)
+        try Replica.sync([phone, tablet])
+        for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 11, "first"]]) }
+    }
+
+    /// A limit the README states: two copies taken at different moments before the original folded credit
+    /// the original with different amounts at one stamp, and the larger is kept.
+    @Test func twoCopiesTakenAtDifferentMomentsKeepTheLargerCredit() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let first = try copy(of: phone, in: directory, as: "first.db", node: 2)
+        try phone.database.execute("UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let second = try copy(of: phone, in: directory, as: "second.db", node: 3)
+        for (replica, likes) in [(first, 11), (second, 12)] {
+            #expect(try posts(replica) == [["p", .integer(Int64(likes)), "first"]])
+        }
+        try Replica.sync([first, second])
+        for replica in [first, second] { #expect(try posts(replica) == [["p", 12, "first"]]) }
+    }
+
     /// A copy opened by a configuration that cannot fold what waits (it does not register a merge function a
     /// table uses) still opens, stamping nothing; the next fold that can, credits the waiting change.
     @Test func aCopyOpenedWithoutAMergeFunctionCreditsAtTheNextFold() throws {

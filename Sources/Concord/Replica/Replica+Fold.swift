@@ -33,16 +33,17 @@ extension Replica {
     /// Whether the capture log holds writes of a table that is not refused (a refused table's wait there).
     /// (One constant statement while no table is refused, the usual case: every call asks.)
     private func hasWritesToFold() throws -> Bool {
-        let query =
-            refusedTables.isEmpty
-            ? Self.anyWriteToFold
-            : "SELECT EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl NOT IN ("
-                + tables.filter { isRefused($0.name) }.map { String($0.id) }.joined(separator: ", ") + "))"
-        return try database.scalar(query)
+        guard !refusedTables.isEmpty else { return try logHoldsWrites() }
+        return try database.scalar(
+            "SELECT EXISTS (SELECT 1 FROM \(Metadata.log) WHERE tbl NOT IN ("
+                + tables.filter { isRefused($0.name) }.map { String($0.id) }.joined(separator: ", ") + "))")
             == .integer(1)
     }
 
-    private static let anyWriteToFold = "SELECT EXISTS (SELECT 1 FROM \(Metadata.log))"
+    /// Whether the capture log holds any write, of any table.
+    func logHoldsWrites() throws -> Bool {
+        try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1)
+    }
 
     /// How many logged writes a fold reads before trimming them from the log, unless the configuration
     /// says otherwise.

@@ -36,7 +36,7 @@ extension Replica {
             if stored != nil, configuration.interceptor?.detectsCopies ?? true {
                 // The node the file writes under, not one an attempt rolled back since took in memory.
                 try refreshNodeID()
-                if configuration.interceptor?.creditsCopiedWrites ?? true, try hasLoggedWrites() {
+                if configuration.interceptor?.creditsCopiedWrites ?? true, try logHoldsWrites() {
                     credit = CopyCredit(original: nodeID, hlc: try clock.last)
                 }
                 try adoptNewNodeID()
@@ -54,11 +54,7 @@ extension Replica {
         guard let current = fileIdentity, configuration.interceptor?.detectsCopies ?? true,
             let stored = try storedFileIdentity(), stored != current
         else { return false }
-        return try hasLoggedWrites()
-    }
-
-    private func hasLoggedWrites() throws -> Bool {
-        try database.scalar("SELECT EXISTS (SELECT 1 FROM \(Metadata.log))") == .integer(1)
+        return try logHoldsWrites()
     }
 
     private func storedFileIdentity() throws -> String? {
