@@ -148,7 +148,7 @@ struct CopyCreditTests {
         try FileManager.default.copyItem(atPath: directory.path("phone.db"), toPath: directory.path("tablet.db"))
         var tabletConfiguration = configuration(node: 2, clock: clock)
         let bare = try Replica(path: directory.path("tablet.db"), configuration: tabletConfiguration)
-        #expect(bare.nodeID == node(1), "nothing stamped yet: the copy is noticed at the fold")
+        #expect(bare.nodeID == node(2), "the copy takes its own node id as it opens, and keeps the credit")
         #expect(throws: ReplicaError.self) { try bare.foldLocalWrites() }
         tabletConfiguration.merges = ["longest": longest]
         let tablet = try Replica(path: directory.path("tablet.db"), configuration: tabletConfiguration)
@@ -173,5 +173,88 @@ struct CopyCreditTests {
         #expect(row.registers.columns[1]?.stamp.node == node(2), "the title's write is the copy's own")
         try phone.foldLocalWrites()
         #expect(try phone.clock.last > fileClock)
+    }
+
+    /// Makes `posts` refused (a UNIQUE index besides the key, a destructive schema change) on `replica`, or
+    /// undoes it: writes of a refused table wait in the log.
+    private func refuse(_ replica: Replica, _ refused: Bool) throws {
+        try replica.database.execute(
+            refused ? "CREATE UNIQUE INDEX posts_title ON posts (title)" : "DROP INDEX posts_title")
+        try replica.foldLocalWrites()
+    }
+
+    /// A counter change of a table refused at the copy waits in both logs over several folds and opens, and
+    /// counts once when the schema change is undone on both sides: the copy keeps its credit in the file.
+    @Test func aChangeWaitingInARefusedTableCountsOnceWhenTheTableSyncsAgain() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "SELECT 1")
+        try refuse(phone, true)
+        try phone.database.execute("UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        #expect(tablet.nodeID == node(2))
+        try tablet.foldLocalWrites()
+        try tablet.database.execute("UPDATE posts SET likes = likes + 100 WHERE id = 'p'")
+        try tablet.foldLocalWrites()
+        let reopened = try Replica(
+            path: directory.path("tablet.db"), configuration: configuration(node: 9, clock: clock))
+        clock.advance(by: 1_000)
+        for replica in [phone, reopened] { try refuse(replica, false) }
+        try Replica.sync([phone, reopened])
+        for replica in [phone, reopened] {
+            #expect(try posts(replica) == [["p", 111, "first"]])
+            #expect(try replica.check().isConsistent)
+        }
+        #expect(try reopened.database.scalar("SELECT count(*) FROM _concord_credits") == 0, "used up, then dropped")
+    }
+
+    /// A copy of a copy, both taken while a refused table's changes waited: each change is credited to the
+    /// device that made it.
+    @Test func aCopyOfACopyCreditsEachWaitingChangeToItsMaker() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "SELECT 1")
+        try refuse(phone, true)
+        try phone.database.execute("UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        try tablet.database.execute("UPDATE posts SET likes = likes + 100 WHERE id = 'p'")
+        try tablet.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: directory.path("tablet.db"), toPath: directory.path("laptop.db"))
+        let laptop = try Replica(path: directory.path("laptop.db"), configuration: configuration(node: 3, clock: clock))
+        let credits = try laptop.database.query("SELECT node FROM _concord_credits ORDER BY upto").map(\.first)
+        #expect(credits.count == 2)
+        clock.advance(by: 1_000)
+        for replica in [phone, tablet, laptop] { try refuse(replica, false) }
+        let contributions = try #require(try laptop.changes(since: 0).rows.first { $0.key == "p" })
+            .registers.columns[0]?.contributions.map { [$0.stamp.node.bytes[0], UInt8($0.amount)] }
+        #expect(contributions == [[1, 11], [2, 100]], "the phone's +1 and the tablet's +100")
+        try Replica.sync([phone, tablet, laptop])
+        for replica in [phone, tablet, laptop] { #expect(try posts(replica) == [["p", 111, "first"]]) }
+    }
+
+    /// Once the writes a credit covers are folded, it goes: a later write that takes a position the log
+    /// gave out before is the copy's own.
+    @Test func aCreditEndsWithTheWritesItCovers() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        try tablet.foldLocalWrites()
+        #expect(try tablet.database.scalar("SELECT count(*) FROM _concord_credits") == 0)
+        try tablet.database.execute("UPDATE posts SET likes = likes + 100 WHERE id = 'p'")
+        try Replica.sync([phone, tablet])
+        for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 111, "first"]]) }
+    }
+
+    /// Disabling sync on the refused table drops the writes a credit covered, and the credit with them.
+    @Test func disablingTheRefusedTableEndsItsCredit() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, n INTEGER)")
+        try phone.enableSync(on: "notes", merges: ["n": .counter])
+        try refuse(phone, true)
+        try phone.database.execute("UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        try tablet.disableSync(on: "posts")
+        #expect(try tablet.database.scalar("SELECT count(*) FROM _concord_credits") == 0)
+        try tablet.database.execute("INSERT INTO notes (id, n) VALUES ('a', 5)")
+        let row = try #require(try tablet.changes(since: 0).rows.first { $0.table == "notes" })
+        #expect(row.registers.columns[0]?.contributions.map(\.stamp.node) == [node(2)], "the tablet's own write")
     }
 }

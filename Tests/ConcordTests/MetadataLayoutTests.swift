@@ -17,7 +17,7 @@ struct MetadataLayoutTests {
     @Test(
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
-            "layout-9", "layout-10", "layout-11", "layout-12", "layout-13", "layout-14",
+            "layout-9", "layout-10", "layout-11", "layout-12", "layout-13", "layout-14", "layout-15",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -39,11 +39,14 @@ struct MetadataLayoutTests {
                 == .integer(0),
             "layout 13's store of what disabled tables leave is there, empty")
         #expect(
+            try replica.database.scalar("SELECT count(*) FROM _concord_credits") == .integer(copiedAt == nil ? 0 : 1),
+            "layout 16 keeps the credit a copy gives the original for what its log holds, until it is folded")
+        #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_readers")
                 == .integer(
                     [
                         "layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12", "layout-13",
-                        "layout-14",
+                        "layout-14", "layout-15",
                     ]
                     .contains(
                         fixture)
@@ -72,6 +75,9 @@ struct MetadataLayoutTests {
         #expect(dump == copiedAt.map { Self.credited(reported, counters: counters, after: $0) } ?? reported)
         let report = try replica.check()
         #expect(report.isConsistent, "\(report)")
+        #expect(
+            try replica.database.scalar("SELECT count(*) FROM _concord_credits") == .integer(0),
+            "the credit goes with the last write it covers")
         #expect(
             try replica.database.scalar(
                 "SELECT swept IS (SELECT schema_version FROM pragma_schema_version) FROM _concord_state")
@@ -121,7 +127,8 @@ struct MetadataLayoutTests {
                     + "AND name NOT GLOB '_concord_[0-9]*' AND name NOT IN ('_concord_state', '_concord_nodes', '_concord_tables', "
                     + "'_concord_peers', '_concord_parked', '_concord_revived', '_concord_log', '_concord_relayed', "
                     + "'_concord_relayed_rows', '_concord_relayed_rows_ver', '_concord_conflicts', '_concord_keys', "
-                    + "'_concord_retired', '_concord_retired_values', '_concord_retired_counts')"
+                    + "'_concord_retired', '_concord_retired_values', '_concord_retired_counts', "
+                    + "'_concord_credits')"
             )
                 == .integer(0),
             "no object keeps a name made of a user name")

@@ -20,19 +20,22 @@ import ConcordCore
 /// stamp too, as the original's write; every other register of those writes
 /// is the copy's own write, stamped under its new node id.
 ///
+/// The credit is kept in the file (`_concord_credits`), with the last log
+/// position it covers, until every write it covers is folded: writes of a
+/// table refused for a destructive schema change wait in the log, and are
+/// folded with the credit once the change is undone, however many folds and
+/// opens later.
+///
 /// Limits: a decrement credited at the very stamp of the original's last
 /// contribution to that counter ties with it and loses (for good if the
 /// original never syncs); writes an app made to the copy before Concord first
 /// opened it cannot be told from the original's, are credited alike, and are
 /// lost when the original's next change of that counter arrives; two copies
 /// taken at different moments before the original folds credit different
-/// amounts at one stamp, and the larger is kept; writes of a table refused
-/// for a destructive schema change stay in the log and are folded as the
-/// copy's own once it syncs again (the credit lives only in the fold that
-/// noticed the copy); and if the original itself then loses the write (a
-/// power failure before its disk had it, which a copy read from its cache
-/// can survive), the original's next change to that counter may replace the
-/// credit without it.
+/// amounts at one stamp, and the larger is kept; and if the original itself
+/// then loses the write (a power failure before its disk had it, which a copy
+/// read from its cache can survive), the original's next change to that
+/// counter may replace the credit without it.
 ///
 /// ```swift
 /// // cp phone.sqlite tablet.sqlite, with `likes = likes + 1` not folded yet
@@ -43,7 +46,78 @@ struct CopyCredit: Equatable {
     let original: NodeID
     /// The file's clock when the copy noticed it was one: at least every stamp the original had issued.
     let hlc: HLCTimestamp
+    /// The last capture-log position the credit covers: the log's last write when the copy noticed it.
+    let upTo: Int64
 
     /// The stamp of the contributions credited to the original.
     var stamp: Stamp { Stamp(hlc: hlc, node: original) }
+}
+
+/// The copy credits a file keeps (`_concord_credits`), oldest first: each covers the log positions above the
+/// previous one's, up to its own.
+///
+/// Why more than one: a copy of a copy that still holds writes its original never folded (a table refused
+/// for a schema change) credits those to the first original, and the writes made since to the second.
+struct CopyCredits {
+    private(set) var credits: [CopyCredit]
+
+    static let createSQL = """
+        CREATE TABLE IF NOT EXISTS \(Metadata.credits) (
+            upto INTEGER PRIMARY KEY, node INTEGER NOT NULL, hlc INTEGER NOT NULL
+        );
+        """
+
+    /// The credits `replica`'s file keeps (none, nearly always: one indexed read of an empty table).
+    init(of replica: Replica) throws {
+        credits = []
+        for row in try replica.database.cached("SELECT upto, node, hlc FROM \(Metadata.credits) ORDER BY upto").all([])
+        {
+            guard let index = row[1].integerValue, let original = try replica.node(at: index) else {
+                throw ReplicaError.damagedMetadata("a copy credit names a node id the replica does not know")
+            }
+            credits.append(
+                CopyCredit(
+                    original: original, hlc: HLCTimestamp(sqliteValue: row[2].integerValue ?? 0),
+                    upTo: row[0].integerValue ?? 0))
+        }
+    }
+
+    /// The credit a logged write at `position` is folded under, if any.
+    func credit(at position: Int64) -> CopyCredit? { credits.first { position <= $0.upTo } }
+
+    /// Keeps a new credit for every write the log holds now, in the caller's transaction.
+    ///
+    /// Writes an older credit covers keep it: they were the earlier original's.
+    static func record(_ credit: CopyCredit, in replica: Replica) throws {
+        try replica.database.execute(
+            "INSERT OR REPLACE INTO \(Metadata.credits) (upto, node, hlc) VALUES (?, ?, ?)",
+            [
+                .integer(credit.upTo), .integer(try replica.indexRegistering(credit.original)),
+                .integer(credit.hlc.sqliteValue),
+            ])
+    }
+
+    /// After a fold: each credit now covers only the writes still waiting in the log (a refused table's), and
+    /// goes once it covers none.
+    ///
+    /// A new log row takes the position after the log's last, so once a credit ends at the last waiting
+    /// write it covers, no write made later can fall under it.
+    func narrow(in database: Database) throws {
+        var below = Int64.min
+        for credit in credits {
+            let last = try database.scalar(
+                "SELECT max(seq) FROM \(Metadata.log) WHERE seq > ? AND seq <= ?",
+                [.integer(below), .integer(credit.upTo)])?.integerValue
+            below = credit.upTo
+            if let last {
+                if last != credit.upTo {
+                    try database.execute(
+                        "UPDATE \(Metadata.credits) SET upto = ? WHERE upto = ?",
+                        [.integer(last), .integer(credit.upTo)])
+                }
+            } else {
+                try database.execute("DELETE FROM \(Metadata.credits) WHERE upto = ?", [.integer(credit.upTo)])
+            }
+        }
+    }
 }

@@ -56,6 +56,8 @@ enum Metadata {
     static let revived = "_concord_revived"
     static let conflicts = "_concord_conflicts"
     static let readers = "_concord_readers"
+    /// The copy credits a file keeps while writes they cover wait in its log (``CopyCredits``).
+    static let credits = "_concord_credits"
     static let prefix = "_concord_"
 
     /// The metadata layout this build reads and writes.
@@ -83,8 +85,9 @@ enum Metadata {
     /// none left to look for when it is opened, and its delete triggers of tables with a TEXT key read the
     /// key back from the log row they write; layout 15's delete triggers keep, for a row whose column showed
     /// a conversion of what its writer wrote (`'007'` as 7 in an INTEGER column), the value as written that
-    /// the row's hidden copy held. ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 15
+    /// the row's hidden copy held; layout 16 keeps the credit a copy gives the original for the writes its log
+    /// held (``CopyCredits``) until every one is folded. ``MetadataMigration`` upgrades every earlier layout.
+    static let layoutVersion: Int64 = 16
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -123,6 +126,7 @@ enum Metadata {
         );
         \(pendingKeysSQL)
         \(RetiredRows.createSQL)
+        \(CopyCredits.createSQL)
         """
 
     static let pendingKeysSQL =

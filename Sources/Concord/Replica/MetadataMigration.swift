@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 16: layout 15 plus `_concord_credits`, where a copy keeps the credit it gives the original for the writes
+///   its capture log held until all are folded (``CopyCredits``); empty after an upgrade, as a copy of an
+///   earlier layout takes its new node id, and records its credit, after the upgrade.
 /// - 15: layout 14 with delete triggers that keep the value as written of a column that showed it converted
 ///   (`'007'` as 7 in an INTEGER column): they wrote the converted value over it, under its writer's stamp.
 /// - 14: layout 13, where a merge looks for the rows the app's triggers deleted uncaptured in its own
@@ -56,7 +59,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...14
+    static let upgradable: ClosedRange<Int64> = 1...15
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -72,6 +75,8 @@ struct MetadataMigration {
             try database.execute(Metadata.pendingKeysSQL)
             // Layout 13 keeps what a table sync is disabled on leaves behind; nothing was kept before.
             try database.execute(RetiredRows.createSQL)
+            // Layout 16 keeps copy credits; none was kept before.
+            try database.execute(CopyCredits.createSQL)
             if found < 5 { try upgradeToLayout5() }
             // Layout 6 adds the relay store, empty: what a replica lacked was refused before.
             if found < 6 { try database.execute(RelayStore.createSQL) }

@@ -64,6 +64,8 @@ extension Replica {
         for metadata in [Metadata.log, Metadata.parked, Metadata.revived, Metadata.conflicts] {
             try database.execute("DELETE FROM \(metadata) WHERE tbl = ?", [.integer(table.id)])
         }
+        // Credits may have covered its log rows only: a later write must not take a position one still covers.
+        try CopyCredits(of: self).narrow(in: database)
         try database.execute("DELETE FROM \(Metadata.tables) WHERE id = ?", [.integer(table.id)])
         // Columns kept for peers went with the table's registers; rows peers send from now on are relayed whole.
         try RelayStore(database: database).deleteRows(of: table.name)

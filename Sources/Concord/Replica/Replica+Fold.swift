@@ -19,11 +19,11 @@ extension Replica {
         try withForeignKeyEnforcementOffIfWriting {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
-            let credit = try checkIdentity()
+            try checkIdentity()
             try logRowsLostUncaptured()
             guard try hasWritesToFold() else { return 0 }
             for table in tables { try requireMergeFunctions(table) }
-            let session = try FoldSession(replica: self, credit: credit)
+            let session = try FoldSession(replica: self)
             try session.foldLog()
             try session.finish()
             return session.count
@@ -96,8 +96,9 @@ final class FoldSession {
     private var firstInsertLogged: [RowRef: Int64] = [:]
     /// How many logged writes were folded.
     private(set) var count = 0
-    /// The stamp counter changes are credited under, when this fold is a copy's first (``CopyCredit``).
-    private let creditStamp: Stamp?
+    /// The credits of a copy whose log held writes when it noticed it was one (``CopyCredits``): their
+    /// counter changes are the original's.
+    private let credits: CopyCredits
 
     /// One row of `_concord_log`.
     private struct LoggedWrite {
@@ -111,9 +112,9 @@ final class FoldSession {
         let mask: SQLiteValue
     }
 
-    init(replica: Replica, credit: CopyCredit? = nil) throws {
+    init(replica: Replica) throws {
         self.replica = replica
-        creditStamp = credit?.stamp
+        credits = try CopyCredits(of: replica)
         clock = try replica.clock
         version = replica.versionFloor(after: try replica.version)
         anyParked = try replica.parkedRowsExist()
@@ -207,7 +208,8 @@ final class FoldSession {
             try joins.fold(
                 .init(isInsert: write.operation == .insert, changed: changed, logged: logged.first ?? []),
                 table: write.table, store: store, key: write.key, before: before?.registers, after: &after,
-                stamp: stamp, creditStamp: creditStamp, functions: replica.configuration.merges,
+                stamp: stamp, creditStamp: credits.credit(at: write.seq)?.stamp,
+                functions: replica.configuration.merges,
                 hiddenCopies: try write.operation == .update && mayHaveHiddenCopies(write.table))
         }
         // What this write saw of each column it wrote, kept for deciding later whether a value that loses to
@@ -377,6 +379,7 @@ final class FoldSession {
         // Keys kept for writes an app's trigger vetoed (see `CaptureTriggers+NumericKeys.swift`); no statement
         // is under way now.
         try database.cached("DELETE FROM \(Metadata.pendingKeys)").run()
+        try credits.narrow(in: database)
         try replica.storeClock(clock, version: version, stamped: true)
         guard !joins.isEmpty || !folded.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:

@@ -21,40 +21,28 @@ extension Replica {
     /// let tablet = try Replica(path: "tablet.sqlite")   // a node id of its own
     /// ```
     ///
-    /// Returns the credit for the counter changes the copy found waiting in its capture log, when it
-    /// took a new node id with writes there: the fold in the same transaction must give them to the
-    /// original (see ``CopyCredit``).
-    @discardableResult
-    func checkIdentity() throws -> CopyCredit? {
-        guard let current = fileIdentity else { return nil }
-        guard try storedFileIdentity() != current else { return nil }
-        let credit = try database.transaction { () -> CopyCredit? in
+    /// A copy holding captured writes not folded yet keeps, in the same transaction, the credit that gives
+    /// their counter changes to the original when they are folded (see ``CopyCredit``).
+    func checkIdentity() throws {
+        guard let current = fileIdentity else { return }
+        guard try storedFileIdentity() != current else { return }
+        try database.transaction {
             // Another process may have settled it meanwhile: decide under the write lock.
             let stored = try storedFileIdentity()
-            guard stored != current else { return nil }
-            var credit: CopyCredit?
+            guard stored != current else { return }
             if stored != nil, configuration.interceptor?.detectsCopies ?? true {
                 // The node the file writes under, not one an attempt rolled back since took in memory.
                 try refreshNodeID()
-                if configuration.interceptor?.creditsCopiedWrites ?? true, try logHoldsWrites() {
-                    credit = CopyCredit(original: nodeID, hlc: try clock.last)
+                if configuration.interceptor?.creditsCopiedWrites ?? true,
+                    let last = try database.scalar("SELECT max(seq) FROM \(Metadata.log)")?.integerValue
+                {
+                    try CopyCredits.record(CopyCredit(original: nodeID, hlc: try clock.last, upTo: last), in: self)
                 }
                 try adoptNewNodeID()
             }
             try database.execute("UPDATE \(Metadata.state) SET file = ?", [.text(current)])
-            return credit
         }
         try refreshNodeID()
-        return credit
-    }
-
-    /// Whether this file is a copy that has not taken its own node id yet and holds captured writes
-    /// not folded: opening it folds them at once, so they are credited as they were made (``CopyCredit``).
-    func isCopyWithLoggedWrites() throws -> Bool {
-        guard let current = fileIdentity, configuration.interceptor?.detectsCopies ?? true,
-            let stored = try storedFileIdentity(), stored != current
-        else { return false }
-        return try logHoldsWrites()
     }
 
     private func storedFileIdentity() throws -> String? {

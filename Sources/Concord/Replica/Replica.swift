@@ -195,15 +195,8 @@ public final class Replica {
         }
         try refreshNodeID()
         try loadSyncedTables()
-        // A copy holding captured writes folds them now, in the transaction that gives it its own node id,
-        // so they are credited as made before the copy (see `CopyCredit`). A fold this configuration cannot
-        // make (a merge function it does not register, a table whose schema changed) leaves the copy to
-        // the next fold, which notices it the same way and reports the error; nothing is stamped before.
-        if try isCopyWithLoggedWrites() {
-            do { try foldLocalWrites() } catch is ReplicaError { try refreshNodeID() }
-        } else {
-            try checkIdentity()
-        }
+        // A copy takes its own node id now, and keeps a credit to the original for what its log holds.
+        try checkIdentity()
     }
 
     /// Moves every commit a write-ahead log holds into the database file and empties the log, before

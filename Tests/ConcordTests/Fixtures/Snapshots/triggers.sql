@@ -312,6 +312,11 @@ CREATE TABLE _concord_conflicts (
     at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
 );
 
+-- _concord_credits
+CREATE TABLE _concord_credits (
+    upto INTEGER PRIMARY KEY, node INTEGER NOT NULL, hlc INTEGER NOT NULL
+);
+
 -- _concord_keys
 CREATE TABLE _concord_keys (seq INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL);
 
