@@ -168,7 +168,14 @@ public struct SimulationPlan: Codable, Equatable, Sendable {
             case 6:
                 // Drawn only for a scenario that asks, so the choices of every other plan keep their meaning.
                 if let rate = rates.copyUnfolded, percent(rate) {
-                    action = .forkAfterWrite(sql: workload.operation(&source, version: releases.version(of: device)))
+                    // Several statements waiting, drawn only for a scenario with batches (as for writes).
+                    let count =
+                        scenario.mix.batch == [1, 1]
+                        ? 1 : source.int(in: scenario.mix.batch[0]...scenario.mix.batch[1])
+                    let sql = (0..<count).map { _ in
+                        workload.operation(&source, version: releases.version(of: device))
+                    }
+                    action = count == 1 ? .forkAfterWrite(sql: sql[0]) : .forkAfterBatch(sql: sql)
                 } else {
                     action = .fork
                 }

@@ -14,7 +14,7 @@ extension SimulationRun {
         self.written = nil
         for device in devices where only?.contains(device.index) ?? true {
             var mine = written?.device == device.index ? written : nil
-            // A copy's first collect: the statements its original's app ran, which it folded on opening.
+            // A copy's first collect: the statements its original's app ran, which it folds now.
             let credited = mine == nil && copiedWrites?.device == device.index
             if credited { (mine, copiedWrites) = (copiedWrites, nil) }
             if let mine, mine.statements.count > 1 {

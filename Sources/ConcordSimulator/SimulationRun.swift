@@ -196,9 +196,9 @@ final class SimulationRun {
         case .fork:
             try fork(device)
         case .forkAfterWrite(let sql):
-            try write([sql], on: device)
-            guard result.failure == nil else { return }
-            try fork(device, unfolded: written?.device == device.index ? written : nil)
+            try forkAfter([sql], on: device)
+        case .forkAfterBatch(let sql):
+            try forkAfter(sql, on: device)
         case .idle:
             break
         case .upgrade(let version):
@@ -271,12 +271,19 @@ final class SimulationRun {
         return statement
     }
 
+    /// Runs the app's statements `sqls` on `device`, then copies its file before Concord folds them.
+    private func forkAfter(_ sqls: [String], on device: SimulatedDevice) throws {
+        try write(sqls, on: device)
+        guard result.failure == nil else { return }
+        try fork(device, unfolded: written?.device == device.index ? written : nil)
+    }
+
     /// Forks `device` into a new device whose disk holds a copy of its database file, made without
     /// Concord; the copy must take a node id of its own before it stamps anything.
     ///
     /// With `unfolded`, the app's statements just run on `device` and not folded yet: the copy is taken once
     /// they reached the disk (so the original cannot lose them to a power failure the copy survived), finds
-    /// them waiting, and folds them as it opens; its collect records them as its own writes but for the
+    /// them waiting, and folds them at its first look; its collect records them as its own writes but for the
     /// counter changes, which it credits to the original (``AppLedger/record(_:touched:tables:standIns:node:origin:knowledge:credited:)``).
     private func fork(_ device: SimulatedDevice, unfolded: WrittenStatements? = nil) throws {
         if unfolded != nil { device.disk.writeBack() }
@@ -294,7 +301,8 @@ final class SimulationRun {
         result.forks += 1
         log("device \(device.index) forked into device \(copy.index)")
         if let unfolded {
-            copiedWrites = WrittenStatements(device: copy.index, statements: unfolded.statements)
+            copiedWrites = WrittenStatements(
+                device: copy.index, statements: unfolded.statements, logEnds: unfolded.logEnds)
             result.coverage.record(.copyUnfolded)
             log("device \(copy.index) found device \(device.index)'s write waiting, not folded")
         }

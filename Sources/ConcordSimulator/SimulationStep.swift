@@ -38,6 +38,8 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
         case fork
         /// The app writes `sql`, and the file is copied to a new device before Concord folds the write.
         case forkAfterWrite(sql: String)
+        /// The app runs the statements `sql`, and the file is copied to a new device before Concord folds them.
+        case forkAfterBatch(sql: [String])
         /// Nothing happens but time passing (messages in flight arrive).
         case idle
         /// The device's app is upgraded to release `to`: its migrator runs each migration up to it.
@@ -80,6 +82,9 @@ public struct SimulationStep: Codable, Equatable, Sendable, CustomStringConverti
             case .jump: "has its clock jump"
             case .fork: "is copied to a new device"
             case .forkAfterWrite(let sql): "writes: \(sql), and is copied to a new device before it is folded"
+            case .forkAfterBatch(let sql):
+                "writes \(sql.count) statements: \(sql.joined(separator: "; ")), and is copied to a new device "
+                    + "before they are folded"
             case .idle: "idles"
             case .upgrade(let version): "upgrades its app to version \(version)"
             case .hostile(let from, let attack, _): "gets a hostile changeset from \(from): \(attack.rawValue)"

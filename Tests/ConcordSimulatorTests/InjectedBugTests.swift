@@ -128,6 +128,15 @@ struct InjectedBugTests {
                 $0.faults.fork = [5, 10]
                 $0.faults.copyUnfolded = [100, 100]
             }),
+        // The same, with several statements waiting when the file is copied.
+        Case(
+            bug: .copyFoldsWaitingWritesAsItsOwn,
+            scenario: scenario("copy-unfolded-batch") {
+                $0.workload = .counter
+                $0.mix.batch = [2, 6]
+                $0.faults.fork = [5, 10]
+                $0.faults.copyUnfolded = [100, 100]
+            }),
         // An old device that is the only link between two groups must pass on what it cannot show.
         Case(
             bug: .dropUnknownColumnsOnRelay,
