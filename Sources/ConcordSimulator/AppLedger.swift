@@ -67,6 +67,17 @@ struct AppLedger {
             }
             // A row a rebuild dropped left its values with it, as a trigger's delete does (``recordDelete(_:stamp:node:origin:knowledge:)``).
             if statement.rebuilds, kind == .delete { deletedWithoutValues.insert(write.row) }
+            // A row the statement replaced by deleting it: its delete came first, at the statement's first stamp.
+            if statement.deletesReplacedRows, kind == .insert, statement.before[write.row] != nil,
+                let deleted = write.stamps.first, deleted < write.stamp
+            {
+                let id = ledger.record(
+                    node: node, stamp: deleted, row: write.row, kind: .delete, values: [:],
+                    seen: knowledge.of(write.row))
+                origins.append(origin)
+                knowledge.learn([id], of: write.row)
+                recorded.append(ledger.operations[id])
+            }
             for operation in write.operations(kind: kind, values: values, policy: table.policy) {
                 let id = ledger.record(
                     node: node, stamp: operation.stamp, row: write.row, kind: operation.kind,

@@ -9,7 +9,9 @@ import Concord
 /// place in Concord's statements, and `case_sensitive_like` hid an app trigger's DELETE. The simulator now
 /// makes them on some devices, so a statement that depends on them shows as a divergence or an oracle
 /// failure; `reverse_unordered_selects` (SQLite's own test for a query whose order matters but is not
-/// asked for) and `recursive_triggers` join them.
+/// asked for) and `recursive_triggers` join them. An app may also turn `recursive_triggers` on for its own
+/// connection, where its `INSERT OR REPLACE` then deletes the old row with its triggers firing: a counter
+/// saved that way showed the new count minus the old until the simulator drew it.
 ///
 /// Drawn from a generator of its own (from the seed and the device), so no other draw shifts; a fork draws
 /// its own as the new device it is, a restored device keeps its own, and every relaunch makes them again
@@ -17,7 +19,7 @@ import Concord
 ///
 /// ```swift
 /// let quirks = ConnectionQuirks.draw(seed: 7, device: 1, shadows: true)
-/// try quirks.apply(to: replica)
+/// try quirks.apply(to: replica, app: app)
 /// ```
 struct ConnectionQuirks: Equatable, CustomStringConvertible {
     /// A TEMP table named like each synced table, holding a row of its own, on the replica's connection.
@@ -28,6 +30,8 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
     var caseSensitiveLike = false
     /// `PRAGMA recursive_triggers = ON`: a REPLACE's delete fires delete triggers, triggers fire triggers.
     var recursiveTriggers = false
+    /// `PRAGMA recursive_triggers = ON` on the app's own connection, where its statements run.
+    var appRecursiveTriggers = false
 
     /// Each setting with even odds; shadow tables only where `shadows` allows (a workload with migrations
     /// runs them on the replica's connection, where they would alter the TEMP table instead).
@@ -36,11 +40,12 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
         let bits = generator.next()
         return ConnectionQuirks(
             shadowTables: shadows && bits & 1 != 0, reverseUnorderedSelects: bits & 2 != 0,
-            caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0)
+            caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0, appRecursiveTriggers: bits & 16 != 0)
     }
 
-    /// Makes the settings on `replica`'s connection, after it opened and its tables exist.
-    func apply(to replica: Replica) throws {
+    /// Makes the settings on `replica`'s connection, after it opened and its tables exist, and on `app`'s.
+    func apply(to replica: Replica, app: Database) throws {
+        if appRecursiveTriggers { try app.execute("PRAGMA recursive_triggers = ON") }
         let database = replica.database
         if reverseUnorderedSelects { try database.execute("PRAGMA reverse_unordered_selects = ON") }
         if caseSensitiveLike { try database.execute("PRAGMA case_sensitive_like = ON") }
@@ -61,6 +66,7 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
             shadowTables ? "TEMP tables named like the synced ones" : nil,
             reverseUnorderedSelects ? "reverse_unordered_selects" : nil,
             caseSensitiveLike ? "case_sensitive_like" : nil, recursiveTriggers ? "recursive_triggers" : nil,
+            appRecursiveTriggers ? "recursive_triggers on its own connection" : nil,
         ].compactMap { $0 }.joined(separator: ", ")
     }
 }

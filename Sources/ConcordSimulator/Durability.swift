@@ -85,7 +85,7 @@ struct Durability: Equatable, CustomStringConvertible {
         try replica.database.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try app.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try app.execute("PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
-        try quirks.apply(to: replica)
+        try quirks.apply(to: replica, app: app)
     }
 
     var description: String {

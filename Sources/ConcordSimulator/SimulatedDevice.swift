@@ -146,8 +146,10 @@ final class SimulatedDevice {
         let after = try TableSnapshot(of: replica, tables: scope.tables(writtenBy: sql))
         var statement = Statement(sql: sql, before: before, after: after)
         statement.physical = physical
+        statement.deletesReplacedRows = durability.quirks.appRecursiveTriggers && Statement.replaces(sql)
         if !durability.foreignKeys {
-            statement.cascaded = Statement.cascades(before: before, after: after, foreignKeys: scope.foreignKeys)
+            statement.cascaded = Statement.cascades(
+                before: before, after: after, foreignKeys: scope.foreignKeys, replaced: statement.replacedRows)
         }
         return statement
     }

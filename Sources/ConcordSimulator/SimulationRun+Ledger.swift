@@ -17,7 +17,7 @@ extension SimulationRun {
             // A copy's first collect: the statements its original's app ran, which it folds now.
             let credited = mine == nil && copiedWrites?.device == device.index
             if credited { (mine, copiedWrites) = (copiedWrites, nil) }
-            if let mine, mine.statements.count > 1 {
+            if let mine, mine.statements.count > 1 || mine.statements.contains(where: \.deletesReplacedRows) {
                 foldReport = []
                 device.replica.foldObserver = { [unowned self] in self.foldReport.append($0) }
             }

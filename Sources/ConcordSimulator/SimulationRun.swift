@@ -91,7 +91,7 @@ final class SimulationRun {
     private func logQuirks(of device: SimulatedDevice) {
         let quirks = device.durability.quirks
         guard quirks != ConnectionQuirks() else { return }
-        log("device \(device.index)'s app sets on the replica's connection: \(quirks)")
+        log("device \(device.index)'s app sets: \(quirks)")
     }
 
     func log(_ event: String) {

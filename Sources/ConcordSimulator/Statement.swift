@@ -30,6 +30,28 @@ struct Statement {
     var lastLook: HLCTimestamp?
     /// Whether this stands for a migration that rebuilt its tables (see ``lastLook``).
     var rebuilds: Bool { lastLook != nil }
+    /// Whether the statement replaces rows by deleting them with their triggers firing: an `INSERT OR
+    /// REPLACE` (or `REPLACE`) on a connection with `recursive_triggers` on. A row it replaced is then
+    /// deleted and inserted again, a new life (as a DELETE and an INSERT make), not updated in place.
+    var deletesReplacedRows = false
+
+    /// The row of its table the statement replaced by deleting it (``deletesReplacedRows``): there before and
+    /// after it, with other values. (A row replaced by the very values it held cannot be told from the rows
+    /// the statement left alone; the model then misses what that delete did, a cascade with foreign keys off.)
+    var replacedRows: Set<RowRef> {
+        guard deletesReplacedRows else { return [] }
+        var replaced: Set<RowRef> = []
+        for (row, values) in before.rows where row.table == table {
+            if let now = after[row], now != values { replaced.insert(row) }
+        }
+        return replaced
+    }
+
+    /// Whether `sql` is an INSERT that replaces the rows it conflicts with (`REPLACE`, `INSERT OR REPLACE`).
+    static func replaces(_ sql: String) -> Bool {
+        let words = sql.split(whereSeparator: \.isWhitespace).prefix(3).map { $0.uppercased() }
+        return words.first == "REPLACE" || words == ["INSERT", "OR", "REPLACE"]
+    }
 
     /// INSERT (with any conflict clause, or REPLACE), UPDATE or DELETE, from the statement's first word.
     let kind: Ledger.Kind?
@@ -92,10 +114,13 @@ struct Statement {
     ///
     /// Rows in `leaving` are left out, and so are the rows only they lead to: when several statements are
     /// folded together, a child a later one wrote (moved, updated, deleted) is that write's business.
+    /// Rows in `replaced` were deleted too, and inserted again (``deletesReplacedRows``).
     static func cascades(
-        before: TableSnapshot, after: TableSnapshot, foreignKeys: [ForeignKey], leaving: Set<RowRef> = []
+        before: TableSnapshot, after: TableSnapshot, foreignKeys: [ForeignKey], leaving: Set<RowRef> = [],
+        replaced: Set<RowRef> = []
     ) -> Set<RowRef> {
-        var gone = before.rows.keys.filter { after[$0] == nil }.sorted { ($0.table, $0.key) < ($1.table, $1.key) }
+        var gone = before.rows.keys.filter { after[$0] == nil || replaced.contains($0) }
+            .sorted { ($0.table, $0.key) < ($1.table, $1.key) }
         var cascaded: Set<RowRef> = []
         while let parent = gone.popLast() {
             for key in foreignKeys where key.parent == parent.table && key.action == .cascade {
@@ -149,8 +174,11 @@ struct Statement {
                 values[index] = new[index]
                 continue
             }
-            // A rebuild's rows had no column before an ADD COLUMN the same migration made.
-            let was = before[row].flatMap { index < $0.count ? $0[index] : nil }
+            // A rebuild's rows had no column before an ADD COLUMN the same migration made; a row replaced by
+            // deleting it starts a new life, whose counter starts from the value inserted.
+            let was =
+                deletesReplacedRows && kind == .insert
+                ? nil : before[row].flatMap { index < $0.count ? $0[index] : nil }
             if !rebuilds, let old, old[index] == new[index] { continue }
             values[index] =
                 table.merges[index] == .counter

@@ -35,7 +35,7 @@ struct WrittenStatements {
             let statement = statements[index]
             statements[index].cascaded = Statement.cascades(
                 before: statement.before, after: statement.after, foreignKeys: foreignKeys,
-                leaving: later.union(deleted))
+                leaving: later.union(deleted), replaced: statement.replacedRows)
             deleted.formUnion(statements[index].cascaded)
         }
     }
@@ -48,8 +48,19 @@ struct WrittenStatements {
     /// The rows each statement's writes stamped (for a row stamped more than once, the newest stamp), in
     /// stamping order, from the fold's report `folded`; `stamped` is what the registers show afterwards
     /// (``OwnWrite/collect(from:node:newest:version:)``).
+    /// One statement's writes are all of `stamped`; when it replaced rows by deleting them, each row also
+    /// gets the stamps the report gives it (the delete's, which the insert after it overwrote).
     func split(_ folded: [FoldedWrite], stamped: [OwnWrite]) throws(Disagreement) -> [[OwnWrite]] {
-        guard statements.count > 1 else { return [stamped] }
+        guard statements.count > 1 else {
+            guard statements.first?.deletesReplacedRows == true else { return [stamped] }
+            return [
+                stamped.map { write in
+                    var write = write
+                    write.stamps = Set(write.stamps + folded.filter { $0.row == write.row }.map(\.stamp)).sorted()
+                    return write
+                }
+            ]
+        }
         var parts: [[OwnWrite]] = []
         var newest: [RowRef: Stamp] = [:]
         // What the registers hold, for telling apart a row's writes by one statement and its triggers.

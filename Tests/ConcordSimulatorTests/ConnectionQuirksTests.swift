@@ -20,7 +20,7 @@ struct ConnectionQuirksTests {
                 })
         #expect(draws.contains { $0.shadowTables } && draws.contains { !$0.shadowTables })
         #expect(draws.contains { $0.reverseUnorderedSelects } && draws.contains { $0.caseSensitiveLike })
-        #expect(draws.contains { $0.recursiveTriggers })
+        #expect(draws.contains { $0.recursiveTriggers } && draws.contains { $0.appRecursiveTriggers })
         #expect(!ConnectionQuirks.draw(seed: 7, device: 0, shadows: false).shadowTables)
     }
 
@@ -31,7 +31,7 @@ struct ConnectionQuirksTests {
             configuration: configuration(node: 1, clock: ManualClock(unixMilliseconds: epoch2026)))
         try replica.database.execute(#"CREATE TABLE "order" ("true" TEXT PRIMARY KEY NOT NULL, "false", x)"#)
         try replica.enableSync(on: "order")
-        try ConnectionQuirks(shadowTables: true).apply(to: replica)
+        try ConnectionQuirks(shadowTables: true).apply(to: replica, app: replica.database)
         #expect(
             try replica.database.pragma("table_info", of: "order").map { $0.text("name") ?? "" } == [
                 "true", "false", "x",

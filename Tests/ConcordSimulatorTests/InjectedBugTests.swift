@@ -30,7 +30,9 @@ struct InjectedBugTests {
     }
 
     static let cases: [Case] = [
-        // Ties need clocks that agree and devices that write in the same millisecond.
+        // Ties need clocks that agree and devices that write in the same millisecond. (An app that turns
+        // `recursive_triggers` on makes its REPLACE a new life, settled by causal length before stamps: the
+        // first seed to catch it is 40.)
         Case(
             bug: .ignoreNodeTieBreak,
             scenario: scenario("ties") {
@@ -43,7 +45,7 @@ struct InjectedBugTests {
                         "INSERT OR REPLACE INTO notes (id, body) VALUES ('n1', '{word}')",
                         "UPDATE notes SET body = '{word}' WHERE id = 'n1'",
                     ])
-            }),
+            }, seeds: 1...200),
         Case(bug: .cascadesInArrivalOrder, scenario: scenario("cascades")),
         // Children overtake parents when the server answers a record at a time: a parent saved again
         // after its child comes after it, and a device that missed the pushes fetches both at once.

@@ -8,7 +8,9 @@
 /// the insert may replace into the slot `seq = -1` of the table's `_concord_N_logvalues`, with the
 /// row's key; the insert trigger logs them as its old values, and the fold joins with them as it does
 /// for an update. The slot stays until the next insert of the table empties it (the insert trigger reads
-/// it only for its own key), or the fold clears the table.
+/// it only for its own key), or the fold clears the table. A delete that fires its triggers empties it
+/// for its key: the insert then follows a real delete (`recursive_triggers` on, or an app's BEFORE INSERT
+/// trigger deleting the row) and starts a new life, as a DELETE and an INSERT do.
 ///
 /// ```sql
 /// -- scores(id TEXT PRIMARY KEY, best) with best merged by max, holding ('s1', 10)

@@ -356,10 +356,17 @@ struct CaptureTriggers {
                     ? "" : "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = \(key) ")
                 + (converting.isEmpty
                     ? "" : "LEFT JOIN \(table.hiddenTable) AS k ON k.pk = \(key) AND NOT \(written)")
+        // A row deleted with its triggers firing while an insert of its key runs (an `INSERT OR REPLACE` under
+        // `recursive_triggers`, or an app's BEFORE INSERT trigger deleting it) ends its life here: the insert
+        // starts a new one, so it must not log what the replaced-row slot kept of it as its old values.
+        let endsReplacedRow =
+            table.joinedColumns.first.map {
+                ["DELETE FROM \(table.logValuesTable) WHERE seq = \(Self.replacedSlot) AND \(Self.new($0)) IS \(key)"]
+            } ?? []
         return trigger(
             "delete", "AFTER DELETE", "1",
             [logSQL(.delete, key: deleted), "INSERT OR REPLACE INTO \(table.hiddenTable) (pk\(columns)) \(source)"]
-                + unstashSQL(deleted, .delete))
+                + endsReplacedRow + unstashSQL(deleted, .delete))
     }
 
     /// Escapes `'` for use inside an SQL string literal.

@@ -86,7 +86,9 @@ enum Metadata {
     /// key back from the log row they write; layout 15's delete triggers keep, for a row whose column showed
     /// a conversion of what its writer wrote (`'007'` as 7 in an INTEGER column), the value as written that
     /// the row's hidden copy held; layout 16 keeps the credit a copy gives the original for the writes its log
-    /// held (``CopyCredits``) until every one is folded. ``MetadataMigration`` upgrades every earlier layout.
+    /// held (``CopyCredits``) until every one is folded, and its delete triggers of tables with value-merged
+    /// columns end what an insert of the same key may replace (see `CaptureTriggers+Replace.swift`).
+    /// ``MetadataMigration`` upgrades every earlier layout.
     static let layoutVersion: Int64 = 16
 
     static let createSQL = """

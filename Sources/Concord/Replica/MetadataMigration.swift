@@ -10,7 +10,10 @@
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
 /// - 16: layout 15 plus `_concord_credits`, where a copy keeps the credit it gives the original for the writes
 ///   its capture log held until all are folded (``CopyCredits``); empty after an upgrade, as a copy of an
-///   earlier layout takes its new node id, and records its credit, after the upgrade.
+///   earlier layout takes its new node id, and records its credit, after the upgrade. The delete triggers of
+///   tables with value-merged columns empty the replaced-row slot for the key they delete, so an insert whose
+///   statement deleted the row with its triggers firing (`INSERT OR REPLACE` under `recursive_triggers`, an
+///   app's BEFORE INSERT trigger) starts a new life rather than updating the one it ended.
 /// - 15: layout 14 with delete triggers that keep the value as written of a column that showed it converted
 ///   (`'007'` as 7 in an INTEGER column): they wrote the converted value over it, under its writer's stamp.
 /// - 14: layout 13, where a merge looks for the rows the app's triggers deleted uncaptured in its own
@@ -107,8 +110,9 @@ struct MetadataMigration {
             // Layout 9 changes the delete triggers (see `CaptureTriggers`), layout 11 the update triggers of
             // tables of more than 63 columns (see `ChangeMask`), layout 12 the capture triggers of tables with a
             // TEXT key (see `CaptureTriggers+NumericKeys.swift`), layout 14 their delete triggers again, layout 15
-            // the delete triggers of tables whose columns convert values; layouts 1 to 4 got them new above.
-            if (5...14).contains(found) { try reinstallTriggers() }
+            // the delete triggers of tables whose columns convert values, layout 16 those of tables with
+            // value-merged columns; layouts 1 to 4 got them new above.
+            if (5...15).contains(found) { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }

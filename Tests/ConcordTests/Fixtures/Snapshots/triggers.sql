@@ -81,6 +81,7 @@ WHEN 1
 BEGIN
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END), 3, julianday('now'), NULL);
   INSERT OR REPLACE INTO "_concord_2_hidden" (pk, c0, c1, c2, c3, c4) SELECT (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()), CASE WHEN OLD."list" = CAST(k.c0 AS TEXT) COLLATE BINARY THEN k.c0 ELSE OLD."list" END, CASE WHEN OLD."title" = CAST(k.c1 AS TEXT) COLLATE BINARY THEN k.c1 ELSE OLD."title" END, CASE WHEN OLD."done" = k.c2 COLLATE BINARY THEN k.c2 ELSE OLD."done" END, CASE WHEN h.pk IS NULL THEN OLD."likes" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()) AND op = 1) THEN h.c3 ELSE OLD."likes" END, CASE WHEN h.pk IS NULL THEN OLD."tags" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()) AND op = 1) THEN h.c4 ELSE OLD."tags" END FROM (SELECT 1) LEFT JOIN "_concord_2_hidden" AS h ON h.pk = (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()) LEFT JOIN "_concord_2_hidden" AS k ON k.pk = (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid()) AND NOT EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 2 AND pk = k.pk AND op IN (1, 2));
+  DELETE FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (SELECT pk FROM _concord_log WHERE seq = last_insert_rowid());
   DELETE FROM _concord_keys WHERE seq = (SELECT max(seq) FROM _concord_keys WHERE tbl = 2 AND pk = (CASE WHEN typeof(OLD."id") IN ('integer', 'real') THEN COALESCE((SELECT pk FROM _concord_keys WHERE tbl = 2 AND CAST(pk AS NUMERIC) = OLD."id" ORDER BY seq DESC LIMIT 1), OLD."id") ELSE OLD."id" END));
 END;
 
@@ -253,6 +254,7 @@ WHEN 1
 BEGIN
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (5, OLD."id", 3, julianday('now'), NULL);
   INSERT OR REPLACE INTO "_concord_5_hidden" (pk, c0) SELECT OLD."id", CASE WHEN h.pk IS NULL THEN OLD."best" WHEN EXISTS (SELECT 1 FROM _concord_log WHERE tbl = 5 AND pk = OLD."id" AND op = 1) THEN h.c0 ELSE OLD."best" END FROM (SELECT 1) LEFT JOIN "_concord_5_hidden" AS h ON h.pk = OLD."id" ;
+  DELETE FROM "_concord_5_logvalues" WHERE seq = -1 AND v0 IS OLD."id";
 END;
 
 -- _concord_5_hidden
