@@ -41,7 +41,25 @@ extension Oracle {
             return leadsBack(from: parent, to: row)
                 ? [.onCycle(table: parent.table, key: parent.key)]
                 : [.hiddenParent(table: parent.table, key: parent.key)]
-        }.map(\.description)
+        }.map(\.description) + defaultReasons(for: row, held)
+    }
+
+    /// The reasons a `SET DEFAULT` stand-in gives: its parent does not show, and the default names a row that
+    /// does not show either.
+    private func defaultReasons(for row: RowRef, _ held: RowRegisters) -> [String] {
+        schema.foreignKeys.filter { $0.child == row.table && $0.action == .setDefault }.compactMap { key in
+            guard let value = held.columns[key.column]?.value, !value.isNull, !key.defaultValue.isNull else {
+                return nil
+            }
+            let parent = RowRef(table: key.parent, key: key.parentKey(of: value))
+            let named = RowRef(table: key.parent, key: key.parentKey(of: key.defaultValue))
+            if case .shown = model.placement(of: parent) { return nil }
+            if case .shown = model.placement(of: named) { return nil }
+            return
+                (model.registers[named] == nil
+                ? ParkReason.missingParent(table: named.table, key: named.key)
+                : .hiddenParent(table: named.table, key: named.key)).description
+        }
     }
 
     /// Whether hiding keys, followed up from `start` through rows that are alive or shown (brought back),

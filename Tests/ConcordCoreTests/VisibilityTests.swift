@@ -146,6 +146,7 @@ struct VisibilityTests {
         let rows = Rows(schema)
         rows.put("lists", "alive", [nil])
         rows.put("lists", "deleted", deleted: true, [nil])
+        rows.put("lists", "inbox", [nil])
         rows.put("notes", "n1", ["missing"])
         rows.put("notes", "n2", ["deleted"])
         rows.put("notes", "n3", ["alive"])
@@ -159,6 +160,20 @@ struct VisibilityTests {
         #expect(try visibility.placement(of: row("tags", "t2")) == .shown(overrides: [:]))
         // The register keeps the real reference; only what shows stands in.
         #expect(rows.rows[row("notes", "n1")]?.columns[0]?.value == "missing")
+    }
+
+    /// A `SET DEFAULT` stand-in must name a row that shows: SQLite never lets a default break its key.
+    @Test(arguments: [false, true])
+    func aSetDefaultStandInNamingARowThatDoesNotShowParks(defaultRowDeleted: Bool) throws {
+        let rows = Rows(schema)
+        if defaultRowDeleted { rows.put("lists", "inbox", deleted: true, [nil]) }
+        rows.put("tags", "t1", ["missing"])
+        var visibility = Visibility(graph: rows)
+        #expect(
+            try visibility.placement(of: row("tags", "t1"))
+                == .hidden(
+                    defaultRowDeleted
+                        ? .hiddenParent(table: "lists", key: "inbox") : .missingParent(table: "lists", key: "inbox")))
     }
 
     @Test func aRestrictChildWrittenAfterTheDeleteBringsItsParentBack() throws {

@@ -24,7 +24,9 @@ struct StandInDeleteTests {
             """)
         try replica.enableSync(on: "places")
         try replica.enableSync(on: "notes", policy: policy)
-        try replica.database.execute("INSERT INTO places VALUES ('p', 'x'); INSERT INTO notes VALUES ('n', 'p', 'b')")
+        // 'home', the default a SET DEFAULT stand-in shows, exists: one naming no row parks its row instead.
+        try replica.database.execute(
+            "INSERT INTO places VALUES ('p', 'x'), ('home', 'h'); INSERT INTO notes VALUES ('n', 'p', 'b')")
         _ = try replica.foldLocalWrites()
         return replica
     }

@@ -332,6 +332,20 @@ public final class Replica {
         return try Set(rows.filter { try parentKey(of: $0.value, through: key) == parent.key }.map(\.key)).sorted()
     }
 
+    /// Keys of the rows whose `SET DEFAULT` stand-in through `key` may name the row its default names: the
+    /// parked rows of the child table, and those showing the default. They show or park as that row does.
+    func keysOnDefault(through key: ForeignKey) throws -> [SQLiteValue] {
+        guard let child = syncedTables[key.child], child.columns.indices.contains(key.column) else { return [] }
+        let parked = try database.query(
+            "SELECT pk FROM \(Metadata.parked) WHERE tbl = ?", [.integer(child.id)]
+        ).map { $0[0] }
+        let showing = try database.query(
+            "SELECT \(child.quotedKey) FROM \(child.qualifiedName) WHERE \(child.quotedColumns[key.column]) IS ?",
+            [key.defaultValue]
+        ).map { $0[0] }
+        return Set(parked + showing).sorted()
+    }
+
     /// The parent key a child's `value` names through `key`, as this replica's SQLite compares them.
     ///
     /// ``ForeignKey/parentKey(of:)`` gives the rule; a real is printed by SQLite itself, as its

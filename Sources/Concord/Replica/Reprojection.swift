@@ -147,6 +147,12 @@ final class Reprojection {
         if isChanged || placement.isShown != stored.shown || placement != computed {
             for key in replica.children(of: row.table) {
                 next += try replica.childKeys(of: row, through: key).map { RowRef(table: key.child, key: $0) }
+                // A row whose default names this one shows its default, or parks, as this one does.
+                if key.action == .setDefault, !key.defaultValue.isNull,
+                    try replica.parentKey(of: key.defaultValue, through: key) == row.key
+                {
+                    next += try replica.keysOnDefault(through: key).map { RowRef(table: key.child, key: $0) }
+                }
             }
         }
         for key in replica.parents(of: row.table) where key.action.revivesParent && isChanged {

@@ -59,7 +59,8 @@ public struct Visibility<Graph: RowGraph> {
         defer { visiting.remove(row) }
         var result = try hidingParent(of: row, registers, &visiting).map(Placement.hidden) ?? .shown
         if case .shown = result {
-            result = .shown(overrides: try standIns(for: row, registers))
+            let (overrides, unshowable) = try standIns(for: row, registers)
+            result = unshowable.map(Placement.hidden) ?? .shown(overrides: overrides)
             // A row whose values break a constraint of its table stays parked until its registers change.
             if !retrying.contains(row), let message = try graph.constraint(of: row) {
                 result = .hidden(.constraint(message))
@@ -112,17 +113,30 @@ public struct Visibility<Graph: RowGraph> {
         return false
     }
 
-    /// The stand-ins a shown row shows for `SET NULL` / `SET DEFAULT` parents that are not visible.
-    private mutating func standIns(for row: RowRef, _ registers: RowRegisters) throws -> [Int: SQLiteValue] {
+    /// The stand-ins a shown row shows for `SET NULL` / `SET DEFAULT` parents that are not visible; and why
+    /// it cannot show at all, when a `SET DEFAULT` stand-in names a parent that does not show either (SQLite
+    /// itself refuses to delete a parent when its child's default names no row: the row would break its key).
+    private mutating func standIns(for row: RowRef, _ registers: RowRegisters) throws -> (
+        [Int: SQLiteValue], ParkReason?
+    ) {
         var overrides: [Int: SQLiteValue] = [:]
         for key in graph.parents(of: row.table) where !key.action.hidesChild {
             guard let parent = try self.parent(of: registers, through: key) else { continue }
             var fresh: Set<RowRef> = []
-            if case .hidden = try placement(parent, &fresh) {
-                overrides[key.column] = key.action == .setNull ? .null : key.defaultValue
-            }
+            guard case .hidden = try placement(parent, &fresh) else { continue }
+            let standIn = key.action == .setNull ? SQLiteValue.null : key.defaultValue
+            overrides[key.column] = standIn
+            guard !standIn.isNull else { continue }
+            let named = RowRef(table: key.parent, key: try graph.parentKey(of: standIn, through: key))
+            guard named != row, case .hidden = try placement(named, &fresh) else { continue }
+            return (
+                overrides,
+                try graph.registers(of: named) == nil
+                    ? .missingParent(table: named.table, key: named.key)
+                    : .hiddenParent(table: named.table, key: named.key)
+            )
         }
-        return overrides
+        return (overrides, nil)
     }
 
     /// The row `registers` reference through `key`, if the column holds a value.

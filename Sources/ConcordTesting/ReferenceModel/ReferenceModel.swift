@@ -206,16 +206,24 @@ public struct ReferenceModel: Sendable {
     }
 
     /// Whether `row` can show once the rows in `visible` do. Monotone in `visible`: a parent that shows
-    /// more only removes a stand-in NULL, so the fixpoint is reached by adding rows alone.
+    /// more only removes a stand-in, so the fixpoint is reached by adding rows alone. A `SET DEFAULT`
+    /// stand-in must name a row that shows (or none): SQLite never lets a default break its key.
     private func canShow(_ row: RowRef) -> Bool {
         guard let held = registers[row], held.liveness.isAlive || isRevived(row, held) else { return false }
         let parentsShow = foreignKeys.filter { $0.child == row.table && Self.hides($0.action) }.allSatisfy { key in
             guard let value = held.columns[key.column]?.value, !value.isNull else { return true }
             return visible.contains(RowRef(table: key.parent, key: key.parentKey(of: value)))
         }
+        let standIns = standIns(row, held)
+        let defaultsShow = foreignKeys.filter { $0.child == row.table && $0.action == .setDefault }.allSatisfy { key in
+            guard let standIn = standIns[key.column], !standIn.isNull else { return true }
+            let named = RowRef(table: key.parent, key: key.parentKey(of: standIn))
+            return named == row || visible.contains(named)
+        }
+        guard defaultsShow else { return false }
         let required = notNull[row.table] ?? []
         guard parentsShow, !required.isEmpty || accepts != nil else { return parentsShow }
-        let shown = values(row, held, overrides: standIns(row, held))
+        let shown = values(row, held, overrides: standIns)
         if required.contains(where: { shown[$0].isNull }) { return false }
         return accepts?(row.table, row.key, shown) ?? true
     }
