@@ -23,8 +23,10 @@ extension Replica {
     /// A peer that asks for changes after a version this replica has not
     /// reached has read them from another file with this node id: a copy, or
     /// this file before it was restored from a backup. This replica then takes
-    /// a new node id (so the two stop sharing one) and exports everything it
-    /// holds, from version 0, under it; the header says so.
+    /// a new node id (so the two stop sharing one), before it stamps what its
+    /// app wrote since (a counter change the restore lost, which the peer holds
+    /// under the old id, then still counts), and exports everything it holds,
+    /// from version 0, under it; the header says so.
     ///
     /// It is refused inside a transaction still open on the replica's connection (the app's): what
     /// it would stamp and send could yet be rolled back, after a peer holds it, and this replica's
@@ -35,18 +37,22 @@ extension Replica {
         guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
         guard !database.inTransaction else { throw ReplicaError.exportInsideTransaction }
         try withForeignKeyEnforcementOffIfWriting {
+            // Decided before anything waiting is stamped (a copy first takes a node id of its own): writes the
+            // app made on a file restored from a backup are then stamped under the new node id, and a
+            // counter change the file lost with the restore, which its peers hold under the old one, counts.
+            try checkIdentity()
+            var version = version
+            if version > (try self.version) {
+                try adoptNewNodeID()
+                version = 0
+            }
             try foldLocalWrites()
             // Every stamp of this replica's own may leave it now (see ConflictRule's losses): a statement
             // that writes nothing unless this replica stamped a write of its own since its last export.
             try database.cached(
                 "UPDATE \(Metadata.state) SET exported = own WHERE own > exported"
             ).run([])
-            var version = version
             let current = try self.version
-            if version > current {
-                try adoptNewNodeID()
-                version = 0
-            }
             let synced = tables.filter { !isRefused($0.name) }
             let relay = RelayStore(database: database)
             let (extras, relayed) = try relayedDeclarations(relay)
