@@ -63,6 +63,11 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     case restore = "restore"
     /// An app upgraded to a newer release (in the plan or in the liveness phase).
     case upgrade = "upgrade"
+    /// A write waited while a release refused its table, and was folded once a later release undid the change.
+    case refusedWriteFolded = "refused-write-folded"
+    /// A copy folded writes its original's app made while a release refused their table, crediting their
+    /// counter changes to the original.
+    case copiedRefusedWrite = "copied-refused-write"
     /// An upgrade's migration rebuilt a synced table (create, copy, drop, rename), dropping its capture.
     case rebuild = "table-rebuild"
     /// A hostile changeset was refused (by the decoder or the replica).

@@ -27,6 +27,15 @@ struct Knowledge: Equatable {
         return snapshot
     }
 
+    /// What is known of the rows of every table but `tables`: what a message teaches a device whose release
+    /// refuses those tables (it holds their rows back), or sends from one (it exports none of them).
+    func leaving(_ tables: Set<String>) -> Knowledge {
+        guard !tables.isEmpty else { return self }
+        var snapshot = Knowledge()
+        snapshot.rows = rows.filter { row, _ in !tables.contains { SQLiteName.same($0, row.table) } }
+        return snapshot
+    }
+
     /// Adds what `other` knows (a message applied, a peer synced with).
     mutating func learn(_ other: Knowledge) {
         for (row, known) in other.rows { rows[row, default: []].formUnion(known) }

@@ -57,6 +57,10 @@ final class SimulatedDevice {
     /// The clock reading last checked (it must never go back) and the rows parked at the last check.
     var lastClock: HLCTimestamp?
     var parked: Set<RowRef> = []
+    /// The app's statements whose writes wait for a table its release refuses (``WaitingWrite``).
+    var waiting: [WaitingWrite] = []
+    /// The capture log's end before the app's last statement, read while its release refuses a table.
+    var logStart: Int64 = 0
     private(set) var replica: Replica
     /// The app's own connection, which its writes go through (see ``openApp(_:_:)``); the replica syncs
     /// through its own, as an app that adds Concord to a database it already writes does.
@@ -132,6 +136,13 @@ final class SimulatedDevice {
         self.node = replica.nodeID
         knowledge = original.knowledge
         version = original.version
+        // The writes waiting in the original's log are in the copy's too, and credited to the original.
+        waiting = original.waiting.map {
+            var write = $0
+            write.credited = true
+            return write
+        }
+        logStart = original.logStart
         try durability.prepare(replica, app: app)
         ledgerVersion = unfolded ? original.ledgerVersion : try replica.version
     }

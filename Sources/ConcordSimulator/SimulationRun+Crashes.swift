@@ -66,7 +66,9 @@ extension SimulationRun {
     /// A crash step: arms a power failure inside the device's next operations, or crashes it now.
     func crash(_ device: SimulatedDevice) throws {
         if armedCut?.device == device.index { return try settlePowerFailure(device) }
-        if let backup = device.backup, percent(diskRates.restore), everyWriteReachedAnother(device, since: backup) {
+        if let backup = device.backup, percent(diskRates.restore), device.waiting.isEmpty,
+            everyWriteReachedAnother(device, since: backup)
+        {
             return try restore(backup, on: device)
         }
         guard armedCut == nil, percent(diskRates.midOperation) else { return try crashNow(device) }
@@ -86,7 +88,8 @@ extension SimulationRun {
             log("device \(device.index) was killed")
         }
         try relaunch(device)
-        if percent(50) {
+        // A backup holding writes that wait for a refused table is not taken: restoring it would fold them again.
+        if percent(50), device.waiting.isEmpty {
             device.backup = device.takeBackup(operations: ledger.ledger.operations.count)
             log("device \(device.index) was backed up")
         }
@@ -201,6 +204,8 @@ extension SimulationRun {
         // device is on the release its file has been through, not on the one before.
         // One that finished before the failure may not have recorded the tables it rebuilt yet.
         if let target = device.upgrading { try upgrade(device, to: target) } else { try recordRebuilds(on: device) }
+        // Writes that waited, whose recording the failure cut, once their table syncs again.
+        try recordWaiting(on: device, afterCut: true)
         if fetching, topology == .cloud { try fetch(device) }
     }
 
@@ -209,7 +214,7 @@ extension SimulationRun {
         guard let pending = pendingApply, pending.device == device.index else { return }
         pendingApply = nil
         let landed = try device.replica.canonicalDump() != pending.before
-        if landed { device.knowledge.learn(pending.knowledge) }
+        if landed { device.knowledge.learn(pending.knowledge.leaving(refusedTables(of: device))) }
         log("device \(device.index): the changeset it was applying \(landed ? "landed" : "was lost")")
     }
 

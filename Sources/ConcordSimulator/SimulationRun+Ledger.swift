@@ -17,6 +17,9 @@ extension SimulationRun {
             // A copy's first collect: the statements its original's app ran, which it folds now.
             let credited = mine == nil && copiedWrites?.device == device.index
             if credited { (mine, copiedWrites) = (copiedWrites, nil) }
+            if let statements = mine?.statements, try holdsBack(statements, on: device, credited: credited) {
+                mine = nil
+            }
             if let mine, mine.statements.count > 1 || mine.statements.contains(where: \.deletesReplacedRows) {
                 foldReport = []
                 device.replica.foldObserver = { [unowned self] in self.foldReport.append($0) }
@@ -46,11 +49,57 @@ extension SimulationRun {
                     "device \(device.index)'s app ran \(mine.statements.count) statements before one fold: "
                         + error.message)
             }
-            for (statement, touched) in zip(mine.statements, parts) {
+            for (index, (statement, touched)) in zip(mine.statements, parts).enumerated() {
+                let credited = credited || (mine.credited.indices.contains(index) && mine.credited[index])
                 try record(statement, touched: touched, on: device, credited: credited)
                 if result.failure != nil { return }
             }
         }
+    }
+
+    /// Holds back the app's statement when it wrote a table its device's release refuses: its writes wait in
+    /// the capture log (``WaitingWrite``); returns whether it did.
+    private func holdsBack(_ statements: [Statement], on device: SimulatedDevice, credited: Bool) throws -> Bool {
+        let refused = versionSchemas?.refused(under: device.version) ?? []
+        guard !refused.isEmpty, statements.count == 1, let statement = statements.first,
+            let table = statement.table, refused.contains(where: { SQLiteName.same($0, table) })
+        else { return false }
+        let end = try device.replica.captureLogEnd()
+        // A statement that changed nothing logged nothing, and waits for nothing.
+        if end > device.logStart {
+            device.waiting.append(
+                WaitingWrite(statement: statement, start: device.logStart, end: end, credited: credited))
+        }
+        return true
+    }
+
+    /// Records the statements that waited for a table `device`'s release syncs again, as its fold stamps
+    /// them; a power failure that cuts the fold leaves them waiting, for the relaunch to record.
+    func recordWaiting(on device: SimulatedDevice, afterCut: Bool = false) throws {
+        let refused = versionSchemas?.refused(under: device.version) ?? []
+        guard let first = device.waiting.first, device.upgrading == nil, result.failure == nil,
+            !device.waiting.contains(where: { write in
+                refused.contains { SQLiteName.same($0, write.statement.table ?? "") }
+            })
+        else { return }
+        guard written == nil else {
+            return fail(.error, "device \(device.index)'s writes that waited and another write were recorded at once")
+        }
+        let waiting = device.waiting
+        written = WrittenStatements(
+            device: device.index, statements: waiting.map(\.statement), logEnds: [first.start] + waiting.map(\.end),
+            credited: waiting.map(\.credited))
+        if afterCut {
+            // Writes a cut fold stamped are gone from the log: the cut fold's report has them.
+            let logged = Set(try device.replica.capturedRows(after: first.start).map(\.seq))
+            landedReport = foldReport.filter { !logged.contains($0.seq) }
+        }
+        foldReport = []
+        try collectWrites(only: [device.index])
+        device.waiting = []
+        result.coverage.record(.refusedWriteFolded)
+        if waiting.contains(where: \.credited) { result.coverage.record(.copiedRefusedWrite) }
+        log("device \(device.index) folded \(waiting.count) write(s) that waited while their table was refused")
     }
 
     /// Takes out of `touched` the rows a trigger of the app deleted while Concord merged, and records each as

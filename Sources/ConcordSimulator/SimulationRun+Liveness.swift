@@ -30,23 +30,30 @@ extension SimulationRun {
         log("liveness phase took \(result.roundsToConverge) rounds")
         try collectWrites()
         guard let versionSchemas, result.failure == nil else { return }
-        try checkProjections(of: devices, schemas: versionSchemas)
+        // A device whose release refuses a table exports none of it and holds back what others wrote of it:
+        // while one does, no device holds every write; all are checked once the newest release undid the
+        // change and the devices exchanged again.
+        let refusing = devices.contains { !versionSchemas.refused(under: $0.version).isEmpty }
+        if !refusing { try checkProjections(of: devices, schemas: versionSchemas) }
         let behind = devices.filter { $0.version < workload.lastVersion }
         guard result.failure == nil, !behind.isEmpty else { return }
         let recorded = ledger.ledger.operations.count
         for device in behind { try upgrade(device, to: workload.lastVersion) }
         // Upgrading stamps nothing, unless a migration rebuilt a table (``upgrade(_:to:)`` records those
-        // rows as the device's writes): any other stamp would be a capture of what it materialized.
+        // rows as the device's writes) or undid a refused change (the writes that waited for it): any other
+        // stamp would be a capture of what it materialized.
         try collectWrites()
         guard result.failure == nil else { return }
         // Each device is checked against every write; a rebuild's writes reach the others in the exchange.
         let rebuilt = ledger.ledger.operations.count > recorded
-        if !rebuilt { try checkProjections(of: behind, schemas: versionSchemas) }
+        if !rebuilt && !refusing { try checkProjections(of: behind, schemas: versionSchemas) }
         guard result.failure == nil else { return }
         result.roundsToConverge += try exchangeUntilQuiet()
         log("after the upgrades, \(result.roundsToConverge) rounds in all")
         try collectWrites()
-        if rebuilt, result.failure == nil { try checkProjections(of: behind, schemas: versionSchemas) }
+        if result.failure == nil, rebuilt || refusing {
+            try checkProjections(of: refusing ? devices : behind, schemas: versionSchemas)
+        }
     }
 
     /// Exchanges until a round moves nothing: between devices that can reach each other (mesh), or
@@ -85,7 +92,8 @@ extension SimulationRun {
                         let applied = try target.replica.apply(try transmit(changes)).applied
                         // As a delivery does (``deliver(_:to:from:knowledge:)``): the target read all its source
                         // held, and deletes a trigger of its app made while merging are recorded as of now.
-                        target.knowledge.learn(source.knowledge)
+                        target.knowledge.learn(
+                            source.knowledge.leaving(refusedTables(of: source).union(refusedTables(of: target))))
                         if try !target.tablesTriggersDelete().isEmpty { try collectWrites(only: [target.index]) }
                         result.rowsMerged += applied
                         moved = moved || applied > 0
@@ -100,6 +108,8 @@ extension SimulationRun {
             fail(.error, "the liveness phase's exchange did not finish: \(refusals.joined(separator: "; "))")
             return rounds
         }
+        // Every device now holds what every other does, but for the tables a release refuses.
+        guard !devices.contains(where: { !refusedTables(of: $0).isEmpty }) else { return rounds }
         var everything = Knowledge()
         for device in devices { everything.learn(device.knowledge) }
         for device in devices { device.knowledge = everything }

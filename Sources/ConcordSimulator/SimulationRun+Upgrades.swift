@@ -28,6 +28,7 @@ extension SimulationRun {
         }
         try device.upgrade(to: version, workload: workload)
         try recordRebuilds(on: device)
+        try recordWaiting(on: device)
         guard device.version > from else { return }
         result.upgrades += 1
         log("device \(device.index) upgraded its app from version \(from) to \(device.version)")

@@ -247,6 +247,9 @@ final class SimulationRun {
     private func write(_ sql: String, on device: SimulatedDevice) throws -> Statement? {
         let before = try device.snapshot(before: sql)
         let physical = device.clock.unixMilliseconds()
+        if !(versionSchemas?.refused(under: device.version).isEmpty ?? true) {
+            device.logStart = try device.replica.captureLogEnd()
+        }
         pendingWrite = (device.index, sql, before, physical)
         do {
             try device.runAppStatement(sql)
@@ -317,6 +320,11 @@ final class SimulationRun {
         log("every link healed")
     }
 
+    /// The tables `device`'s release refuses (``VersionSchemas/refused(under:)``).
+    func refusedTables(of device: SimulatedDevice) -> Set<String> {
+        versionSchemas?.refused(under: device.version) ?? []
+    }
+
     /// Applies a changeset to `device`, which then knows what its sender knew of its rows (`knowledge`);
     /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later.
     func deliver(_ changeset: Changeset, to device: SimulatedDevice, from sender: String, knowledge: Knowledge)
@@ -329,7 +337,7 @@ final class SimulationRun {
             if armed { pendingApply = (device.index, knowledge, dumpBefore) }
             defer { if !device.disk.isPoweredOff { pendingApply = nil } }
             let report = try device.replica.apply(changeset)
-            device.knowledge.learn(knowledge)
+            device.knowledge.learn(knowledge.leaving(refusedTables(of: device)))
             result.rowsMerged += report.applied
             for (merge, count) in conflicts { result.conflicts[merge, default: 0] += count }
             log("device \(device.index) applied from \(sender): \(report)")

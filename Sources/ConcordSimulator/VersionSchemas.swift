@@ -14,6 +14,13 @@ import Foundation
 /// and its columns, in order, with their merges, only appending — the additive
 /// changes Concord syncs.
 ///
+/// A release may also make a change Concord refuses (a UNIQUE index besides
+/// the key): the table stops syncing on the devices that run it and their
+/// writes of it wait in the capture log until a later release undoes the
+/// change (the newest may refuse nothing). Such a table may have no foreign
+/// key to or from another synced table, so that an app statement writes
+/// refused tables only or none (``refused(under:)``).
+///
 /// ```swift
 /// let schemas = try VersionSchemas(of: workload)
 /// let model = ReferenceModel(tables: schemas[2].tables, foreignKeys: schemas[2].foreignKeys, ledger: ledger)
@@ -21,6 +28,8 @@ import Foundation
 struct VersionSchemas {
     /// By release: `schemas[0]` is version 1's.
     let schemas: [OracleSchema]
+    /// By release: the tables Concord refuses to sync under it (a destructive change a later release undoes).
+    let refusedTables: [Set<String>]
 
     /// Takes a scratch in-memory database through `workload`'s releases, reading the schema of each.
     ///
@@ -35,6 +44,7 @@ struct VersionSchemas {
             throw ScenarioError("version 1's schema cannot be set up: \(error)")
         }
         var schemas = [try OracleSchema(of: replica)]
+        var refused: [Set<String>] = [[]]
         for version in stride(from: 2, through: workload.lastVersion, by: 1) {
             do {
                 try workload.upgrade(replica, from: version - 1, to: version)
@@ -42,14 +52,34 @@ struct VersionSchemas {
             } catch {
                 throw ScenarioError("version \(version)'s migration fails: \(error)")
             }
-            if let refusal = replica.schemaRefusals.first {
-                throw ScenarioError("version \(version)'s migration is not additive: \(refusal)")
+            if let refusal = replica.schemaRefusals.first, version == workload.lastVersion {
+                throw ScenarioError(
+                    "version \(version)'s migration is not additive: \(refusal); the newest release must undo "
+                        + "any change Concord refuses")
             }
             let schema = try OracleSchema(of: replica)
             try Self.requireAdditive(from: schemas[schemas.count - 1], to: schema, version: version)
+            let names = Set(replica.schemaRefusals.compactMap(\.refusedTable))
+            if let link = schema.foreignKeys.first(where: { names.contains($0.child) != names.contains($0.parent) }) {
+                let (refusedEnd, otherEnd) =
+                    names.contains(link.child) ? (link.child, link.parent) : (link.parent, link.child)
+                throw ScenarioError(
+                    "version \(version) refuses table '\(refusedEnd)', which a foreign key ties to '\(otherEnd)'; "
+                        + "a release may refuse only tables no foreign key ties to a table that still syncs")
+            }
             schemas.append(schema)
+            refused.append(names)
         }
         self.schemas = schemas
+        refusedTables = refused
+    }
+
+    /// Whether any release refuses a table.
+    var refusesAny: Bool { refusedTables.contains { !$0.isEmpty } }
+
+    /// The tables release `version` refuses (clamped to the releases there are).
+    func refused(under version: Int) -> Set<String> {
+        refusedTables[min(max(version, 1), refusedTables.count) - 1]
     }
 
     /// The schema of `version` (clamped to the releases there are).
@@ -85,5 +115,12 @@ struct VersionSchemas {
                         + "scenario adds columns only to tables synced by column")
             }
         }
+    }
+}
+
+extension ReplicaError {
+    /// The table a refusal for a destructive schema change names (``Replica/schemaRefusals``).
+    fileprivate var refusedTable: String? {
+        if case .schemaChanged(let table, _, _) = self { table } else { nil }
     }
 }

@@ -22,6 +22,9 @@ struct WrittenStatements {
     /// The capture log's end before the first statement and after each; empty for one statement, all of
     /// whose folded writes are its own.
     var logEnds: [Int64] = []
+    /// Per statement, whether the device folding it is a copy of the file it ran on (``WaitingWrite``); empty
+    /// when none is.
+    var credited: [Bool] = []
 
     /// Derives again what each statement cascaded to (for an app with foreign keys off), as one fold makes
     /// the cascades of all of them: a child a later statement wrote (moved, updated, deleted, inserted

@@ -128,4 +128,41 @@ struct ScenarioFileTests {
             (error as? ScenarioError)?.message.hasPrefix(start) == true
         }
     }
+
+    /// A release may make a change Concord refuses if a later one undoes it, on a table no foreign key ties
+    /// to one that still syncs, in a scenario whose writes come one statement at a time.
+    @Test(
+        arguments: [
+            ("CREATE UNIQUE INDEX tags_name ON tags (name)", "DROP INDEX tags_name", [1, 1], nil),
+            (
+                "CREATE UNIQUE INDEX tags_name ON tags (name)", "SELECT 1", [1, 1],
+                "version 3's migration is not additive: "
+            ),
+            (
+                "CREATE UNIQUE INDEX items_body ON items (body)", "DROP INDEX items_body", [1, 1],
+                "version 2 refuses table 'items', which a foreign key ties to 'lists'"
+            ),
+            (
+                "CREATE UNIQUE INDEX tags_name ON tags (name)", "DROP INDEX tags_name", [2, 3],
+                "mix.batch is [2, 3], and a release refuses a table"
+            ),
+        ] as [(String, String, [Int], String?)])
+    func aRefusingReleaseIsUndoneLaterAndStandsAlone(refuse: String, undo: String, batch: [Int], start: String?) throws
+    {
+        var scenario = Scenario(name: "x")
+        scenario.mix.batch = batch
+        scenario.workload = Workload(
+            schema: "CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, name TEXT); CREATE TABLE items (id TEXT "
+                + "PRIMARY KEY NOT NULL, list TEXT REFERENCES lists(id) ON DELETE CASCADE, body TEXT); "
+                + "CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT);",
+            tables: [.init(name: "lists"), .init(name: "items"), .init(name: "tags")],
+            operations: ["INSERT OR IGNORE INTO tags (id, name) VALUES ('t{1..2}', '{word}')"],
+            versions: [.init(migration: refuse), .init(migration: undo)])
+        guard let start else { return try scenario.validate() }
+        #expect {
+            try scenario.validate()
+        } throws: { error in
+            (error as? ScenarioError)?.message.hasPrefix(start) == true
+        }
+    }
 }
