@@ -156,24 +156,34 @@ struct ProbeRegressionTests {
         }
     }
 
-    /// A backup of `a` restored over the same file after `b` read newer changes of it, then written on.
-    @Test(arguments: [1_000, -1_500] as [Int64])
-    func aBackupRestoredInPlaceNeverReusesAVersionItsPeersHaveRead(clockMovesBy: Int64) throws {
-        let directory = TemporaryDirectory()
-        var a: Replica? = try makeReplica(directory, "a.db", node: 1, clock: clock)
-        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
-        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'before the backup')")
+    /// Runs `before` on `a` and syncs with `b`, backs `a`'s file up, runs `after` and syncs again, closes
+    /// `a` and writes the backup back over its file: the same inode, so the file's identity cannot tell.
+    private func restoreInPlace(
+        _ a: Replica, in directory: TemporaryDirectory, syncingWith b: Replica, before: String, after: String
+    ) throws {
+        var a: Replica? = a
+        try a!.database.execute(before)
         try Replica.sync([a!, b])
         let backup = try fileBytes(directory.path("a.db"))
         clock.advance(by: 1_000)
-        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'after the backup')")
+        try a!.database.execute(after)
         try Replica.sync([a!, b])
         a = nil
-        // Restored over the same file (same inode): the file's identity cannot tell.
         let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
         try handle.truncate(atOffset: 0)
         try handle.write(contentsOf: backup)
         try handle.close()
+    }
+
+    /// A backup of `a` restored over the same file after `b` read newer changes of it, then written on.
+    @Test(arguments: [1_000, -1_500] as [Int64])
+    func aBackupRestoredInPlaceNeverReusesAVersionItsPeersHaveRead(clockMovesBy: Int64) throws {
+        let directory = TemporaryDirectory()
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        try restoreInPlace(
+            try makeReplica(directory, "a.db", node: 1, clock: clock), in: directory, syncingWith: b,
+            before: "INSERT INTO reminders (id, title) VALUES ('r1', 'before the backup')",
+            after: "INSERT INTO reminders (id, title) VALUES ('r2', 'after the backup')")
         // Its clock moves on, or (the harder case) back to before the write b already read.
         clock.advance(by: clockMovesBy)
         let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
@@ -201,19 +211,10 @@ struct ProbeRegressionTests {
             }
             return replica
         }
-        var a: Replica? = try open("a.db", node: 1)
         let b = try open("b.db", node: 2)
-        try a!.database.execute("INSERT INTO r VALUES ('r1', 10)")
-        try Replica.sync([a!, b])
-        let backup = try fileBytes(directory.path("a.db"))
-        clock.advance(by: 1_000)
-        try a!.database.execute("UPDATE r SET n = n + 1")
-        try Replica.sync([a!, b])
-        a = nil
-        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: backup)
-        try handle.close()
+        try restoreInPlace(
+            try open("a.db", node: 1), in: directory, syncingWith: b, before: "INSERT INTO r VALUES ('r1', 10)",
+            after: "UPDATE r SET n = n + 1")
         clock.advance(by: 1_000)
         let restored = try open("a.db", node: 5)
         try restored.database.execute("UPDATE r SET n = n + 100")
