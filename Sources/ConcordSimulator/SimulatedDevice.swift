@@ -109,8 +109,9 @@ final class SimulatedDevice {
     /// The original checkpoints first (in WAL mode the newest commits may sit in its WAL). The copy's
     /// replica is asked for a new node id, `node`, once it sees its file changed; ``node`` says which
     /// one it writes under.
-    /// With `unfolded`, the original's capture log held its app's writes: the copy folds them as it opens,
-    /// and its ledger reads its changes from where the original's had (its version when copied).
+    /// With `unfolded`, the original's capture log held its app's writes: the copy takes a credit for them as
+    /// it opens and folds them at its first look, and its ledger reads its changes from where the original's
+    /// had (its version when copied).
     init(
         forking original: SimulatedDevice, index: Int, node: NodeID, durability: Durability, time: Int64,
         unfolded: Bool = false

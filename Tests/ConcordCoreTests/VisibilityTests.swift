@@ -162,6 +162,33 @@ struct VisibilityTests {
         #expect(rows.rows[row("notes", "n1")]?.columns[0]?.value == "missing")
     }
 
+    /// Keys that lead back to the row being decided end there: a `SET DEFAULT` table whose default row
+    /// hangs below the row asked about (it used to recurse until the stack ran out), and two tables whose
+    /// defaults name each other's rows, each with its parent gone.
+    @Test func setDefaultKeysThatLeadBackEndThere() throws {
+        let folders = [
+            ForeignKey(child: "folders", column: 0, parent: "folders", action: .setDefault, defaultValue: "root")
+        ]
+        let rows = Rows(folders)
+        rows.put("folders", "root", ["c"])
+        rows.put("folders", "c", ["p"])
+        rows.put("folders", "p", deleted: true, [nil])
+        var visibility = Visibility(graph: rows)
+        #expect(try visibility.placement(of: row("folders", "c")) == .shown(overrides: [0: "root"]))
+        #expect(try visibility.placement(of: row("folders", "root")) == .shown(overrides: [:]))
+
+        let crossed = [
+            ForeignKey(child: "a", column: 0, parent: "b", action: .setDefault, defaultValue: "b0"),
+            ForeignKey(child: "b", column: 0, parent: "a", action: .setDefault, defaultValue: "a0"),
+        ]
+        let pairs = Rows(crossed)
+        pairs.put("a", "a0", ["gone"])
+        pairs.put("b", "b0", ["gone"])
+        var both = Visibility(graph: pairs)
+        #expect(try both.placement(of: row("a", "a0")) == .hidden(.hiddenParent(table: "b", key: "b0")))
+        #expect(try both.placement(of: row("b", "b0")) == .hidden(.onCycle(table: "a", key: "a0")))
+    }
+
     /// A `SET DEFAULT` stand-in must name a row that shows: SQLite never lets a default break its key.
     @Test(arguments: [false, true])
     func aSetDefaultStandInNamingARowThatDoesNotShowParks(defaultRowDeleted: Bool) throws {

@@ -257,4 +257,22 @@ struct CopyCreditTests {
         let row = try #require(try tablet.changes(since: 0).rows.first { $0.table == "notes" })
         #expect(row.registers.columns[0]?.contributions.map(\.stamp.node) == [node(2)], "the tablet's own write")
     }
+
+    /// A copy of a copy made before the first copy's log grew keeps the first original's credit: the change
+    /// waiting there is the phone's, not the tablet's.
+    @Test func aCopyOfACopyMadeAtOnceKeepsTheFirstOriginalsCredit() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "SELECT 1")
+        try refuse(phone, true)
+        try phone.database.execute("UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        try tablet.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: directory.path("tablet.db"), toPath: directory.path("laptop.db"))
+        let laptop = try Replica(path: directory.path("laptop.db"), configuration: configuration(node: 3, clock: clock))
+        #expect(try laptop.database.query("SELECT node FROM _concord_credits") == [[1]], "the phone's, node index 1")
+        clock.advance(by: 1_000)
+        for replica in [phone, tablet, laptop] { try refuse(replica, false) }
+        try Replica.sync([phone, tablet, laptop])
+        for replica in [phone, tablet, laptop] { #expect(try posts(replica) == [["p", 11, "first"]]) }
+    }
 }

@@ -52,4 +52,23 @@ struct DefaultStandInTests {
             #expect(try device.check().isConsistent)
         }
     }
+
+    /// A child showing its default parks again when the row its default names is deleted, here or on a peer.
+    @Test(arguments: [0, 1])
+    func aChildShowingItsDefaultParksWhenThatRowGoes(deleter: Int) throws {
+        let devices = try devices()
+        try devices[0].database.execute("INSERT INTO p VALUES ('p1', 'one'), ('nope', 'the default')")
+        _ = try Replica.sync(devices)
+        try devices[0].database.execute("DELETE FROM p WHERE id = 'p1'")
+        try devices[1].database.execute("INSERT INTO ch VALUES ('c2', 'p1', 'added')")
+        _ = try Replica.sync(devices)
+        for device in devices { #expect(try device.database.query("SELECT pid FROM ch") == [["nope"]]) }
+        try devices[deleter].database.execute("DELETE FROM p WHERE id = 'nope'")
+        _ = try Replica.sync(devices)
+        for device in devices {
+            #expect(try device.database.query("SELECT id FROM ch") == [])
+            #expect(try device.database.query("PRAGMA foreign_key_check") == [])
+            #expect(try device.check().isConsistent)
+        }
+    }
 }

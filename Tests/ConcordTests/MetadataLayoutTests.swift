@@ -174,8 +174,8 @@ struct MetadataLayoutTests {
         #expect(foreign > 0, "the fixture holds other devices' registers")
         // What the fixture's seen section lists (device 1's re-insert of R2 over device 3's edit of due and
         // notes, its update of settings x'01' over device 2's), and what the writes still in the log, folded
-        // on opening under the copy's new node id, saw of the file's old node: L1's name and position, and
-        // the re-inserted R3.
+        // by the first fold after opening, under the copy's new node id, saw of the file's old node: L1's name
+        // and position, and the re-inserted R3.
         #expect(
             kept == [
                 "lists/'L1' 0 \(node(1))", "lists/'L1' 2 \(node(1))",

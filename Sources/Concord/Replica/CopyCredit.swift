@@ -87,10 +87,11 @@ struct CopyCredits {
 
     /// Keeps a new credit for every write the log holds now, in the caller's transaction.
     ///
-    /// Writes an older credit covers keep it: they were the earlier original's.
+    /// Writes an older credit covers keep it: they were the earlier original's (a copy of a copy made before
+    /// the first copy's log grew keeps only the first credit).
     static func record(_ credit: CopyCredit, in replica: Replica) throws {
         try replica.database.execute(
-            "INSERT OR REPLACE INTO \(Metadata.credits) (upto, node, hlc) VALUES (?, ?, ?)",
+            "INSERT OR IGNORE INTO \(Metadata.credits) (upto, node, hlc) VALUES (?, ?, ?)",
             [
                 .integer(credit.upTo), .integer(try replica.indexRegistering(credit.original)),
                 .integer(credit.hlc.sqliteValue),

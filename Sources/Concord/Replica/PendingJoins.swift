@@ -35,7 +35,7 @@ struct PendingJoins {
     /// Folds one insert or update's logged values into the row's running joins, and into `after`.
     /// `hiddenCopies` says the row may keep its values as written in a hidden copy (see
     /// ``RegisterStore/written(_:column:shown:)``). A counter's change is `creditStamp`'s, when given (a
-    /// copy's first fold, see ``CopyCredit``): its node's contribution, and the register's stamp.
+    /// write a copy's credit covers, see ``CopyCredits``): its node's contribution, and the register's stamp.
     mutating func fold(
         _ write: LoggedValues, table: SyncedTable, store: RegisterStore, key: SQLiteValue,
         before: RowRegisters?, after: inout RowRegisters, stamp: Stamp, creditStamp: Stamp? = nil,

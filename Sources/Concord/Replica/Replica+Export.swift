@@ -36,6 +36,17 @@ extension Replica {
     ) throws {
         guard version >= 0 else { throw ReplicaError.invalidVersion(version) }
         guard !database.inTransaction else { throw ReplicaError.exportInsideTransaction }
+        // A node id taken here is rolled back with the export when it fails (a fold it cannot make): the
+        // replica then writes under the one its file names.
+        do { try exportChangesInTransaction(since: version, header: header, row: row) } catch {
+            try? refreshNodeID()
+            throw error
+        }
+    }
+
+    private func exportChangesInTransaction(
+        since version: Int64, header: (ChangesetHeader) throws -> Void, row: (RowChange) throws -> Void
+    ) throws {
         try withForeignKeyEnforcementOffIfWriting {
             // Decided before anything waiting is stamped (a copy first takes a node id of its own): writes the
             // app made on a file restored from a backup are then stamped under the new node id, and a

@@ -59,10 +59,10 @@ public struct Visibility<Graph: RowGraph> {
         defer { visiting.remove(row) }
         var result = try hidingParent(of: row, registers, &visiting).map(Placement.hidden) ?? .shown
         if case .shown = result {
-            let (overrides, unshowable) = try standIns(for: row, registers)
+            let (overrides, unshowable) = try standIns(for: row, registers, &visiting)
             result = unshowable.map(Placement.hidden) ?? .shown(overrides: overrides)
             // A row whose values break a constraint of its table stays parked until its registers change.
-            if !retrying.contains(row), let message = try graph.constraint(of: row) {
+            if unshowable == nil, !retrying.contains(row), let message = try graph.constraint(of: row) {
                 result = .hidden(.constraint(message))
             }
         }
@@ -116,19 +116,25 @@ public struct Visibility<Graph: RowGraph> {
     /// The stand-ins a shown row shows for `SET NULL` / `SET DEFAULT` parents that are not visible; and why
     /// it cannot show at all, when a `SET DEFAULT` stand-in names a parent that does not show either (SQLite
     /// itself refuses to delete a parent when its child's default names no row: the row would break its key).
-    private mutating func standIns(for row: RowRef, _ registers: RowRegisters) throws -> (
-        [Int: SQLiteValue], ParkReason?
-    ) {
+    ///
+    /// A row whose placement is being decided further up (`visiting`: these keys lead back to it) is taken
+    /// to show as a parent, since nothing there hides it, and not to as a default's row, which must show first.
+    private mutating func standIns(
+        for row: RowRef, _ registers: RowRegisters, _ visiting: inout Set<RowRef>
+    ) throws -> ([Int: SQLiteValue], ParkReason?) {
         var overrides: [Int: SQLiteValue] = [:]
         for key in graph.parents(of: row.table) where !key.action.hidesChild {
-            guard let parent = try self.parent(of: registers, through: key) else { continue }
-            var fresh: Set<RowRef> = []
-            guard case .hidden = try placement(parent, &fresh) else { continue }
+            guard let parent = try self.parent(of: registers, through: key), !visiting.contains(parent) else {
+                continue
+            }
+            guard case .hidden = try placement(parent, &visiting) else { continue }
             let standIn = key.action == .setNull ? SQLiteValue.null : key.defaultValue
             overrides[key.column] = standIn
             guard !standIn.isNull else { continue }
             let named = RowRef(table: key.parent, key: try graph.parentKey(of: standIn, through: key))
-            guard named != row, case .hidden = try placement(named, &fresh) else { continue }
+            guard named != row else { continue }
+            if visiting.contains(named) { return (overrides, .onCycle(table: named.table, key: named.key)) }
+            guard case .hidden = try placement(named, &visiting) else { continue }
             return (
                 overrides,
                 try graph.registers(of: named) == nil
