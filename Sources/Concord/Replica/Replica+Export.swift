@@ -57,7 +57,7 @@ extension Replica {
                 try adoptNewNodeID()
                 version = 0
             }
-            try foldLocalWrites()
+            try foldLocalWrites(identityChecked: true)
             // Every stamp of this replica's own may leave it now (see ConflictRule's losses): a statement
             // that writes nothing unless this replica stamped a write of its own since its last export.
             try database.cached(

@@ -15,11 +15,15 @@ extension Replica {
     ///
     /// Returns how many writes were folded.
     @discardableResult
-    public func foldLocalWrites() throws -> Int {
+    public func foldLocalWrites() throws -> Int { try foldLocalWrites(identityChecked: false) }
+
+    /// ``foldLocalWrites()``, for a caller that has just checked the file's identity itself (an export).
+    @discardableResult
+    func foldLocalWrites(identityChecked: Bool) throws -> Int {
         try withForeignKeyEnforcementOffIfWriting {
             try checkSchemas()
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
-            try checkIdentity()
+            if !identityChecked { try checkIdentity() }
             try logRowsLostUncaptured()
             guard try hasWritesToFold() else { return 0 }
             for table in tables { try requireMergeFunctions(table) }

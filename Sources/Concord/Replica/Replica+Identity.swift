@@ -33,9 +33,9 @@ extension Replica {
             if stored != nil, configuration.interceptor?.detectsCopies ?? true {
                 // The node the file writes under, not one an attempt rolled back since took in memory.
                 try refreshNodeID()
-                if configuration.interceptor?.creditsCopiedWrites ?? true,
-                    let last = try database.scalar("SELECT max(seq) FROM \(Metadata.log)")?.integerValue
-                {
+                // Log positions start at 1: 0 is an empty log.
+                let last = try captureLogEnd()
+                if configuration.interceptor?.creditsCopiedWrites ?? true, last > 0 {
                     try CopyCredits.record(CopyCredit(original: nodeID, hlc: try clock.last, upTo: last), in: self)
                 }
                 try adoptNewNodeID()

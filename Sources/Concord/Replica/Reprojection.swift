@@ -20,6 +20,9 @@ final class Reprojection {
     /// back), with the version each had, in the order they moved (see ``renumberMoved(after:)``).
     private var moved: [(row: RowRef, version: Int64)] = []
     private var movedRows: Set<RowRef> = []
+    /// Per `SET DEFAULT` key with a default, the parent key that default names: worked out once, as every
+    /// parent row that shows or hides asks it.
+    private var defaultRows: [ForeignKey: SQLiteValue] = [:]
 
     /// A reprojection for `replica`; `recording` notes what changes in the user tables (see ``MergeReport``).
     init(replica: Replica, recording: Bool = false) {
@@ -148,9 +151,7 @@ final class Reprojection {
             for key in replica.children(of: row.table) {
                 next += try replica.childKeys(of: row, through: key).map { RowRef(table: key.child, key: $0) }
                 // A row whose default names this one shows its default, or parks, as this one does.
-                if key.action == .setDefault, !key.defaultValue.isNull,
-                    try replica.parentKey(of: key.defaultValue, through: key) == row.key
-                {
+                if key.action == .setDefault, !key.defaultValue.isNull, try defaultRow(of: key) == row.key {
                     next += try replica.keysOnDefault(through: key).map { RowRef(table: key.child, key: $0) }
                 }
             }
@@ -159,5 +160,13 @@ final class Reprojection {
             if let parent = try visibility.parent(of: stored.registers, through: key) { next.append(parent) }
         }
         return next
+    }
+
+    /// The parent key `key`'s default names.
+    private func defaultRow(of key: ForeignKey) throws -> SQLiteValue {
+        if let known = defaultRows[key] { return known }
+        let named = try replica.parentKey(of: key.defaultValue, through: key)
+        defaultRows[key] = named
+        return named
     }
 }
