@@ -24,17 +24,12 @@ extension RegisterStore {
             let unset = volatileColumns.filter { registers.columns[$0] == nil }
             for column in unset { values[column] = try evaluateDefault(of: column) }
             let overrides = try shownOverrides(of: values, standIns: standIns)
-            // The key, then the values (or their stand-ins), bound in place: apply shows every row here.
-            var shown = try Statement.Parameters(statement(.upsertShown))
             let bound = overrides.isEmpty ? values : values.indices.map { overrides[$0] ?? values[$0] }
             do {
-                try shown.bind(key)
-                for value in bound { try shown.bind(value) }
-                try shown.run()
                 // Nothing changed, and the table shows other values: a BEFORE trigger of the app answered
                 // RAISE(IGNORE). The row is not what its registers say, so it is parked, as when a trigger
                 // answers RAISE(ABORT). (A trigger that ignores writes changing nothing is no matter.)
-                if try database.changes == 0 && shownRow(of: key)?.dropFirst().elementsEqual(bound) != true {
+                if try !show(key, bound) {
                     return try materialize(
                         key, registers, .hidden(.constraint(Self.ignoredByTrigger(table.name))),
                         previous: previous, mayBeParked: mayBeParked)
@@ -72,6 +67,32 @@ extension RegisterStore {
         return placement
     }
 
+    /// Makes the user table's row `key` show `values`, writing only what differs; returns `false` when a
+    /// BEFORE trigger of the app ignored the write (`RAISE(IGNORE)`) and the row shows other values.
+    ///
+    /// Why not one `INSERT … ON CONFLICT DO UPDATE` of every column: SQLite fires an upsert's BEFORE
+    /// INSERT triggers even when the row is there, and its UPDATE OF triggers for every column it sets.
+    /// The app's own triggers then ran for writes no one made — a uniqueness or quota check refusing a
+    /// row that was merely merged or folded (parking it, hidden with its children), a lock on one
+    /// column refusing an edit of another, an audit row for each sync. So a row the table lacks is
+    /// inserted, a row it holds has only the columns that differ updated, and a row showing its values
+    /// already is not written at all: the app's triggers see what a write of the same change by the
+    /// app would make them see.
+    ///
+    /// ```swift
+    /// try show("n1", ["final", 1])   // UPDATE notes SET title = 'final' WHERE id = 'n1'; `locked` untouched
+    /// ```
+    private func show(_ key: SQLiteValue, _ values: [SQLiteValue]) throws -> Bool {
+        guard let current = try shownRow(of: key) else {
+            try statement(.insertShown).run([key] + values)
+            return try database.changes > 0 || shownRow(of: key)?.dropFirst().elementsEqual(values) == true
+        }
+        let differing = values.indices.filter { current[1 + $0] != values[$0] }
+        guard !differing.isEmpty else { return true }
+        try updateShown(differing).run(differing.map { values[$0] } + [key])
+        return try database.changes > 0 || shownRow(of: key)?.dropFirst().elementsEqual(values) == true
+    }
+
     /// Takes a row out of the user table, even where a BEFORE DELETE trigger of the app refuses.
     ///
     /// Why: the row is hidden because its registers say so (deleted here or on another device, or
@@ -88,8 +109,7 @@ extension RegisterStore {
         try database.withoutTriggers { try database.prepare(sql(.deleteShown)).run([key]) }
     }
 
-    /// The user table's row with `key` (the key, then the synced columns), `nil` when it holds none: read only
-    /// when a write of Concord's changed nothing, or for a report.
+    /// The user table's row with `key` (the key, then the synced columns), `nil` when it holds none.
     func shownRow(of key: SQLiteValue) throws -> [SQLiteValue]? {
         let columns = ([table.quotedKey] + table.quotedColumns).joined(separator: ", ")
         return try database.query(

@@ -52,11 +52,13 @@ final class RegisterStore {
 
     /// The statements this store runs, each prepared on first use.
     enum Slot: Int, CaseIterable {
-        case select, stamps, insertMetadata, updateMetadata, upsertShown, writeHidden, deleteHidden, deleteShown, since
+        case select, stamps, insertMetadata, updateMetadata, insertShown, writeHidden, deleteHidden, deleteShown, since
         case insertMetadataSeen, updateMetadataSeen
     }
 
     private var statements: [Statement?] = Array(repeating: nil, count: Slot.allCases.count)
+    /// The updates of a shown row's values, by the columns they set (see ``updateShown(_:)``).
+    private var shownUpdates: [[Int]: Statement] = [:]
 
     init(
         table: SyncedTable, database: Database, nodes: NodeDirectory, affinities: [ColumnAffinity]?,
@@ -115,15 +117,10 @@ final class RegisterStore {
             return insertMetadata(registerColumns + ["seen"])
         case .updateMetadataSeen:
             return updateMetadata(registerColumns + ["seen"])
-        case .upsertShown:
-            let update =
-                table.quotedColumns.isEmpty
-                ? "NOTHING"
-                : "UPDATE SET " + table.quotedColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            // The alias: in a table named `excluded`, `excluded.c` would name the table's own row, not the new one.
-            return "INSERT INTO \(table.qualifiedName) AS _concord_row "
+        case .insertShown:
+            return "INSERT INTO \(table.qualifiedName) "
                 + "(\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
-                + "VALUES (\(Self.placeholders(table.columns.count + 1))) ON CONFLICT (\(table.quotedKey)) DO \(update)"
+                + "VALUES (\(Self.placeholders(table.columns.count + 1)))"
         case .writeHidden:
             return
                 "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
@@ -139,6 +136,18 @@ final class RegisterStore {
         if let statement = statements[slot.rawValue] { return statement }
         let statement = try database.prepare(sql(slot))
         statements[slot.rawValue] = statement
+        return statement
+    }
+
+    /// The statement that sets `columns` (positions, ascending) of the user table's row, bound to their
+    /// values and then the key; prepared once per set of columns.
+    func updateShown(_ columns: [Int]) throws -> Statement {
+        if let statement = shownUpdates[columns] { return statement }
+        let statement = try database.prepare(
+            "UPDATE \(table.qualifiedName) SET "
+                + columns.map { "\(table.quotedColumns[$0]) = ?" }.joined(separator: ", ")
+                + " WHERE \(table.quotedKey) = ?")
+        shownUpdates[columns] = statement
         return statement
     }
 
