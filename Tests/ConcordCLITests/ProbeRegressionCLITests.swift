@@ -176,12 +176,13 @@ struct ProbeRegressionCLITests {
     @Test func aClockRefusalStopsOnlyItsOwnDirection() throws {
         let directory = try replicas(
             "CREATE TABLE r (id TEXT PRIMARY KEY, t TEXT);", tables: ["r"], names: ["a.db", "b.db", "c.db"])
-        // c's clock ran an hour ahead when it wrote.
+        // c's clock ran an hour ahead when it last stamped (its stored clock says so), so it stamps its
+        // next write there.
         try query(
             directory, "c.db",
             """
             INSERT INTO r VALUES ('from-c', 'ahead');
-            UPDATE _concord_log SET at = at + 1.0 / 24;
+            UPDATE _concord_state SET hlc = (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) + 3600000) << 16;
             """)
         try query(directory, "a.db", "INSERT INTO r VALUES ('from-a', 'fine');")
         let run = try concord(["sync", "a.db", "b.db", "c.db"], in: directory)

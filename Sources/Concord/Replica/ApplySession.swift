@@ -74,7 +74,7 @@ final class ApplySession {
         self.relayPlans = relayPlans
         self.declarations = declarations
         relayed = TablePlans.Names(relayPlans.map(\.remote.name))
-        physical = replica.configuration.clock.unixMilliseconds()
+        physical = try replica.physicalTime()
         conflictLog = ConflictLog(database: replica.database, nodes: replica.nodes)
         exported = HLCTimestamp(
             sqliteValue: try replica.database.scalar("SELECT exported FROM \(Metadata.state)")?.integerValue ?? 0)
@@ -156,7 +156,7 @@ final class ApplySession {
     private func mergeRows<Rows: ChangeIterator>(_ rows: Rows) throws -> Bool {
         var rows = rows
         var run = MergeRun(
-            version: replica.versionFloor(after: try replica.version),
+            version: try replica.versionFloor(after: try replica.version),
             recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
             reprojection: Reprojection(replica: replica, recording: true))
         for plan in plans.all where try plan.store.isEmpty() { plan.newKeys = [] }

@@ -17,7 +17,7 @@ extension Replica {
         guard peer != nodeID, version > (try readVersion(of: peer) ?? .min) else { return }
         try database.execute(
             "INSERT OR REPLACE INTO \(Metadata.readers) (node, version, at) VALUES (?, ?, ?)",
-            [.blob(peer.bytes), .integer(version), .integer(configuration.clock.unixMilliseconds())])
+            [.blob(peer.bytes), .integer(version), .integer(try physicalTime())])
     }
 
     /// How far `peer` has read this replica's changes, as recorded; `nil` when nothing was.

@@ -247,7 +247,7 @@ extension Replica {
     private func recordExistingRows(of table: SyncedTable, facts: TableInspector.CaptureFacts) throws {
         try checkIdentity()
         var clock = try self.clock
-        var version = versionFloor(after: try self.version)
+        var version = try versionFloor(after: try self.version)
         let selfIndex = try indexRegistering(nodeID)
         let registerColumns = ["kh", "pk", "cl", "ver", "hlc", "node", "clh", "cln"] + table.stampColumns
         let insert = try database.prepare(
@@ -286,7 +286,7 @@ extension Replica {
             "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
                 + "FROM \(table.qualifiedName) ORDER BY \(table.quotedKey)")
         while try rows.step() {
-            let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
+            let stamp = clock.tick(physical: try physicalTime())
             let key = rows.column(0)
             let shown = table.columns.indices.map { rows.column(Int32($0 + 1)) }
             let continued =
@@ -356,7 +356,7 @@ extension Replica {
                 guard let (continued, values) = try RetiredRows.gone(key, of: table, database: database) else {
                     continue
                 }
-                let stamp = clock.tick(physical: configuration.clock.unixMilliseconds())
+                let stamp = clock.tick(physical: try physicalTime())
                 try record(key, continued, now: stamp)
                 try hide.run([key] + values)
                 try logLostRow(key, of: table, log: log)

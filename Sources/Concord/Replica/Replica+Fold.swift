@@ -98,6 +98,8 @@ final class FoldSession {
     private var lastLogged: [RowRef: Int64]?
     /// The log position of the first insert of each logged key, read with ``lastLogged``.
     private var firstInsertLogged: [RowRef: Int64] = [:]
+    /// The physical clock's reading when the fold began: the latest time a write it stamps can have.
+    private let physical: Int64
     /// How many logged writes were folded.
     private(set) var count = 0
     /// The credits of a copy whose log held writes when it noticed it was one (``CopyCredits``): their
@@ -120,7 +122,8 @@ final class FoldSession {
         self.replica = replica
         credits = try CopyCredits(of: replica)
         clock = try replica.clock
-        version = replica.versionFloor(after: try replica.version)
+        physical = try replica.physicalTime()
+        version = try replica.versionFloor(after: try replica.version)
         anyParked = try replica.parkedRowsExist()
     }
 
@@ -200,7 +203,7 @@ final class FoldSession {
             case .delete: .delete
             case .update: .update(changed: changed)
             }
-        let stamp = Stamp(hlc: clock.tick(physical: write.time), node: replica.nodeID)
+        let stamp = Stamp(hlc: clock.tick(physical: stampTime(of: write.time)), node: replica.nodeID)
         let store = replica.store(write.table)
         let before = try store.loadStamps(write.key)
         var after = localWrite.applied(
@@ -229,6 +232,23 @@ final class FoldSession {
         report(write.seq, ref, stamp, after)
         if write.operation == .delete { try cascade(from: ref, at: write.seq, time: write.time) }
         return write.operation == .insert && before != nil
+    }
+
+    /// The physical time a write made at `time` is stamped at: its own, unless that is further ahead of the
+    /// fold's clock than any peer accepts (``Replica/Configuration/maxDrift``), when it is the fold's.
+    ///
+    /// Why: no write is made after the fold that stamps it, so such a time was read from a clock that ran
+    /// fast for a while (the app's write dated a day, or a millennium, ahead; the clock set right since).
+    /// Stamped there, it would hold this replica's clock ahead, and every peer would refuse all its
+    /// changes, older and newer, until real time caught up. A time ahead by less is kept: peers accept it,
+    /// and the clock may as well have been set back since.
+    ///
+    /// ```swift
+    /// stampTime(of: now + 86_400_000)   // now: the app wrote while the clock ran a day fast
+    /// ```
+    private func stampTime(of time: Int64) -> Int64 {
+        let (ahead, overflow) = time.subtractingReportingOverflow(physical)
+        return time > physical && (overflow || ahead > replica.configuration.maxDrift) ? physical : time
     }
 
     /// Which columns an update changed, from its mask and, for a real zero written over a real
@@ -314,7 +334,7 @@ final class FoldSession {
                     // that earlier life's values; the table shows this life's, which the delete must keep.
                     try store.refreshHiddenCopy(childKey, changed: child.columns.map { _ in true })
                 }
-                let stamp = Stamp(hlc: clock.tick(physical: time), node: replica.nodeID)
+                let stamp = Stamp(hlc: clock.tick(physical: stampTime(of: time)), node: replica.nodeID)
                 let after = LocalWrite.delete.applied(
                     to: before?.registers, columnCount: child.columns.count,
                     stamp: stamp, policy: child.policy)

@@ -83,8 +83,24 @@ extension Replica {
     /// Versions are local and only compared with versions of the same replica; tying them to the
     /// physical clock costs nothing and makes "no version number is ever reused" hold across a
     /// restore for as long as the clock does not run backwards.
-    func versionFloor(after stored: Int64) -> Int64 {
-        let physical = HybridLogicalClock.floor(configuration.clock.unixMilliseconds())
+    func versionFloor(after stored: Int64) throws -> Int64 {
+        let physical = HybridLogicalClock.floor(try physicalTime())
         return max(stored, Int64(clamping: physical) - 1)
+    }
+
+    /// The physical clock's reading, in Unix milliseconds; refused past what a stamp holds.
+    ///
+    /// Why: a reading past the year 6429 (``HybridLogicalClock/maxPhysical``) would be held at that limit,
+    /// and every stamp and version issued from it would then count up from the top of the 63 bits SQLite
+    /// stores until they overflowed: one command run under such a clock left a replica that could never
+    /// fold again. A clock that far off is set wrong, so nothing is stamped until it is set right.
+    ///
+    /// ```swift
+    /// let now = try replica.physicalTime()   // throws ReplicaError.clockOutOfRange in the year 7000
+    /// ```
+    func physicalTime() throws -> Int64 {
+        let now = configuration.clock.unixMilliseconds()
+        guard now <= HybridLogicalClock.maxPhysical else { throw ReplicaError.clockOutOfRange(unixMilliseconds: now) }
+        return now
     }
 }

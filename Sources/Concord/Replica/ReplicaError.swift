@@ -39,6 +39,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case unsupportedEncoding(String)
     /// Concord's own metadata is not as it wrote it.
     case damagedMetadata(String)
+    /// The physical clock reads later than a stamp can hold (``HybridLogicalClock/maxPhysical``).
+    case clockOutOfRange(unixMilliseconds: Int64)
     /// A version asked for is negative.
     case invalidVersion(Int64)
     /// Changes were to be exported inside a transaction that is still open on the replica's connection.
@@ -107,6 +109,9 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .unsupportedEncoding(let encoding):
             return "the database stores text as \(encoding), but a replica carries text byte for byte as UTF-8, "
                 + "which \(encoding) cannot hold exactly; use a database created with the default encoding (UTF-8)"
+        case .clockOutOfRange(let now):
+            return "this device's clock reads \(now) ms after 1970, past the year 6429, the last time a stamp can "
+                + "hold; nothing was changed. Set the clock right, then try again"
         case .damagedMetadata(let detail):
             return "Concord's metadata in this database is damaged: \(detail); restore the file from a backup, "
                 + "or copy the app's tables into a new database and enable sync there"

@@ -58,13 +58,17 @@ public struct HybridLogicalClock: Hashable, Sendable {
         }
     }
 
-    /// The reading at the start of physical millisecond `physical`.
-    /// The next reading; the last one a 64-bit clock has stays put rather than trap (changesets
-    /// carry readings below 2^63 only, so a clock never gets there).
-    package static func successor(_ raw: UInt64) -> UInt64 { raw == .max ? raw : raw + 1 }
+    /// The next reading; the last one SQLite can store (2^63 - 1) stays put rather than wrap to a
+    /// negative integer in the file (a replica refuses to stamp with a physical clock that far ahead, see
+    /// ``maxPhysical``, so only a file damaged by hand gets there).
+    package static func successor(_ raw: UInt64) -> UInt64 { raw >= UInt64(Int64.max) ? raw : raw + 1 }
 
-    /// Readings past year 6400 (2^47 ms) are held there, so the packed value never overflows.
-    package static func floor(_ physical: Int64) -> UInt64 { UInt64(min(max(physical, 0), 1 << 47 - 1)) << 16 }
+    /// The last physical millisecond a reading holds (2^47 - 1 ms, in the year 6429). A replica whose
+    /// clock reads later refuses to stamp; readings are held there, so the packed value never overflows.
+    public static let maxPhysical: Int64 = 1 << 47 - 1
+
+    /// The reading at the start of physical millisecond `physical` (held to `0...maxPhysical`).
+    package static func floor(_ physical: Int64) -> UInt64 { UInt64(min(max(physical, 0), maxPhysical)) << 16 }
 }
 
 /// A peer's stamp is too far ahead of this replica's clock.
@@ -84,6 +88,17 @@ public struct ClockDriftError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         "a stamp from node \(node) is \(drift) ms ahead of this replica's clock, "
             + "more than the allowed \(maxDrift) ms; nothing was applied. Either that device's clock runs fast "
-            + "or this one's runs slow: set whichever is wrong right (or raise maxDrift), then sync again"
+            + "or this one's runs slow: set whichever is wrong right (or raise maxDrift), then sync again. "
+            + "If both are right now, that device stamped while its clock ran fast, and its changes are taken "
+            + "once this clock is within \(maxDrift) ms of them, in \(Self.duration(Int64(clamping: Int128(drift) - Int128(maxDrift))))"
+    }
+
+    /// `milliseconds` in days, hours and minutes (seconds under a minute), as a person reads a wait.
+    package static func duration(_ milliseconds: Int64) -> String {
+        let minutes = milliseconds / 60_000
+        guard minutes > 0 else { return "\(max(1, (milliseconds + 999) / 1000)) s" }
+        let (days, hours, rest) = (minutes / 1440, minutes / 60 % 24, minutes % 60)
+        return [(days, "d"), (hours, "h"), (rest, "min")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            .joined(separator: " ")
     }
 }
