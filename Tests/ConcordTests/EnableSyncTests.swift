@@ -37,6 +37,26 @@ struct EnableSyncTests {
         #expect(error.description.hasPrefix("cannot sync table 't': "))
     }
 
+    /// A generated column does not sync, so Concord cannot follow a key it holds: refused, not ignored
+    /// (ignored, a child arriving after its parent's delete broke the key on every device, `sync` exit 0).
+    @Test(arguments: ["VIRTUAL", "STORED"])
+    func aForeignKeyOnAGeneratedColumnIsRefused(kind: String) throws {
+        let replica = try Replica.inMemory()
+        try replica.database.execute(
+            """
+            CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL);
+            CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, data TEXT,
+                pid TEXT GENERATED ALWAYS AS (json_extract(data, '$.p')) \(kind) REFERENCES p(id));
+            """)
+        try replica.enableSync(on: "p")
+        #expect(
+            throws: ReplicaError.unsupportedTable(
+                table: "t", reason: "its generated column pid references p, which Concord cannot follow",
+                fix: "reference p from an ordinary column")
+        ) { try replica.enableSync(on: "t") }
+        #expect(replica.tables.map(\.name) == ["p"])
+    }
+
     @Test func aMissingTableIsNamed() throws {
         #expect(try refusal("CREATE TABLE other (id TEXT PRIMARY KEY)") == .tableNotFound("t"))
     }

@@ -49,7 +49,16 @@ extension TableInspector {
                 "its column \(from) references \(parentName).\(to), not the key \(parent.key)",
                 "reference the parent's key column")
         }
-        guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else { return nil }
+        guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else {
+            // A generated column does not sync (its value follows the others), so Concord could not tell
+            // which parent a row names: rows arriving after their parent's delete would break the key.
+            if let hidden = try database.columnInfo(from, of: table.name)?.integer("hidden"), hidden >= 2 {
+                throw refuse(
+                    "its generated column \(from) references \(parentName), which Concord cannot follow",
+                    "reference \(parentName) from an ordinary column")
+            }
+            return nil
+        }
         let action = ForeignKey.Action(rawValue: row.text("on_delete") ?? "NO ACTION") ?? .noAction
         let parentKeyType = try database.columnInfo(parent.key, of: parent.name)?.text("type") ?? ""
         return ForeignKey(
