@@ -265,8 +265,10 @@ extension SimulatedDevice {
     }
 
     /// Restores `backup` onto the disk and relaunches: the database, and what the oracle knows it holds,
-    /// go back in time, while the app stays the release it was (it migrates the restored file again).
-    func restore(_ backup: Backup, workload: Workload) throws {
+    /// go back in time. Returns the release the app was, which stays installed: the caller upgrades the
+    /// restored file to it again (``SimulationRun/upgrade(_:to:)``, so that the tables its migrations
+    /// rebuild once more are recorded as they were the first time).
+    func restore(_ backup: Backup) throws -> Int {
         disk.restore(backup.image)
         knowledge = backup.knowledge
         ledgerVersion = backup.ledgerVersion
@@ -274,7 +276,7 @@ extension SimulatedDevice {
         let release = version
         version = backup.version
         try relaunch()
-        try upgrade(to: release, workload: workload)
+        return release
     }
 }
 

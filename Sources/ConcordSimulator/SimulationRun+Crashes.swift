@@ -115,12 +115,15 @@ extension SimulationRun {
     /// that its file is a copy and take a new node id before it stamps anything.
     private func restore(_ backup: SimulatedDevice.Backup, on device: SimulatedDevice) throws {
         let node = device.node
-        try device.restore(backup, workload: workload)
+        let release = try device.restore(backup)
         result.restores += 1
         log("device \(device.index) restored its backup and relaunched")
         if device.node == node {
             fail(.safety, "device \(device.index) kept its node id after a backup was restored over its file")
         }
+        // The app, still the newer release, migrates the restored file again; a table it rebuilds is
+        // recorded as the device's writes, as at the first upgrade.
+        try upgrade(device, to: release)
         if topology == .cloud { try fetch(device) }
     }
 
