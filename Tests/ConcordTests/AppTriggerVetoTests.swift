@@ -58,6 +58,12 @@ struct AppTriggerVetoTests {
         let kept = try d[1].changes(since: 0).rows.first { $0.key == "n1" }?.registers.columns.map { $0?.value }
         #expect(kept == ["final", 1])
         for device in d { #expect(try device.check().isConsistent) }
+        // Tried again once the app writes: shown as a new row (the guard is on updates), as everywhere else.
+        try d[1].database.execute("INSERT INTO notes VALUES ('n3', 'new', 0)")
+        _ = try d[1].foldLocalWrites()
+        #expect(try notes(d[1]) == [["n1", "final", 1], ["n2", "other", 0], ["n3", "new", 0]])
+        #expect(try d[1].parked().isEmpty)
+        #expect(try d[1].check().isConsistent)
     }
 
     @Test(arguments: ["IGNORE", "ABORT, 'the note is locked'"])
@@ -96,6 +102,41 @@ struct AppTriggerVetoTests {
         #expect(try d[1].canonicalDump() == before)
         #expect(try notes(d[1]) == [["n1", "draft", 1], ["n2", "other", 0]])
         #expect(try d[1].check().isConsistent)
+    }
+
+    /// A row a trigger refused for what other rows hold ("at most 2 items") shows once the app writes them:
+    /// it is tried again after every fold and apply that writes something, not only when it changes.
+    @Test func aRowRefusedForWhatOtherRowsHoldShowsOnceTheyChange() throws {
+        let d = try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+            try replica.database.execute(
+                """
+                CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, title TEXT);
+                CREATE TRIGGER quota BEFORE INSERT ON items WHEN (SELECT count(*) FROM items) >= 2
+                    BEGIN SELECT RAISE(ABORT, 'at most 2 items'); END;
+                """)
+            try replica.enableSync(on: "items")
+            return replica
+        }
+        try d[0].database.execute("INSERT INTO items VALUES ('i1', 'milk'), ('i2', 'eggs')")
+        try d[1].database.execute("INSERT INTO items VALUES ('i3', 'tea')")
+        try Replica.sync(d)
+        // Each device shows two and parks the third it received.
+        #expect(try d[0].parked().map(\.key) == ["i3"])
+        #expect(try d[1].parked().map(\.key) == ["i2"])
+        // A local delete makes room: the fold that records it shows the parked row.
+        try d[0].database.execute("DELETE FROM items WHERE id = 'i1'")
+        _ = try d[0].foldLocalWrites()
+        #expect(try d[0].database.query("SELECT id FROM items ORDER BY id") == [["i2"], ["i3"]])
+        #expect(try d[0].parked().isEmpty)
+        // The delete arriving makes room on the other device: the apply that merges it shows its parked row.
+        try Replica.sync(d)
+        for device in d {
+            #expect(try device.database.query("SELECT id FROM items ORDER BY id") == [["i2"], ["i3"]])
+            #expect(try device.parked().isEmpty)
+            #expect(try device.check().isConsistent)
+        }
+        #expect(try d[0].canonicalDump() == d[1].canonicalDump())
     }
 
     @Test func mergesThatChangeNothingAreNoMatter() throws {

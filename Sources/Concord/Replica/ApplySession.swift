@@ -155,8 +155,11 @@ final class ApplySession {
     /// ``merge(_:)`` once the log is folded: merges the rows, then shows and records what changed.
     private func mergeRows<Rows: ChangeIterator>(_ rows: Rows) throws -> Bool {
         var rows = rows
+        let floor = try replica.versionFloor(after: try replica.version)
+        // Rows parked before this apply for what other rows held: tried again if it writes anything.
+        let parked = try replica.parkedRowsExist() ? replica.rowsParkedByOthers() : []
         var run = MergeRun(
-            version: try replica.versionFloor(after: try replica.version),
+            version: floor,
             recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
             reprojection: Reprojection(replica: replica, recording: true))
         for plan in plans.all where try plan.store.isEmpty() { plan.newKeys = [] }
@@ -178,7 +181,8 @@ final class ApplySession {
         if replica.configuration.interceptor?.commitsRegistersBeforeRows ?? false {
             try replica.database.commitAndBeginAgain()
         }
-        try run.reprojection.reproject(run.dirty)
+        // Rows merged (each took a version) may have lifted what keeps a parked row from showing.
+        try run.reprojection.reproject(run.dirty, retrying: run.version > floor ? parked : [])
         run.version = try run.reprojection.renumberMoved(after: run.version)
         report.changes = MergeReport(run.reprojection.recorder ?? MergeRecorder())
         guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum

@@ -89,6 +89,8 @@ final class FoldSession {
     private var version: Int64
     private var joins = PendingJoins()
     private let anyParked: Bool
+    /// The rows parked before this fold for what other rows held, tried again once it has written.
+    private let parkedByOthers: [RowRef]
     /// Rows of tables with foreign keys the fold touched, for the reprojection, in first-seen order.
     private var folded: [RowRef] = []
     private var seen: Set<RowRef> = []
@@ -125,6 +127,7 @@ final class FoldSession {
         physical = try replica.physicalTime()
         version = try replica.versionFloor(after: try replica.version)
         anyParked = try replica.parkedRowsExist()
+        parkedByOthers = anyParked ? try replica.rowsParkedByOthers() : []
     }
 
     private var database: Database { replica.database }
@@ -405,14 +408,16 @@ final class FoldSession {
         try database.cached("DELETE FROM \(Metadata.pendingKeys)").run()
         try credits.narrow(in: database)
         try replica.storeClock(clock, version: version, stamped: true)
-        guard !joins.isEmpty || !folded.isEmpty else { return }
+        // The app wrote: a row parked for what other rows held may show now.
+        let retrying = count > 0 ? parkedByOthers : []
+        guard !joins.isEmpty || !folded.isEmpty || !retrying.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:
         // the triggers must not capture it.
         try replica.withoutCapture {
             for ref in try joins.write() where seen.insert(ref).inserted { folded.append(ref) }
-            guard !folded.isEmpty else { return }
+            guard !folded.isEmpty || !retrying.isEmpty else { return }
             let reprojection = Reprojection(replica: replica)
-            try reprojection.reproject(folded)
+            try reprojection.reproject(folded, retrying: retrying)
             let last = try reprojection.renumberMoved(after: version)
             if last != version {
                 version = last

@@ -412,6 +412,30 @@ public final class Replica {
             .map(ParkReason.constraintMessage(stored:))
     }
 
+    /// Rows parked because the app's schema refused to show them for a reason other rows may lift, in table
+    /// id and key order: a trigger's refusal (`RAISE(ABORT)`, `RAISE(IGNORE)`), a UNIQUE index of another
+    /// table a trigger writes. Not a CHECK or NOT NULL constraint, which reads the row's own values alone.
+    ///
+    /// Why: such a refusal depends on what other rows hold ("at most 2 items", "a tag name is used once"),
+    /// so a row parked for it may show once the app writes those rows; it is tried again after each fold
+    /// and apply that writes anything (see ``Reprojection/reproject(_:retrying:)``). Before, it stayed
+    /// hidden until its own registers changed, for good on a device whose app never wrote it again.
+    func rowsParkedByOthers() throws -> [RowRef] {
+        try database.query(
+            "SELECT tbl, pk, reason FROM \(Metadata.parked) WHERE kind = ? ORDER BY tbl, pk",
+            [.integer(ParkReason.constraint("").kind)]
+        ).compactMap { row in
+            guard let name = row[0].integerValue.flatMap({ tableNames[$0] }), let stored = row[2].textValue else {
+                return nil
+            }
+            let message = ParkReason.constraintMessage(stored: stored)
+            if message.hasPrefix("CHECK constraint failed") || message.hasPrefix("NOT NULL constraint failed") {
+                return nil
+            }
+            return RowRef(table: name, key: row[1])
+        }
+    }
+
     /// The parked rows of `table` with their reasons' kinds and texts, in key order.
     func parkedRows(of table: SyncedTable) throws -> [(key: SQLiteValue, kind: Int64, reason: String)] {
         try database.query(

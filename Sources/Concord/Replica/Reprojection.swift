@@ -48,10 +48,12 @@ final class Reprojection {
     func placement(_ row: RowRef) throws -> Placement { try visibility.placement(of: row) }
 
     /// Brings the user tables in line for `dirty` rows (whose registers changed)
-    /// and for every row whose placement changes because of them.
-    func reproject(_ dirty: [RowRef]) throws {
+    /// and for every row whose placement changes because of them; tries again to show the `parked` rows
+    /// the app's schema refused for a reason other rows may have lifted (``Replica/rowsParkedByOthers()``).
+    func reproject(_ dirty: [RowRef], retrying parked: [RowRef] = []) throws {
         var queue = dirty
         var queued = Set(queue)
+        for row in parked where queued.insert(row).inserted { queue.append(row) }
         // A child that changed may have moved away from a parent it had brought back: look at those again.
         for parent in Set(dirty.flatMap { replica.parents(of: $0.table).filter(\.action.revivesParent).map(\.parent) })
             .sorted()
@@ -63,7 +65,7 @@ final class Reprojection {
         }
         // A changed row is written and propagates once; after that, only a change of placement propagates.
         var changed = Set(dirty)
-        visibility.retrying = changed
+        visibility.retrying = changed.union(parked)
         var index = 0
         while index < queue.count {
             let row = queue[index]
