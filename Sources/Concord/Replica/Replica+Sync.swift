@@ -5,8 +5,13 @@
 /// print(report.rounds, report.applied)   // the last round moved nothing
 /// ```
 public struct SyncReport: Hashable, Sendable {
-    /// Rounds of all-pairs exchange, the last of which moved nothing.
+    /// Rounds of all-pairs exchange, the last of which moved nothing unless the sync stopped at its
+    /// round limit (see ``settled``).
     public var rounds: Int
+    /// Whether the last round moved nothing. `false` when apps kept writing while the sync ran and it
+    /// stopped at its round limit: everything the replicas held when it began was exchanged, and what
+    /// was written since goes with the next sync.
+    public var settled = true
     /// Rows merged, over all replicas.
     public var applied: Int
     /// Exchanges a replica refused (a peer's clock too far ahead), each once, in the order met;
@@ -50,11 +55,19 @@ public struct SyncIncomplete: Error, CustomStringConvertible {
 }
 
 extension Replica {
+    /// The rounds ``sync(_:maxRounds:)`` runs at most: without writes made meanwhile it settles in two or
+    /// three (what one round merges, a cascade or a parent brought back, goes out in the next).
+    public static let defaultMaxSyncRounds = 10
+
     /// Exchanges changes between every pair of `replicas` until none learns anything new.
     ///
     /// Each replica reads each other one from the version it last read, so a
     /// round costs what changed, not what the databases hold. When it returns,
-    /// every replica holds the same registers.
+    /// every replica holds the same registers — unless apps kept writing
+    /// faster than a round ran: each round then moves their new writes, and
+    /// the sync stops after `maxRounds` (``SyncReport/settled`` is `false`).
+    /// The first round already exchanged everything the replicas held when it
+    /// began; a sync that ran until the apps stopped could run for ever.
     ///
     /// A direction a replica refuses because the other's clock runs too far
     /// ahead does not stop the rest: every other pair still exchanges, and
@@ -65,12 +78,16 @@ extension Replica {
     /// try Replica.sync([phone, laptop, tablet])
     /// ```
     @discardableResult
-    public static func sync(_ replicas: [Replica]) throws -> SyncReport {
+    public static func sync(_ replicas: [Replica], maxRounds: Int = defaultMaxSyncRounds) throws -> SyncReport {
         var report = SyncReport(rounds: 0, applied: 0)
         report.changes = Array(repeating: MergeReport(), count: replicas.count)
         var refused: Set<[Int]> = []
         var moved = true
         while moved {
+            guard report.rounds < max(1, maxRounds) else {
+                report.settled = false
+                break
+            }
             moved = false
             report.rounds += 1
             for (s, source) in replicas.enumerated() {

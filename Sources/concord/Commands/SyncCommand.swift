@@ -18,12 +18,14 @@ private struct SyncSummary: Encodable {
     }
 
     var rounds: Int
+    var settled: Bool
     var applied: Int
     var refused: [String]
     var replicas: [Changed]
 
     init(_ report: SyncReport, paths: [String]) {
         rounds = report.rounds
+        settled = report.settled
         applied = report.applied
         refused = report.refusals.map { "\(paths[$0.target]) refused the changes of \(paths[$0.source]): \($0.reason)" }
         replicas = zip(paths, report.changes).map { Changed(db: $0, changes: $1) }
@@ -36,7 +38,10 @@ extension Subcommand {
         abstract: "Exchange changes between replicas until they all hold the same changes.",
         discussion: """
             Every replica reads every other one from the version it last read, so a sync \
-            moves only what changed since the last one.
+            moves only what changed since the last one. While apps keep writing faster than \
+            a round runs, it stops after \(Replica.defaultMaxSyncRounds) rounds, having exchanged \
+            everything the replicas held when it began, and says so; what was written since \
+            goes with the next sync.
             """,
         options: SyncOptions.self
     ) { options, output in
@@ -57,6 +62,12 @@ extension Subcommand {
                 print(
                     "synced \(replicas.count) replicas: \(report.applied) rows merged in \(report.rounds) rounds",
                     to: &output)
+                if !report.settled {
+                    print(
+                        "stopped after \(report.rounds) rounds while apps kept writing: everything the replicas held "
+                            + "when the sync began was exchanged; what was written since goes with the next sync",
+                        to: &output)
+                }
             }
             try output.failOnSchemaRefusals(of: Array(zip(paths, replicas)))
         } catch let incomplete as SyncIncomplete {
