@@ -166,6 +166,19 @@ struct ProbeRegressionCLITests {
             ])
     }
 
+    /// `export -o` naming the database (or its journal) swapped the database for the changeset, exit 0.
+    @Test(arguments: ["a.db", "./a.db", "a.db-wal", "link.db"])
+    func anExportOverItsOwnDatabaseIsRefused(target: String) throws {
+        let directory = try replicas("CREATE TABLE r (id TEXT PRIMARY KEY, t TEXT);", tables: ["r"])
+        try query(directory, "a.db", "INSERT INTO r VALUES ('k1', 'v');")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path("link.db"), withDestinationPath: directory.path("a.db"))
+        let run = try concord(["export", "a.db", "-o", target], in: directory)
+        #expect(run.status == 64)
+        #expect(run.errors.contains("names the database itself or its journal"))
+        #expect(try query(directory, "a.db", "SELECT id FROM r;") == "k1\n")
+    }
+
     @Test func aNegativeSinceIsAUsageErrorThatSaysWhy() throws {
         let directory = try replicas("CREATE TABLE r (id TEXT PRIMARY KEY, t TEXT);", tables: ["r"])
         let run = try concord(["export", "a.db", "--since", "-1"], in: directory)

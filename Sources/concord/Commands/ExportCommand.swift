@@ -1,4 +1,5 @@
 import Concord
+import Foundation
 
 /// The arguments of `concord export`.
 struct ExportOptions: ParsableOptions {
@@ -34,6 +35,9 @@ extension Subcommand {
         options: ExportOptions.self
     ) { options, output in
         output.quiet = options.quiet
+        if let file = options.output, names(file, database: options.db) {
+            throw UsageError("-o \(file) names the database itself or its journal; write the changeset to another file")
+        }
         let replica = try Replica(path: options.db, create: false)
         let node = replica.nodeID
         // A file given with -o is replaced only once the whole changeset is written.
@@ -78,4 +82,30 @@ extension Subcommand {
         }
         try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
+}
+
+/// Whether `file` is the database at `database` or one of SQLite's files beside it (`-wal`, `-shm`,
+/// `-journal`): by device and inode when both exist (a link, another spelling of the path), else by path.
+///
+/// Why: the export replaces its output file whole, so `concord export a.db -o a.db` swapped the database for
+/// the changeset, tables that do not sync included, and exited 0.
+private func names(_ file: String, database: String) -> Bool {
+    let manager = FileManager.default
+    func identity(_ path: String) -> [AnyHashable]? {
+        guard let attributes = try? manager.attributesOfItem(atPath: path),
+            let device = attributes[.systemNumber] as? NSNumber, let inode = attributes[.systemFileNumber] as? NSNumber
+        else { return nil }
+        return [device, inode]
+    }
+    func standardized(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+    let target = identity(file)
+    let written = standardized(file)
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let path = database + suffix
+        if let target, target == identity(path) { return true }
+        if written == standardized(path) { return true }
+    }
+    return false
 }
