@@ -331,9 +331,11 @@ final class ApplySession {
                 run.dirty.append(ref)
             }
         } else {
+            // `stored` was read with the user table (a row the registers never knew is in no table once the
+            // log is folded): a row it does not show is inserted without reading the table again.
             let placement = try store.materialize(
                 key, merged, .withoutRelations(merged), previous: stored,
-                mayBeParked: try run.reprojection.rows.mayHaveParkedRows())
+                mayBeParked: try run.reprojection.rows.mayHaveParkedRows(), absent: !(stored?.shown ?? false))
             run.reprojection.note(
                 RowRef(table: plan.local.name, key: key), before: stored?.registers, wasShown: stored?.shown ?? false,
                 now: merged, placement)

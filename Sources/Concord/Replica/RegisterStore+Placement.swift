@@ -14,9 +14,11 @@ extension RegisterStore {
     /// Returns the placement taken: a row whose values would break a NOT NULL
     /// or CHECK constraint of the user table is parked instead of shown.
     /// `mayBeParked` says whether a parking record may exist to be removed.
+    /// `absent` says the caller knows the user table lacks the row (an apply's row the registers did not
+    /// show, read with the table just before): it is inserted without reading the table first.
     func materialize(
         _ key: SQLiteValue, _ registers: RowRegisters, _ placement: Placement,
-        previous: StoredRow?, mayBeParked: Bool
+        previous: StoredRow?, mayBeParked: Bool, absent: Bool = false
     ) throws -> Placement {
         var values = shownValues(registers)
         switch placement {
@@ -29,7 +31,7 @@ extension RegisterStore {
                 // Nothing changed, and the table shows other values: a BEFORE trigger of the app answered
                 // RAISE(IGNORE). The row is not what its registers say, so it is parked, as when a trigger
                 // answers RAISE(ABORT). (A trigger that ignores writes changing nothing is no matter.)
-                if try !show(key, bound) {
+                if try !show(key, bound, absent: absent) {
                     return try materialize(
                         key, registers, .hidden(.constraint(Self.ignoredByTrigger(table.name))),
                         previous: previous, mayBeParked: mayBeParked)
@@ -82,7 +84,17 @@ extension RegisterStore {
     /// ```swift
     /// try show("n1", ["final", 1])   // UPDATE notes SET title = 'final' WHERE id = 'n1'; `locked` untouched
     /// ```
-    private func show(_ key: SQLiteValue, _ values: [SQLiteValue]) throws -> Bool {
+    private func show(_ key: SQLiteValue, _ values: [SQLiteValue], absent: Bool) throws -> Bool {
+        if absent {
+            do {
+                try statement(.insertShown).run([key] + values)
+                return try database.changes > 0 || shownRow(of: key)?.dropFirst().elementsEqual(values) == true
+            } catch let error as SQLiteError
+                where error.resultCode == .uniqueConstraint || error.resultCode == .primaryKeyConstraint
+            {
+                // The table held the row after all (or a trigger's write met a unique index): read it below.
+            }
+        }
         guard let current = try shownRow(of: key) else {
             try statement(.insertShown).run([key] + values)
             return try database.changes > 0 || shownRow(of: key)?.dropFirst().elementsEqual(values) == true

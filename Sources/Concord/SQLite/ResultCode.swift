@@ -33,6 +33,10 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let constraint = ResultCode(rawValue: 19)
     /// `SQLITE_NOTADB`: the file is not a SQLite database.
     public static let notADatabase = ResultCode(rawValue: 26)
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY`: a WITHOUT ROWID table's key is taken.
+    public static let primaryKeyConstraint = ResultCode(rawValue: 1555)
+    /// `SQLITE_CONSTRAINT_UNIQUE`: a unique index's value is taken (a rowid table's TEXT key among them).
+    public static let uniqueConstraint = ResultCode(rawValue: 2067)
     /// `SQLITE_CONSTRAINT_FOREIGNKEY`.
     public static let foreignKeyConstraint = ResultCode(rawValue: 787)
     /// `SQLITE_CONSTRAINT_TRIGGER`: a trigger answered `RAISE(ABORT, ...)` or `RAISE(FAIL, ...)`.
