@@ -47,6 +47,77 @@ struct DestructiveMigrationTests {
         #expect(try b.database.scalar("SELECT title FROM reminders") == .text("milk"))
     }
 
+    /// Rebuilds `reminders` with `key` as its key column's declaration (and `done` declared `done`).
+    private func rebuild(_ replica: Replica, key: String, done: String = "INTEGER NOT NULL DEFAULT 0") throws {
+        try replica.database.execute(
+            """
+            BEGIN;
+            CREATE TABLE new_reminders (id \(key), title TEXT, done \(done), notes TEXT);
+            INSERT INTO new_reminders SELECT * FROM reminders;
+            DROP TABLE reminders;
+            ALTER TABLE new_reminders RENAME TO reminders;
+            COMMIT;
+            """)
+    }
+
+    /// A rebuild that gives the key a type or a collation enabling refuses is refused too. Taken up, a NOCASE
+    /// key let another device's row `a` overwrite this one's row `A`, and an INT key made `'007'` the row 7,
+    /// which a delete of `'007'` then took everywhere; `sync` exit 0, `check` ok.
+    @Test(arguments: [
+        ("TEXT PRIMARY KEY NOT NULL COLLATE NOCASE", "collation"), ("INT PRIMARY KEY NOT NULL", "INTEGER"),
+        ("NUMERIC PRIMARY KEY NOT NULL", "not TEXT or BLOB"),
+    ])
+    func aRebuildThatMakesTheKeyUnmergeableIsRefused(key: String, reason: String) throws {
+        let (a, b) = try pair()
+        try b.database.execute("INSERT INTO reminders (id, title) VALUES ('007', 'seven'), ('R2', 'upper')")
+        try Replica.sync([a, b])
+        try rebuild(a, key: key)
+        try b.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'lower')")
+        try b.database.execute("DELETE FROM reminders WHERE id = '007'")
+        try writeWhileRefused(a, b)
+        let change = try refusal(a).change
+        #expect(change.contains(reason), "\(change)")
+        #expect(try a.database.query("SELECT title FROM reminders ORDER BY title") == [["kept"], ["seven"], ["upper"]])
+        // Declared as before, it syncs every write made meanwhile. (The app's own copy into an INT or NUMERIC
+        // key made '007' the number 7, which comes back as the key '7': a new row, as the app wrote it.)
+        try rebuild(a, key: "TEXT PRIMARY KEY NOT NULL")
+        try Replica.sync([a, b])
+        #expect(a.schemaRefusals.isEmpty)
+        let renumbered: [[SQLiteValue]] = reason == "collation" ? [] : [["7", "seven"]]
+        for replica in [a, b] {
+            let rows = try replica.database.query("SELECT id, title FROM reminders ORDER BY id")
+            #expect(rows == renumbered + [["R2", "upper"], ["r1", "kept"], ["r2", "lower"]], "\(rows)")
+            #expect(try replica.check().isConsistent)
+        }
+    }
+
+    /// A counter column rebuilt REAL or TEXT would store its integers converted, and the counter's guard then
+    /// refused Concord's own writes: every table of the file stopped with a bare SQLite error. It is refused,
+    /// for that table alone.
+    @Test(arguments: ["REAL NOT NULL DEFAULT 0", "TEXT NOT NULL DEFAULT 0"])
+    func aCounterColumnRebuiltToHoldOtherThanIntegersIsRefused(done: String) throws {
+        let a = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        let b = try Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        for replica in [a, b] {
+            try replica.database.execute(Self.schema)
+            try replica.enableSync(on: "reminders", merges: ["done": .counter])
+            try replica.enableSync(on: "lists")
+        }
+        try a.database.execute("INSERT INTO reminders (id, title, done, notes) VALUES ('r1', 'milk', 5, 'n')")
+        try Replica.sync([a, b])
+        try rebuild(a, key: "TEXT PRIMARY KEY NOT NULL", done: done)
+        try writeWhileRefused(a, b)
+        #expect(try refusal(a).change.contains("counter column done is now declared"))
+        try rebuild(a, key: "TEXT PRIMARY KEY NOT NULL")
+        try a.database.execute("UPDATE reminders SET done = done + 1")
+        try Replica.sync([a, b])
+        #expect(a.schemaRefusals.isEmpty)
+        for replica in [a, b] {
+            #expect(try replica.database.query("SELECT title, done FROM reminders") == [["kept", 6]])
+            #expect(try replica.check().isConsistent)
+        }
+    }
+
     @Test func aRenamedColumnIsRefusedAndRenamingItBackResumes() throws {
         let (a, b) = try pair()
         try a.database.execute("ALTER TABLE reminders RENAME COLUMN title TO name")

@@ -64,10 +64,24 @@ struct SchemaChange: Equatable {
                 "its primary key is now \(keys.isEmpty ? "missing" : keys.joined(separator: ", ")), not \(table.key)",
                 "give it back its primary key \(table.key)")
         }
+        if let (change, fix) = try TableInspector(database).keyProblem(of: table.name, rows: columns) {
+            return destructive(change, "declare the key as before (\(fix))")
+        }
         let live = columns.filter { $0.integer("pk") == 0 && $0.integer("hidden") == 0 }
         let names = live.compactMap { $0.text("name") }
         if let kind = columnChange(declared: table.columns, live: names) {
             return destructive(kind.change, kind.fix)
+        }
+        // A counter holds integers: a rebuild that declares its column TEXT or REAL would store them converted,
+        // and the counter's guard would then refuse Concord's own writes, stopping every table of the file.
+        for (index, column) in zip(table.columns.indices, live)
+        where table.merges[index] == .counter
+            && [.text, .real].contains(ColumnAffinity(declaredType: column.text("type") ?? ""))
+        {
+            return destructive(
+                "its counter column \(table.columns[index]) is now declared \(column.text("type") ?? ""), "
+                    + "which stores integers converted",
+                "declare \(table.columns[index]) INTEGER again")
         }
         if let index = try TableInspector.firstUniqueIndex(of: table.name, in: database) {
             return destructive(TableInspector.uniqueIndexReason(index), TableInspector.uniqueIndexFix)

@@ -93,6 +93,28 @@ struct TableInspector {
         }
     }
 
+    /// Why the key of the table `name` (whose `PRAGMA table_xinfo` rows are `rows`) can no longer be merged,
+    /// or `nil`: a rebuild that declared it INTEGER or NUMERIC, or gave it a collation other than BINARY.
+    ///
+    /// Why: enabling refuses such a key, and a rebuild that makes one must stop the table the same way.
+    /// Taken up, a NOCASE key made another device's row `a` overwrite this device's row `A`; an INT key
+    /// turned `'007'` into 7, and a delete of `'007'` then took the row 7 on every device.
+    func keyProblem(of name: String, rows: [Database.PragmaRow]) throws -> (change: String, fix: String)? {
+        let columns = rows.map {
+            Column(
+                name: $0.text("name") ?? "", declaredType: $0.text("type") ?? "",
+                primaryKeyPosition: $0.integer("pk"), hidden: $0.integer("hidden"))
+        }
+        do {
+            _ = try mergeableKey(of: name, columns: columns) {
+                ReplicaError.unsupportedTable(table: name, reason: $0, fix: $1)
+            }
+            return nil
+        } catch ReplicaError.unsupportedTable(_, let reason, let fix) {
+            return (reason, fix)
+        }
+    }
+
     /// The table's key column, once it is the only one, holds TEXT or BLOB and compares bytes exactly.
     private func mergeableKey(
         of name: String, columns: [Column], refuse: (String, String) -> ReplicaError
