@@ -116,6 +116,8 @@ extension SimulationRun {
     private func restore(_ backup: SimulatedDevice.Backup, on device: SimulatedDevice) throws {
         let node = device.node
         let release = try device.restore(backup)
+        // An upgrade a crash interrupted is judged from the restored file now, not from the one it replaced.
+        upgradeBaselines[device.index] = nil
         result.restores += 1
         log("device \(device.index) restored its backup and relaunched")
         if device.node == node {

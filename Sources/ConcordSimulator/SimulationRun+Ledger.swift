@@ -156,7 +156,9 @@ extension SimulationRun {
         // its clock ran fast (see `FoldSession.stampTime(of:)`); the fold ran at the device's time now.
         let now = device.clock.unixMilliseconds()
         if let written = statement.physical,
-            case let physical = written > now && written - now > device.replica.configuration.maxDrift ? now : written,
+            case (let ahead, let overflow) = written.subtractingReportingOverflow(now),
+            case let physical = written > now && (overflow || ahead > device.replica.configuration.maxDrift)
+                ? now : written,
             let early = touched.first(where: { Int64($0.stamp.hlc.milliseconds) < min(max(physical, 0), 1 << 47 - 1) })
         {
             return fail(

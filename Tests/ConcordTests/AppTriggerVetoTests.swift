@@ -139,6 +139,42 @@ struct AppTriggerVetoTests {
         #expect(try d[0].canonicalDump() == d[1].canonicalDump())
     }
 
+    /// A row parked for a trigger's refusal in a table refused for a schema change waits with its table: the
+    /// retry after a write elsewhere must not touch it (its insert named a column the table no longer had,
+    /// and every fold of the file failed).
+    @Test func aParkedRowOfARefusedTableIsNotTriedAgain() throws {
+        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        let peer = try Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        for device in [replica, peer] {
+            try device.database.execute(
+                """
+                CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, title TEXT, note TEXT);
+                CREATE TRIGGER quota BEFORE INSERT ON items WHEN (SELECT count(*) FROM items) >= 1
+                    BEGIN SELECT RAISE(ABORT, 'at most 1 item'); END;
+                CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT);
+                """)
+            try device.enableSync(on: "items")
+            try device.enableSync(on: "tags")
+        }
+        try replica.database.execute("INSERT INTO items VALUES ('i1', 'milk', NULL)")
+        try peer.database.execute("INSERT INTO items VALUES ('i2', 'eggs', NULL)")
+        try Replica.sync([replica, peer])
+        #expect(try replica.parked().map(\.key) == ["i2"])
+        // A release renames a column (refused); the app writes another table, and makes room in this one.
+        try replica.database.execute("ALTER TABLE items RENAME COLUMN note TO notes")
+        try replica.database.execute("DELETE FROM items WHERE id = 'i1'")
+        try replica.database.execute("INSERT INTO tags VALUES ('t1', 'home')")
+        _ = try replica.foldLocalWrites()
+        #expect(replica.schemaRefusals.count == 1)
+        #expect(try replica.database.query("SELECT id FROM items") == [])
+        // Undone, the table syncs again, and the parked row shows once a write of its table folds.
+        try replica.database.execute("ALTER TABLE items RENAME COLUMN notes TO note")
+        try Replica.sync([replica, peer])
+        #expect(replica.schemaRefusals.isEmpty)
+        #expect(try replica.database.query("SELECT id FROM items") == [["i2"]])
+        #expect(try replica.check().isConsistent)
+    }
+
     @Test func mergesThatChangeNothingAreNoMatter() throws {
         let d = try devices(guard: "UPDATE OF title", raise: "IGNORE")
         try Replica.sync(d)

@@ -156,8 +156,9 @@ final class ApplySession {
     private func mergeRows<Rows: ChangeIterator>(_ rows: Rows) throws -> Bool {
         var rows = rows
         let floor = try replica.versionFloor(after: try replica.version)
-        // Rows parked before this apply for what other rows held: tried again if it writes anything.
-        let parked = try replica.parkedRowsExist() ? replica.rowsParkedByOthers() : []
+        // Rows parked before this apply for what other rows of their table held: tried again if it writes
+        // their table.
+        let parked = try replica.parkedRowsExist() ? replica.rowsParkedByOthers(in: Set(replica.syncedTables.keys)) : []
         var run = MergeRun(
             version: floor,
             recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
@@ -182,7 +183,7 @@ final class ApplySession {
             try replica.database.commitAndBeginAgain()
         }
         // Rows merged (each took a version) may have lifted what keeps a parked row from showing.
-        try run.reprojection.reproject(run.dirty, retrying: run.version > floor ? parked : [])
+        try run.reprojection.reproject(run.dirty, retrying: parked.filter { run.written.contains($0.table) })
         run.version = try run.reprojection.renumberMoved(after: run.version)
         report.changes = MergeReport(run.reprojection.recorder ?? MergeRecorder())
         guard run.recheck.newest == validated.newest, run.recheck.rows == validated.rows, rows.checksum == checksum
@@ -206,6 +207,8 @@ final class ApplySession {
         var version: Int64
         var recheck: RowValidator
         let reprojection: Reprojection
+        /// The tables whose rows were merged (a parked row of one may show now).
+        var written: Set<String> = []
         /// Rows of related tables merged, to reproject at the end.
         var dirty: [RowRef] = []
     }
@@ -321,6 +324,7 @@ final class ApplySession {
         into run: inout MergeRun
     ) throws {
         let store = plan.store
+        run.written.insert(plan.local.name)
         try store.writeMetadata(
             key, merged, version: run.version, previous: stored?.version, seen: seen,
             clearingSeen: seen == nil && stored?.seen != nil)
@@ -331,8 +335,9 @@ final class ApplySession {
                 run.dirty.append(ref)
             }
         } else {
-            // `stored` was read with the user table (a row the registers never knew is in no table once the
-            // log is folded): a row it does not show is inserted without reading the table again.
+            // `stored`, when there is one, was read with the user table; a row the registers never knew is in
+            // no table once the log is folded. A row not shown is inserted without reading the table again
+            // (a key conflict, should the table hold it after all, falls back to reading it).
             let placement = try store.materialize(
                 key, merged, .withoutRelations(merged), previous: stored,
                 mayBeParked: try run.reprojection.rows.mayHaveParkedRows(), absent: !(stored?.shown ?? false))

@@ -88,9 +88,13 @@ extension RegisterStore {
         if absent {
             do {
                 try statement(.insertShown).run([key] + values)
-                return try database.changes > 0 || shownRow(of: key)?.dropFirst().elementsEqual(values) == true
+                if database.changes > 0 { return true }
+                // Nothing inserted: a BEFORE trigger ignored the row, or the table's own conflict clause on its
+                // key (`ON CONFLICT IGNORE`) kept a row that was there after all.
+                guard let current = try shownRow(of: key) else { return false }
+                return try update(key, from: current, to: values)
             } catch let error as SQLiteError
-                where error.resultCode == .uniqueConstraint || error.resultCode == .primaryKeyConstraint
+                where error.resultCode == .primaryKeyConstraint || error.resultCode == .uniqueConstraint
             {
                 // The table held the row after all (or a trigger's write met a unique index): read it below.
             }
@@ -99,6 +103,12 @@ extension RegisterStore {
             try statement(.insertShown).run([key] + values)
             return try database.changes > 0 || shownRow(of: key)?.dropFirst().elementsEqual(values) == true
         }
+        return try update(key, from: current, to: values)
+    }
+
+    /// Updates the columns of the shown row `key` (read as `current`, key first) whose values differ from
+    /// `values`; returns `false` when a BEFORE trigger ignored the update and the row shows other values.
+    private func update(_ key: SQLiteValue, from current: [SQLiteValue], to values: [SQLiteValue]) throws -> Bool {
         let differing = values.indices.filter { current[1 + $0] != values[$0] }
         guard !differing.isEmpty else { return true }
         try updateShown(differing).run(differing.map { values[$0] } + [key])

@@ -46,7 +46,8 @@ extension Replica {
         }
         var synced = syncedTables
         synced[inspected.name] = inspected
-        let foreignKeys = try TableInspector(database).foreignKeys(of: inspected, synced: synced)
+        let foreignKeys = try TableInspector(database).foreignKeys(
+            of: inspected, synced: synced, refusingGenerated: true)
         try withoutForeignKeyEnforcement {
             try foldLocalWrites()
             try database.execute(

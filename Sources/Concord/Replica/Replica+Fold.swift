@@ -89,8 +89,8 @@ final class FoldSession {
     private var version: Int64
     private var joins = PendingJoins()
     private let anyParked: Bool
-    /// The rows parked before this fold for what other rows held, tried again once it has written.
-    private let parkedByOthers: [RowRef]
+    /// The tables this fold wrote (a parked row of one may show now, see ``Replica/rowsParkedByOthers(in:)``).
+    private var writtenTables: Set<String> = []
     /// Rows of tables with foreign keys the fold touched, for the reprojection, in first-seen order.
     private var folded: [RowRef] = []
     private var seen: Set<RowRef> = []
@@ -127,7 +127,6 @@ final class FoldSession {
         physical = try replica.physicalTime()
         version = try replica.versionFloor(after: try replica.version)
         anyParked = try replica.parkedRowsExist()
-        parkedByOthers = anyParked ? try replica.rowsParkedByOthers() : []
     }
 
     private var database: Database { replica.database }
@@ -191,6 +190,7 @@ final class FoldSession {
             return false
         }
         let ref = RowRef(table: write.table.name, key: write.key)
+        writtenTables.insert(write.table.name)
         guard Replica.isSyncableKey(write.key) else {
             // Only a row written before keys were checked (or with capture's guard gone) gets here:
             // it stays in the table, unsynced and parked with the reason, and blocks nothing else.
@@ -408,8 +408,9 @@ final class FoldSession {
         try database.cached("DELETE FROM \(Metadata.pendingKeys)").run()
         try credits.narrow(in: database)
         try replica.storeClock(clock, version: version, stamped: true)
-        // The app wrote: a row parked for what other rows held may show now.
-        let retrying = count > 0 ? parkedByOthers : []
+        // The app wrote: a row parked for what other rows of its table held may show now. (Read before the
+        // reprojection, which parks no row of these tables for such a reason but by trying to show it.)
+        let retrying = anyParked ? try replica.rowsParkedByOthers(in: writtenTables) : []
         guard !joins.isEmpty || !folded.isEmpty || !retrying.isEmpty else { return }
         // Showing joined values, and showing or hiding related rows, is Concord's doing, not the app's:
         // the triggers must not capture it.

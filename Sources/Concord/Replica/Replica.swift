@@ -412,26 +412,27 @@ public final class Replica {
             .map(ParkReason.constraintMessage(stored:))
     }
 
-    /// Rows parked because the app's schema refused to show them for a reason other rows may lift, in table
-    /// id and key order: a trigger's refusal (`RAISE(ABORT)`, `RAISE(IGNORE)`), a UNIQUE index of another
-    /// table a trigger writes. Not a CHECK or NOT NULL constraint, which reads the row's own values alone.
+    /// Rows of `tables` parked because the app's schema refused to show them for a reason other rows may
+    /// lift, in table id and key order: a trigger's refusal (`RAISE(ABORT)`, `RAISE(IGNORE)`), a UNIQUE
+    /// index of another table a trigger writes. Not a CHECK, NOT NULL or STRICT type constraint, which reads
+    /// the row's own values alone; not a row of a table refused for a schema change, which waits untouched.
     ///
     /// Why: such a refusal depends on what other rows hold ("at most 2 items", "a tag name is used once"),
     /// so a row parked for it may show once the app writes those rows; it is tried again after each fold
-    /// and apply that writes anything (see ``Reprojection/reproject(_:retrying:)``). Before, it stayed
+    /// and apply that writes its table (see ``Reprojection/reproject(_:retrying:)``). Before, it stayed
     /// hidden until its own registers changed, for good on a device whose app never wrote it again.
-    func rowsParkedByOthers() throws -> [RowRef] {
-        try database.query(
+    func rowsParkedByOthers(in tables: Set<String>) throws -> [RowRef] {
+        guard !tables.isEmpty else { return [] }
+        return try database.query(
             "SELECT tbl, pk, reason FROM \(Metadata.parked) WHERE kind = ? ORDER BY tbl, pk",
             [.integer(ParkReason.constraint("").kind)]
-        ).compactMap { row in
-            guard let name = row[0].integerValue.flatMap({ tableNames[$0] }), let stored = row[2].textValue else {
-                return nil
-            }
+        ).compactMap { row -> RowRef? in
+            guard let name = row[0].integerValue.flatMap({ tableNames[$0] }), tables.contains(name),
+                !isRefused(name), let stored = row[2].textValue
+            else { return nil }
             let message = ParkReason.constraintMessage(stored: stored)
-            if message.hasPrefix("CHECK constraint failed") || message.hasPrefix("NOT NULL constraint failed") {
-                return nil
-            }
+            let ownValues = ["CHECK constraint failed", "NOT NULL constraint failed", "cannot store "]
+            if ownValues.contains(where: message.hasPrefix) { return nil }
             return RowRef(table: name, key: row[1])
         }
     }

@@ -6,17 +6,25 @@ extension TableInspector {
     /// it (see `checkSchemas`), and its other keys must still hide and show
     /// its rows meanwhile.
     ///
+    /// With `refusingGenerated` (enabling sync), a key a generated column holds is refused; elsewhere it is
+    /// left out, as builds before did, so a table that already syncs with one keeps syncing.
+    ///
     /// - Throws: when a key spans several columns, references a column other
     ///   than the parent's key, or references a table that does not sync.
     func foreignKeys(
-        of table: SyncedTable, synced: [String: SyncedTable], skippingUnsyncable: Bool = false
+        of table: SyncedTable, synced: [String: SyncedTable], skippingUnsyncable: Bool = false,
+        refusingGenerated: Bool = false
     ) throws -> [ForeignKey] {
         let rows = try database.foreignKeyList(of: table.name)
         let ids = rows.map { $0.integer("id") }
         var keys: [ForeignKey] = []
         for row in rows {
             do {
-                if let key = try foreignKey(row, ids: ids, of: table, synced: synced) { keys.append(key) }
+                if let key = try foreignKey(
+                    row, ids: ids, of: table, synced: synced, refusingGenerated: refusingGenerated)
+                {
+                    keys.append(key)
+                }
             } catch is ReplicaError where skippingUnsyncable {
                 continue
             }
@@ -26,7 +34,8 @@ extension TableInspector {
 
     /// The foreign key one row of `PRAGMA foreign_key_list` describes; `nil` for one on a column that does not sync.
     private func foreignKey(
-        _ row: Database.PragmaRow, ids: [Int64], of table: SyncedTable, synced: [String: SyncedTable]
+        _ row: Database.PragmaRow, ids: [Int64], of table: SyncedTable, synced: [String: SyncedTable],
+        refusingGenerated: Bool
     ) throws -> ForeignKey? {
         let id = row.integer("id")
         guard let parentName = row.text("table"), let from = row.text("from") else { return nil }
@@ -52,7 +61,9 @@ extension TableInspector {
         guard let column = table.columns.firstIndex(where: { SQLiteName.same($0, from) }) else {
             // A generated column does not sync (its value follows the others), so Concord could not tell
             // which parent a row names: rows arriving after their parent's delete would break the key.
-            if let hidden = try database.columnInfo(from, of: table.name)?.integer("hidden"), hidden >= 2 {
+            if refusingGenerated, let hidden = try database.columnInfo(from, of: table.name)?.integer("hidden"),
+                hidden >= 2
+            {
                 throw refuse(
                     "its generated column \(from) references \(parentName), which Concord cannot follow",
                     "reference \(parentName) from an ordinary column")

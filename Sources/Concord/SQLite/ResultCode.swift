@@ -33,9 +33,9 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let constraint = ResultCode(rawValue: 19)
     /// `SQLITE_NOTADB`: the file is not a SQLite database.
     public static let notADatabase = ResultCode(rawValue: 26)
-    /// `SQLITE_CONSTRAINT_PRIMARYKEY`: a WITHOUT ROWID table's key is taken.
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY`: a declared PRIMARY KEY's value is taken (in a rowid table too).
     public static let primaryKeyConstraint = ResultCode(rawValue: 1555)
-    /// `SQLITE_CONSTRAINT_UNIQUE`: a unique index's value is taken (a rowid table's TEXT key among them).
+    /// `SQLITE_CONSTRAINT_UNIQUE`: a UNIQUE constraint's or index's value is taken.
     public static let uniqueConstraint = ResultCode(rawValue: 2067)
     /// `SQLITE_CONSTRAINT_FOREIGNKEY`.
     public static let foreignKeyConstraint = ResultCode(rawValue: 787)
