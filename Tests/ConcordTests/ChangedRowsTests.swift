@@ -65,4 +65,36 @@ struct ChangedRowsTests {
         _ = try b.apply(all)
         #expect(listed(try b.changedRows(since: parked.upTo)) == ["lists/l1", "items/i1"])
     }
+
+    /// A `SET NULL` child showing NULL while its parent was away shows the parent's key again once it comes
+    /// back: its row changed for the app, on the device the parent came to and on the one that inserted it.
+    @Test(arguments: [true, false])
+    func aSetNullChildShowingItsParentAgainIsListed(parentArrives: Bool) throws {
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let d = try (1...2 as ClosedRange<UInt8>).map { id in
+            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+            try replica.database.execute(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL);
+                CREATE TABLE s (id TEXT PRIMARY KEY NOT NULL, pid TEXT REFERENCES p(id) ON DELETE SET NULL, v TEXT);
+                """)
+            try replica.enableSync(on: "p")
+            try replica.enableSync(on: "s")
+            return replica
+        }
+        try d[0].database.execute("INSERT INTO p VALUES ('p1')")
+        try Replica.sync(d)
+        clock.advance(by: 1)
+        try d[0].database.execute("DELETE FROM p")
+        try d[1].database.execute("INSERT INTO s VALUES ('s2', 'p1', 'y')")
+        try Replica.sync(d)
+        let device = parentArrives ? d[1] : d[0]
+        #expect(try device.database.query("SELECT id, pid FROM s") == [["s2", .null]])
+        let before = try device.changedRows(since: 0).upTo
+        clock.advance(by: 1)
+        try d[0].database.execute("INSERT INTO p VALUES ('p1')")
+        try Replica.sync(d)
+        #expect(try device.database.query("SELECT id, pid FROM s") == [["s2", "p1"]])
+        #expect(listed(try device.changedRows(since: before)) == ["p/p1", "s/s2"])
+    }
 }

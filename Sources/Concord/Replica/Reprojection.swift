@@ -125,21 +125,24 @@ final class Reprojection {
         if isChanged || placement.isShown != stored.shown || placement != .shown || stored.hasHiddenValues {
             let store = replica.store(table)
             // Where a stand-in may come or go, the registers do not say whether what the row shows changed
-            // (its hidden copy may keep values its columns convert, too): the report reads it before and after.
+            // (its hidden copy may keep values its columns convert, too): it is read before and after, for the
+            // report and for the versions ``Replica/changedRows(since:)`` reads (a `SET NULL` child showing its
+            // parent key again changed for the app as surely as a merged row).
             let mayShowOther =
-                recorder != nil && stored.shown && placement.isShown && (stored.hasHiddenValues || placement != .shown)
+                stored.shown && placement.isShown && (stored.hasHiddenValues || placement != .shown)
             let shownBefore = mayShowOther ? try store.shownRow(of: row.key) : nil
             placement = try store.materialize(
                 row.key, stored.registers, placement, previous: stored,
                 mayBeParked: try rows.mayHaveParkedRows())
+            let standInsChanged = try mayShowOther && placement.isShown && store.shownRow(of: row.key) != shownBefore
             if recorder != nil {
-                let standInsChanged =
-                    try mayShowOther && placement.isShown && store.shownRow(of: row.key) != shownBefore
                 note(
                     row, before: rows.registersBeforeMerge(row) ?? stored.registers, wasShown: stored.shown,
                     now: stored.registers, placement, standInsChanged: standInsChanged)
             }
-            if !isChanged, stored.version != 0, placement.isShown != stored.shown, movedRows.insert(row).inserted {
+            if !isChanged, stored.version != 0, placement.isShown != stored.shown || standInsChanged,
+                movedRows.insert(row).inserted
+            {
                 moved.append((row, stored.version))
             }
             visibility.settle(row, at: placement)
