@@ -128,6 +128,9 @@ extension Replica {
                 throw ReplicaError.conflictNotRestorable(id: id, reason: error.description)
             }
             for row in group { try database.execute("DELETE FROM \(Metadata.conflicts) WHERE id = ?", [row[0]]) }
+            // Folded at once: a row brought back whose parent is not visible is parked now, not left in its
+            // table naming a missing parent until the next fold.
+            try foldLocalWrites()
         }
     }
 }

@@ -24,7 +24,8 @@ extension Subcommand {
         discussion: """
             The value is written as an app would write it (an UPDATE of the column, or an INSERT of the row \
             when it was deleted), so it is captured and syncs to every device with the next export. Under \
-            the row policy the whole losing row comes back. The entry leaves the conflict log.
+            the row policy the whole losing row comes back. The entry leaves the conflict log. A row brought \
+            back whose parent is not visible is parked at once, kept, and the command says so.
             """,
         options: RestoreOptions.self
     ) { options, output in
@@ -36,5 +37,12 @@ extension Subcommand {
         print(
             "\(options.db): restored conflict \(conflict.id): \(conflict.table)/\(conflict.keyText) "
                 + "\(conflict.column) = \(conflict.lost) (a local write; it syncs with the next export)", to: &output)
+        // A row brought back may not show yet (its parent is not visible): the value is kept, and waits.
+        if let parked = try replica.parked().first(where: { $0.table == conflict.table && $0.keyValue == conflict.key })
+        {
+            print(
+                "\(options.db): \(conflict.table)/\(conflict.keyText) does not show yet: \(parked.reason); "
+                    + "it shows once that is settled", to: &output)
+        }
     }
 }
