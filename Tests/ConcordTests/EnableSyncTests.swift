@@ -57,6 +57,28 @@ struct EnableSyncTests {
         #expect(replica.tables.map(\.name) == ["p"])
     }
 
+    /// A table wider than Concord can read registers for in one query is refused by enable, and a column
+    /// that takes a synced table past it stops that table (enabled, it failed every fold after).
+    @Test func aTableTooWideToSyncIsRefusedAndAColumnTakingOnePastItStopsIt() throws {
+        let replica = try Replica.inMemory()
+        let limit = TableInspector.maxColumns(in: replica.database)
+        #expect(limit == 663, "at SQLite's default column limit")
+        let columns = { (count: Int) in (0..<count).map { "c\($0) TEXT" }.joined(separator: ", ") }
+        try replica.database.execute(
+            "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, \(columns(limit + 1)));"
+                + "CREATE TABLE w (id TEXT PRIMARY KEY NOT NULL, \(columns(limit)))")
+        #expect(
+            throws: ReplicaError.unsupportedTable(
+                table: "t", reason: TableInspector.tooManyColumnsReason(limit + 1, in: replica.database),
+                fix: TableInspector.tooManyColumnsFix)
+        ) { try replica.enableSync(on: "t") }
+        try replica.enableSync(on: "w")
+        try replica.database.execute("ALTER TABLE w ADD COLUMN extra TEXT; INSERT INTO w (id, c0) VALUES ('r1', 'v')")
+        try replica.foldLocalWrites()
+        #expect(replica.schemaRefusals.count == 1)
+        #expect("\(replica.schemaRefusals[0])".contains("664 columns besides its key"))
+    }
+
     @Test func aMissingTableIsNamed() throws {
         #expect(try refusal("CREATE TABLE other (id TEXT PRIMARY KEY)") == .tableNotFound("t"))
     }

@@ -43,10 +43,16 @@ struct ConflictLog {
             let winnerClock = SQLiteValue.integer(loss.winner.hlc.sqliteValue)
             let place = [SQLiteValue.integer(table), key, column, loser, loserClock, winnerClock, winner]
             guard try listed.all(place).isEmpty else { continue }
-            try insert.run([
-                .integer(table), key, column, .integer(Int64(loss.kind.rawValue)), loss.loser.value, loserClock,
-                loser, winnerClock, winner, loss.winningValue ?? .null, .integer(time),
-            ])
+            do {
+                try insert.run([
+                    .integer(table), key, column, .integer(Int64(loss.kind.rawValue)), loss.loser.value, loserClock,
+                    loser, winnerClock, winner, loss.winningValue ?? .null, .integer(time),
+                ])
+            } catch let error as SQLiteError where error.resultCode.primary == .tooBig {
+                // The two values together pass SQLite's row limit (two of 500 MB): the loss is not listed.
+                // Failing here instead stopped every sync of both devices, which then showed different values.
+                continue
+            }
             guard database.changes > 0 else { continue }
             added += 1
             try superseded.run(place)

@@ -99,6 +99,10 @@ struct SchemaChange: Equatable {
                     + "devices that do not have it yet could not show",
                 "give the column a DEFAULT, or make it nullable")
         }
+        if live.count > TableInspector.maxColumns(in: database) {
+            return destructive(
+                TableInspector.tooManyColumnsReason(live.count, in: database), TableInspector.tooManyColumnsFix)
+        }
         let new = added.map { NewColumn(name: $0.text("name") ?? "", defaultSQL: $0.text("dflt_value")) }
         return SchemaChange(kind: new.isEmpty ? .unchanged : .additive(new), triggersMissing: triggersMissing)
     }

@@ -50,8 +50,27 @@ struct TableInspector {
         }
         let synced = columns.filter { $0.primaryKeyPosition == 0 && $0.hidden == 0 }.map(\.name)
         try checkColumnNames([key.name] + synced, refuse: refuse)
+        if synced.count > Self.maxColumns(in: database) {
+            throw refuse(Self.tooManyColumnsReason(synced.count, in: database), Self.tooManyColumnsFix)
+        }
         return SyncedTable(name: name, key: key.name, columns: synced, policy: policy)
     }
+
+    /// The most columns besides its key a synced table may have: Concord reads a row's registers with three
+    /// result columns per column (two stamps and the value) and ten more, in one query, under SQLite's
+    /// column limit (`SQLITE_LIMIT_COLUMN`: 663 at the default 2,000).
+    ///
+    /// Why: a wider table was enabled, and every fold after failed with "too many columns in result set":
+    /// the app's writes went on, captured, and none ever synced.
+    static func maxColumns(in database: Database) -> Int { (database.columnLimit - 10) / 3 }
+
+    /// Why a table of `count` columns besides its key cannot sync.
+    static func tooManyColumnsReason(_ count: Int, in database: Database) -> String {
+        "it has \(count) columns besides its key, more than the \(maxColumns(in: database)) Concord can keep "
+            + "registers for under this SQLite's column limit"
+    }
+
+    static let tooManyColumnsFix = "split the table into tables of fewer columns that share its key"
 
     /// The first UNIQUE index of `table` other than its primary key's, by name: a UNIQUE constraint or a
     /// `CREATE UNIQUE INDEX`.

@@ -1,3 +1,5 @@
+import CSQLite
+
 extension Database {
     /// One row of a PRAGMA's result, its values by column name.
     public struct PragmaRow {
@@ -51,4 +53,15 @@ extension Database {
             ($0.integer("id"), $0.integer("seq")) < ($1.integer("id"), $1.integer("seq"))
         }
     }
+}
+
+extension Database {
+    /// The most columns a table or a result set may have on this connection (`SQLITE_LIMIT_COLUMN`, 2,000 by
+    /// default).
+    var columnLimit: Int { Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_COLUMN, -1)) }
+
+    /// Sets the longest string, blob or row this connection stores (`SQLITE_LIMIT_LENGTH`); returns the
+    /// limit it had. For tests that reach the limit without a gigabyte of data.
+    @discardableResult
+    func setLengthLimit(_ bytes: Int32) -> Int32 { sqlite3_limit(connection.handle, SQLITE_LIMIT_LENGTH, bytes) }
 }

@@ -29,6 +29,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let corrupt = ResultCode(rawValue: 11)
     /// `SQLITE_FULL`: the disk is full.
     public static let full = ResultCode(rawValue: 13)
+    /// `SQLITE_TOOBIG`: a string, blob or row is past SQLite's length limit (1 GB by default).
+    public static let tooBig = ResultCode(rawValue: 18)
     /// `SQLITE_CONSTRAINT`: a NOT NULL, CHECK, UNIQUE, primary or foreign key constraint failed.
     public static let constraint = ResultCode(rawValue: 19)
     /// `SQLITE_NOTADB`: the file is not a SQLite database.
