@@ -163,6 +163,7 @@ final class ApplySession {
             version: floor,
             recheck: RowValidator(clock: try replica.clock, physical: physical, node: replica.nodeID),
             reprojection: Reprojection(replica: replica, recording: true))
+        run.watchesWrites = !parked.isEmpty
         for plan in plans.all where try plan.store.isEmpty() { plan.newKeys = [] }
         for declaration in declarations { try relay.declare(declaration) }
         var batch: [RowChange] = []
@@ -207,6 +208,9 @@ final class ApplySession {
         var version: Int64
         var recheck: RowValidator
         let reprojection: Reprojection
+        /// Whether a row is parked for what other rows held, so that ``written`` is kept (no hashing per
+        /// merged row otherwise).
+        var watchesWrites = false
         /// The tables whose rows were merged (a parked row of one may show now).
         var written: Set<String> = []
         /// Rows of related tables merged, to reproject at the end.
@@ -324,7 +328,7 @@ final class ApplySession {
         into run: inout MergeRun
     ) throws {
         let store = plan.store
-        run.written.insert(plan.local.name)
+        if run.watchesWrites { run.written.insert(plan.local.name) }
         try store.writeMetadata(
             key, merged, version: run.version, previous: stored?.version, seen: seen,
             clearingSeen: seen == nil && stored?.seen != nil)

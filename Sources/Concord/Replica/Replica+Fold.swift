@@ -190,7 +190,8 @@ final class FoldSession {
             return false
         }
         let ref = RowRef(table: write.table.name, key: write.key)
-        writtenTables.insert(write.table.name)
+        // Read only when a row is parked: no hashing per write otherwise.
+        if anyParked { writtenTables.insert(write.table.name) }
         guard Replica.isSyncableKey(write.key) else {
             // Only a row written before keys were checked (or with capture's guard gone) gets here:
             // it stays in the table, unsynced and parked with the reason, and blocks nothing else.
