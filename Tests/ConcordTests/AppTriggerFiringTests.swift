@@ -20,12 +20,10 @@ struct AppTriggerFiringTests {
     private let clock = ManualClock(unixMilliseconds: epoch2026)
 
     /// Devices with `schema`, syncing `tables`.
-    private func devices(_ count: UInt8, _ schema: String, tables: [String]) throws -> [Replica] {
-        try (1...count).map { id in
-            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+    private func devices(_ count: Int, _ schema: String, tables: [String]) throws -> [Replica] {
+        try inMemoryReplicas(count, clock: clock) { replica, _ in
             try replica.database.execute(schema)
             for table in tables { try replica.enableSync(on: table) }
-            return replica
         }
     }
 

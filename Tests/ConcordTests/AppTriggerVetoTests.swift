@@ -19,8 +19,7 @@ struct AppTriggerVetoTests {
 
     /// Two devices of a notes app whose trigger `guard` (on `event`) answers `raise` for locked notes.
     private func devices(guard event: String, raise: String) throws -> [Replica] {
-        try (1...2 as ClosedRange<UInt8>).map { id in
-            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+        try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute(
                 """
                 CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT, locked INTEGER NOT NULL DEFAULT 0);
@@ -32,7 +31,6 @@ struct AppTriggerVetoTests {
                 """)
             try replica.enableSync(on: "notes")
             try replica.database.execute("INSERT INTO notes VALUES ('n1', 'draft', 0), ('n2', 'other', 0)")
-            return replica
         }
     }
 
@@ -107,8 +105,7 @@ struct AppTriggerVetoTests {
     /// A row a trigger refused for what other rows hold ("at most 2 items") shows once the app writes them:
     /// it is tried again after every fold and apply that writes something, not only when it changes.
     @Test func aRowRefusedForWhatOtherRowsHoldShowsOnceTheyChange() throws {
-        let d = try (1...2 as ClosedRange<UInt8>).map { id in
-            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+        let d = try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute(
                 """
                 CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, title TEXT);
@@ -116,7 +113,6 @@ struct AppTriggerVetoTests {
                     BEGIN SELECT RAISE(ABORT, 'at most 2 items'); END;
                 """)
             try replica.enableSync(on: "items")
-            return replica
         }
         try d[0].database.execute("INSERT INTO items VALUES ('i1', 'milk'), ('i2', 'eggs')")
         try d[1].database.execute("INSERT INTO items VALUES ('i3', 'tea')")

@@ -71,8 +71,7 @@ struct ChangedRowsTests {
     @Test(arguments: [true, false])
     func aSetNullChildShowingItsParentAgainIsListed(parentArrives: Bool) throws {
         let clock = ManualClock(unixMilliseconds: epoch2026)
-        let d = try (1...2 as ClosedRange<UInt8>).map { id in
-            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+        let d = try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute(
                 """
                 CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL);
@@ -80,7 +79,6 @@ struct ChangedRowsTests {
                 """)
             try replica.enableSync(on: "p")
             try replica.enableSync(on: "s")
-            return replica
         }
         try d[0].database.execute("INSERT INTO p VALUES ('p1')")
         try Replica.sync(d)

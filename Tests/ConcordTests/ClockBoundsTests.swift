@@ -19,11 +19,9 @@ struct ClockBoundsTests {
     private let day: Int64 = 86_400_000
 
     private func devices() throws -> [Replica] {
-        try (1...2 as ClosedRange<UInt8>).map { id in
-            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+        try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute("CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT)")
             try replica.enableSync(on: "notes")
-            return replica
         }
     }
 

@@ -83,8 +83,7 @@ struct ConflictRestoreTests {
     /// A row brought back by a restore whose parent is not visible is parked at once, not left in its table
     /// naming a missing parent until the next fold.
     @Test func aRowRestoredUnderAMissingParentIsParkedAtOnce() throws {
-        let d = try (1...2 as ClosedRange<UInt8>).map { id in
-            let replica = try Replica.inMemory(configuration: configuration(node: id, clock: clock))
+        let d = try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute(
                 """
                 CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL);
@@ -92,7 +91,6 @@ struct ConflictRestoreTests {
                 """)
             try replica.enableSync(on: "p")
             try replica.enableSync(on: "c")
-            return replica
         }
         try d[0].database.execute("INSERT INTO p VALUES ('p1'); INSERT INTO c VALUES ('c1', 'p1', 'orig')")
         try Replica.sync(d)

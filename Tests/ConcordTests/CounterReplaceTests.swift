@@ -14,12 +14,10 @@ struct CounterReplaceTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
 
     private func devices() throws -> [Replica] {
-        try (1...2).map { node in
-            let device = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+        try inMemoryReplicas(2, clock: clock) { device, _ in
             try device.database.execute(
                 "CREATE TABLE r (id TEXT PRIMARY KEY NOT NULL, title TEXT, n INTEGER DEFAULT 0)")
             try device.enableSync(on: "r", merges: ["n": .counter])
-            return device
         }
     }
 

@@ -16,8 +16,7 @@ struct DefaultStandInTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
 
     private func devices() throws -> [Replica] {
-        try (1...2).map { node in
-            let device = try Replica.inMemory(configuration: configuration(node: UInt8(node), clock: clock))
+        try inMemoryReplicas(2, clock: clock) { device, _ in
             try device.database.execute(
                 """
                 CREATE TABLE p (id TEXT PRIMARY KEY NOT NULL, name TEXT);
@@ -26,7 +25,6 @@ struct DefaultStandInTests {
                 """)
             try device.enableSync(on: "p")
             try device.enableSync(on: "ch")
-            return device
         }
     }
 

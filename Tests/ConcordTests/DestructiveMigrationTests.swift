@@ -50,14 +50,7 @@ struct DestructiveMigrationTests {
     /// Rebuilds `reminders` with `key` as its key column's declaration (and `done` declared `done`).
     private func rebuild(_ replica: Replica, key: String, done: String = "INTEGER NOT NULL DEFAULT 0") throws {
         try replica.database.execute(
-            """
-            BEGIN;
-            CREATE TABLE new_reminders (id \(key), title TEXT, done \(done), notes TEXT);
-            INSERT INTO new_reminders SELECT * FROM reminders;
-            DROP TABLE reminders;
-            ALTER TABLE new_reminders RENAME TO reminders;
-            COMMIT;
-            """)
+            rebuildSQL("reminders", columns: "id \(key), title TEXT, done \(done), notes TEXT"))
     }
 
     /// A rebuild that gives the key a type or a collation enabling refuses is refused too. Taken up, a NOCASE
