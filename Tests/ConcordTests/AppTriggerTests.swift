@@ -122,6 +122,36 @@ struct AppTriggerTests {
         #expect(j?.registers.liveness.stamp?.node == replicas[1].nodeID)
     }
 
+    /// A fold that shows a row may set off the app's triggers into deleting another: showing a waiting
+    /// subtask reopens its reminder, and the reminder's done state, put back, clears its subtasks. The delete
+    /// is stamped by that fold. Before, it waited in the log for the next fold and went out with the app's
+    /// next writes: a subtask the app added again meanwhile (the table showed none) took the delete and
+    /// the insert at once, and nothing said the delete came first.
+    @Test func aDeleteTheFoldsOwnShowingSetOffIsStampedByThatFold() throws {
+        let schema = """
+            CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL, done INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE subtasks (id TEXT PRIMARY KEY NOT NULL,
+                reminder_id TEXT NOT NULL REFERENCES reminders(id) ON DELETE CASCADE, title TEXT NOT NULL);
+            CREATE TRIGGER subtask_reopens AFTER INSERT ON subtasks BEGIN
+                UPDATE reminders SET done = 0 WHERE id = NEW.reminder_id AND done <> 0; END;
+            CREATE TRIGGER reminder_done_clears AFTER UPDATE OF done ON reminders WHEN NEW.done = 1 BEGIN
+                DELETE FROM subtasks WHERE reminder_id = NEW.id; END;
+            """
+        let replica = try replicas(schema, sync: ["reminders", "subtasks"])[0]
+        // The app keeps foreign keys off: the subtask waits, parked, for its reminder.
+        try replica.database.execute("INSERT INTO subtasks VALUES ('s', 'r', 'call')")
+        try replica.foldLocalWrites()
+        clock.advance(by: 10)
+        try replica.database.execute("INSERT INTO reminders VALUES ('r', 0); UPDATE reminders SET done = 1")
+        try replica.foldLocalWrites()
+        #expect(try replica.logHoldsWrites() == false)
+        let s = try replica.changes(since: 0).rows.first { $0.key == "s" }
+        #expect(s?.registers.liveness.causalLength == 2)
+        #expect(s?.registers.liveness.stamp?.hlc.milliseconds == UInt64(epoch2026 + 10))
+        #expect(try replica.database.query("SELECT * FROM subtasks") == [])
+        #expect(try replica.check().isConsistent)
+    }
+
     /// The merge and the fold that stamps what the trigger deleted may fall in two processes: the merge logs
     /// the rows in its own transaction, and the process that opens the file next stamps them at its first
     /// fold. Also when that process's connection makes LIKE case-sensitive (`PRAGMA case_sensitive_like`),

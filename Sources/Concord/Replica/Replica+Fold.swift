@@ -25,14 +25,30 @@ extension Replica {
             // Stamps are issued only under the file's own node id: a copy takes a new one first.
             if !identityChecked { try checkIdentity() }
             try logRowsLostUncaptured()
-            guard try hasWritesToFold() else { return 0 }
-            for table in tables { try requireMergeFunctions(table) }
-            let session = try FoldSession(replica: self)
-            try session.foldLog()
-            try session.finish()
-            return session.count
+            var count = 0
+            // A fold that showed rows may have fired an app trigger deleting others (logged by
+            // `withoutCapture`): folded again at once, so those deletes are stamped with the fold that made them.
+            for _ in 0..<Self.foldRounds {
+                guard try hasWritesToFold() else { break }
+                for table in tables { try requireMergeFunctions(table) }
+                let session = try FoldSession(replica: self)
+                try session.foldLog()
+                try session.finish()
+                count += session.count
+            }
+            return count
         }
     }
+
+    /// How many times one fold folds the log again for the deletes its own showing of rows made through an
+    /// app's trigger; what is left after that (a chain of triggers this long) waits for the next fold.
+    ///
+    /// Why: a fold shows a row; the app's trigger on it writes another row, whose merged value Concord
+    /// writes back; a trigger on that deletes a third (the reminders app: showing a subtask reopens its
+    /// reminder, putting back the reminder's done state clears its subtasks). The delete is this device's
+    /// (``logRowsLostUncaptured()``). Stamped only at the next fold, it would travel with the app's next
+    /// writes, after the ones the app made knowing the row gone.
+    static let foldRounds = 4
 
     /// Whether the capture log holds writes of a table that is not refused (a refused table's wait there).
     /// (One constant statement while no table is refused, the usual case: every call asks.)
