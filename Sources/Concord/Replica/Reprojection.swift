@@ -41,6 +41,7 @@ final class Reprojection {
     ) throws -> Bool {
         try rows.remember(row, registers, version: version, previous: previous)
         visibility.arrived.insert(row)
+        visibility.registersChanged()
         return remembered.insert(row).inserted
     }
 
