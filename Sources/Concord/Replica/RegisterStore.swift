@@ -336,7 +336,7 @@ final class RegisterStore {
     /// which the column may convert to one of `values` (`'07'` is `7` to an INTEGER column): the hidden
     /// values of a type the column converts are returned too, for the caller to check. (Values sort by
     /// type, numbers before text before blobs, so the column's index finds those in one range, empty in
-    /// a column that holds its own type.)
+    /// a column that holds its own type.) In no particular order.
     func keys(where column: Int, isOneOf values: [SQLiteValue]) throws -> [(key: SQLiteValue, value: SQLiteValue)] {
         let list = Array(repeating: "?", count: values.count).joined(separator: ", ")
         let shownColumn = table.quotedColumns[column]
@@ -354,8 +354,10 @@ final class RegisterStore {
             case .integer, .real, .numeric: "\(hiddenColumn) >= '' AND \(hiddenColumn) < x''"
             }
         if let converted {
+            // Unordered (the caller sorts), so that SQLite takes the column's index rather than scan every
+            // hidden copy in key order: a parent shown or hidden looks its children up here.
             hidden += try database.cached(
-                "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(converted) ORDER BY pk"
+                "SELECT pk, \(hiddenColumn) FROM \(table.hiddenTable) WHERE \(converted)"
             ).all([])
         }
         return (shown + hidden).map { (key: $0[0], value: $0[1]) }
