@@ -211,9 +211,17 @@ public final class Replica {
     /// tearing that write may garble the whole sector, and recovery then drops the acknowledged
     /// commit. Once the log is checkpointed (the database file synced) and truncated, the next
     /// transaction starts a new log, and no write can reach a sector holding a commit.
+    ///
+    /// It does not wait for another connection's lock (a truncating checkpoint would, for the whole busy
+    /// timeout): what the lock holds back is left for the next open, and the operation that opened the
+    /// replica waits for the lock itself, once.
     static func checkpointWriteAheadLog(_ database: Database) throws {
         guard !database.inTransaction else { return }
-        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        do {
+            try database.withoutWaitingForLocks { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        } catch let error as SQLiteError where [.busy, .locked].contains(error.resultCode.primary) {
+            // Another connection holds the file (outside WAL mode, even reading it needs the lock).
+        }
     }
 
     /// The identity of the file this replica is read from now (`nil` in memory).

@@ -66,6 +66,19 @@ public final class Database {
         sqlite3_busy_timeout(handle, 5_000)
     }
 
+    /// Runs `body` with the connection's busy timeout at zero, so that a lock another connection holds
+    /// fails at once rather than after the timeout; puts the timeout back after.
+    ///
+    /// ```swift
+    /// try database.withoutWaitingForLocks { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    /// ```
+    func withoutWaitingForLocks<T>(_ body: () throws -> T) throws -> T {
+        let timeout = try scalar("PRAGMA busy_timeout")?.integerValue ?? 5_000
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, Int32(clamping: timeout)) }
+        return try body()
+    }
+
     /// Stops SQLite from keeping memory statistics in this process, so that its allocations take no
     /// global lock; returns whether it took effect (only before the first connection opens).
     ///

@@ -39,12 +39,14 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// What to do about the failures an app's user can act on.
     private var hint: String? {
         switch resultCode.primary {
+        // What failed is undone, and only that: a sync keeps the changesets it applied before (the
+        // disk may fill only as it records how far a peer has read).
         case .busy, .locked:
             "another connection or process holds a lock on the database for longer than the busy timeout "
-                + "(5 s); nothing was changed: try again when it has finished"
-        case .readOnly: "the database file or its folder is read-only; nothing was changed"
+                + "(5 s); the step that waited for it changed nothing: try again when it has finished"
+        case .readOnly: "the database file or its folder is read-only; the write that failed changed nothing"
         case .corrupt, .notADatabase: "the file is not a healthy SQLite database; restore it from a backup"
-        case .full: "the disk is full; nothing was changed: free some space and try again"
+        case .full: "the disk is full; the write that ran out of space was undone: free some space and try again"
         default: nil
         }
     }
