@@ -110,6 +110,62 @@ struct ConflictRestoreTests {
         #expect(try d[0].check().isConsistent)
     }
 
+    /// Two losses of b's, which b lists one after the other.
+    private func twoLosses() throws -> (a: Replica, b: Replica) {
+        let (a, b) = try pair()
+        for (title, notes) in [("soy milk", "door"), ("rice milk", "shelf")] {
+            try b.database.execute(
+                "UPDATE reminders SET title = ?, notes = ? WHERE id = 'r1'", [.text(title), .text(notes)])
+            clock.advance(by: 1_000)
+            try a.database.execute("UPDATE reminders SET title = 'oat milk', notes = ? WHERE id = 'r1'", [.text(title)])
+            clock.advance(by: 1_000)
+            try Replica.sync([a, b])
+        }
+        return (a, b)
+    }
+
+    /// `restore` takes an id the user read earlier, so no later loss may take it. Before, the newest entry's
+    /// id, once restored, went to the next one, and restoring it again (a second tap, a stale list on screen)
+    /// wrote that other value.
+    @Test func aRestoredIdIsNeverGivenToAnotherConflict() throws {
+        let (a, b) = try twoLosses()
+        let restored = try #require(try b.conflicts().map(\.id).max())
+        try b.restore(conflict: restored)
+        try b.database.execute("UPDATE reminders SET title = 'pea milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try a.database.execute("UPDATE reminders SET title = 'goat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try b.conflicts().contains { $0.lost == "pea milk" })
+        #expect(try b.conflicts().allSatisfy { $0.id != restored })
+        #expect(throws: ReplicaError.unknownConflict(id: restored)) { try b.restore(conflict: restored) }
+    }
+
+    /// A file of layout 16, whose log could hand an id out again, is built anew at the upgrade with every
+    /// entry and id kept; the next entry takes an id above them all.
+    @Test func theUpgradeKeepsEveryEntryAndItsId() throws {
+        var (_, b) = try twoLosses()
+        let kept = try b.database.query("SELECT * FROM _concord_conflicts ORDER BY id")
+        // What layout 16 had: the same table without AUTOINCREMENT, and no record of the restored id.
+        let columns = "id, tbl, pk, col, kind, value, hlc, node, whlc, wnode, wvalue, at"
+        try b.database.execute(
+            """
+            CREATE TABLE old (id INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL, col INTEGER NOT NULL,
+                kind INTEGER NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL,
+                wnode INTEGER NOT NULL, wvalue, at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node));
+            INSERT INTO old (\(columns)) SELECT \(columns) FROM _concord_conflicts;
+            DROP TABLE _concord_conflicts; ALTER TABLE old RENAME TO _concord_conflicts;
+            DELETE FROM sqlite_sequence; UPDATE _concord_state SET layout = 16;
+            """)
+        b = try Replica(path: directory.path("b.sqlite"), configuration: configuration(node: 2, clock: clock))
+        #expect(try b.database.query("SELECT * FROM _concord_conflicts ORDER BY id") == kept)
+        #expect(try b.database.scalar("SELECT layout FROM _concord_state") == .integer(Metadata.layoutVersion))
+        try b.database.execute(
+            "INSERT INTO _concord_conflicts (tbl, pk, col, kind, hlc, node, whlc, wnode, at) "
+                + "VALUES (1, 'x', 0, 0, 1, 1, 2, 1, 0)")
+        #expect(try b.database.scalar("SELECT max(id) FROM _concord_conflicts") == .integer(Int64(kept.count + 1)))
+    }
+
     @Test func anUnknownIdIsRefusedClearlyAndChangesNothing() throws {
         let (_, b) = try pair()
         let before = try b.canonicalDump()

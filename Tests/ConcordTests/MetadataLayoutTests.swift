@@ -18,6 +18,7 @@ struct MetadataLayoutTests {
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
             "layout-9", "layout-10", "layout-11", "layout-12", "layout-13", "layout-14", "layout-15",
+            "layout-16",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -33,6 +34,10 @@ struct MetadataLayoutTests {
             try replica.database.scalar("SELECT count(*) FROM _concord_conflicts") == .integer(0),
             "layout 7's conflict log is there, empty")
         #expect(
+            try replica.database.scalar("SELECT sql FROM sqlite_schema WHERE name = '_concord_conflicts'")?.textValue?
+                .contains("AUTOINCREMENT") == true,
+            "layout 17 never gives a conflict's id to another")
+        #expect(
             try replica.database.scalar(
                 "SELECT (SELECT count(*) FROM _concord_retired) + (SELECT count(*) FROM _concord_retired_values) "
                     + "+ (SELECT count(*) FROM _concord_retired_counts)")
@@ -46,7 +51,7 @@ struct MetadataLayoutTests {
                 == .integer(
                     [
                         "layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12", "layout-13",
-                        "layout-14", "layout-15",
+                        "layout-14", "layout-15", "layout-16",
                     ]
                     .contains(
                         fixture)

@@ -88,8 +88,10 @@ enum Metadata {
     /// the row's hidden copy held; layout 16 keeps the credit a copy gives the original for the writes its log
     /// held (``CopyCredits``) until every one is folded, and its delete triggers of tables with value-merged
     /// columns end what an insert of the same key may replace (see `CaptureTriggers+Replace.swift`).
+    /// Layout 17 never gives a conflict entry's id to another (`AUTOINCREMENT`): before, the id of the
+    /// newest entry, once restored, went to the next loss, and `restore` of the id read earlier wrote that.
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 16
+    static let layoutVersion: Int64 = 17
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -151,14 +153,20 @@ enum Metadata {
     /// The conflict log (``ConflictLog``): values of other devices that lost to a write of this replica
     /// that had not seen them, each with its winner and the time it was recorded (Unix ms). Local knowledge,
     /// never synced. `col` is the column's position, `kind` ``ConflictRule/Loss/Kind``; stamps as elsewhere
-    /// (clock, node index); `wvalue` the winning value (NULL for a delete).
-    static let conflictsSQL = """
-        CREATE TABLE IF NOT EXISTS \(conflicts) (
-            id INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL, col INTEGER NOT NULL, kind INTEGER NOT NULL,
-            value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL, wnode INTEGER NOT NULL, wvalue,
-            at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
+    /// (clock, node index); `wvalue` the winning value (NULL for a delete). An id is never given to
+    /// another entry (`AUTOINCREMENT`, layout 17): `restore` takes an id the user read earlier.
+    static let conflictsSQL = conflictsSQL(named: conflicts)
+
+    /// ``conflictsSQL`` for a table named `name` (the upgrade to layout 17 builds the table anew).
+    static func conflictsSQL(named name: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(name) (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, tbl INTEGER NOT NULL, pk NOT NULL, col INTEGER NOT NULL,
+            kind INTEGER NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL,
+            wnode INTEGER NOT NULL, wvalue, at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
         );
         """
+    }
 
     static let revivedSQL = """
         CREATE TABLE \(revived) (tbl INTEGER NOT NULL, pk NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;

@@ -8,6 +8,8 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 17: layout 16 with a conflict log whose ids are never given to another entry (`AUTOINCREMENT`); the
+///   table is built anew, keeping every entry and its id.
 /// - 16: layout 15 plus `_concord_credits`, where a copy keeps the credit it gives the original for the writes
 ///   its capture log held until all are folded (``CopyCredits``); empty after an upgrade, as a copy of an
 ///   earlier layout takes its new node id, and records its credit, after the upgrade. The delete triggers of
@@ -62,7 +64,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...15
+    static let upgradable: ClosedRange<Int64> = 1...16
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -86,6 +88,7 @@ struct MetadataMigration {
             // Layout 7 adds the conflict log (empty: nothing was recorded before), what this replica's writes
             // saw, and what each peer read and when.
             try database.execute(Metadata.conflictsSQL)
+            try neverReuseConflictIDs()
             try database.execute(Metadata.readersSQL)
             try addSeenStamps()
             if try !columnNames(of: Metadata.state).contains("exported") {
@@ -115,6 +118,26 @@ struct MetadataMigration {
             if (5...15).contains(found) { try reinstallTriggers() }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
+    }
+
+    /// Builds the conflict log of layouts 7 to 16 anew with `AUTOINCREMENT` (layout 17), keeping every entry
+    /// and its id; no id handed out from then on was handed out before the newest kept.
+    ///
+    /// The table is renamed with `legacy_alter_table` on, so that a view or trigger of the app's that no
+    /// longer parses (SQLite checks every one on a rename otherwise) cannot stop the upgrade.
+    private func neverReuseConflictIDs() throws {
+        let sql = try database.scalar("SELECT sql FROM sqlite_schema WHERE name = ?", [.text(Metadata.conflicts)])
+        guard let sql = sql?.textValue, !sql.uppercased().contains("AUTOINCREMENT") else { return }
+        let rebuilt = Metadata.conflicts + "_17"
+        try database.execute(Metadata.conflictsSQL(named: rebuilt))
+        let columns = "id, tbl, pk, col, kind, value, hlc, node, whlc, wnode, wvalue, at"
+        try database.execute(
+            "INSERT INTO \(rebuilt) (\(columns)) SELECT \(columns) FROM \(Metadata.conflicts) ORDER BY id")
+        try database.execute("DROP TABLE \(Metadata.conflicts)")
+        let legacy = try database.scalar("PRAGMA legacy_alter_table")?.integerValue ?? 0
+        try database.execute("PRAGMA legacy_alter_table = ON")
+        defer { try? database.execute("PRAGMA legacy_alter_table = \(legacy)") }
+        try database.execute("ALTER TABLE \(rebuilt) RENAME TO \(Metadata.conflicts)")
     }
 
     /// Gives every rows table the `seen` column of layout 7.

@@ -309,9 +309,9 @@ END;
 
 -- _concord_conflicts
 CREATE TABLE _concord_conflicts (
-    id INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, pk NOT NULL, col INTEGER NOT NULL, kind INTEGER NOT NULL,
-    value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL, wnode INTEGER NOT NULL, wvalue,
-    at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
+    id INTEGER PRIMARY KEY AUTOINCREMENT, tbl INTEGER NOT NULL, pk NOT NULL, col INTEGER NOT NULL,
+    kind INTEGER NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL, whlc INTEGER NOT NULL,
+    wnode INTEGER NOT NULL, wvalue, at INTEGER NOT NULL, UNIQUE (tbl, pk, col, hlc, node)
 );
 
 -- _concord_credits
