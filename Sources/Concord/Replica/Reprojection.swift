@@ -121,6 +121,9 @@ final class Reprojection {
         guard let stored = try rows.stored(row), let table = replica.syncedTables[row.table] else { return [] }
         let computed = try visibility.placement(of: row)
         var placement = computed
+        // Why a row parked before is parked now may change with no change of its own: a cycle closed or
+        // opened above it. Its children's reasons follow from its own, so they are looked at again too.
+        var reasonChanged = false
         // A row shown with a stand-in keeps its real values hidden: once its parent shows again, it is
         // shown as it is, and its hidden copy goes.
         if isChanged || placement.isShown != stored.shown || placement != .shown || stored.hasHiddenValues {
@@ -132,10 +135,16 @@ final class Reprojection {
             let mayShowOther =
                 stored.shown && placement.isShown && (stored.hasHiddenValues || placement != .shown)
             let shownBefore = mayShowOther ? try store.shownRow(of: row.key) : nil
+            let reasonBefore =
+                !isChanged && !stored.shown && !placement.isShown
+                ? try store.marks.reason(table: table.id, key: row.key) : nil
             placement = try store.materialize(
                 row.key, stored.registers, placement, previous: stored,
                 mayBeParked: try rows.mayHaveParkedRows())
             let standInsChanged = try mayShowOther && placement.isShown && store.shownRow(of: row.key) != shownBefore
+            if let reasonBefore, case .hidden(let reason?) = placement {
+                reasonChanged = reason.description != reasonBefore
+            }
             if recorder != nil {
                 note(
                     row, before: rows.registersBeforeMerge(row) ?? stored.registers, wasShown: stored.shown,
@@ -153,7 +162,7 @@ final class Reprojection {
         // (A changed row may have been shown by the app's own write, so it propagates too; so does a row
         // its table refused to show, whose children looked it up as shown.)
         var next: [RowRef] = []
-        if isChanged || placement.isShown != stored.shown || placement != computed {
+        if isChanged || placement.isShown != stored.shown || placement != computed || reasonChanged {
             for key in replica.children(of: row.table) {
                 next += try replica.childKeys(of: row, through: key).map { RowRef(table: key.child, key: $0) }
                 // A row whose default names this one shows its default, or parks, as this one does.

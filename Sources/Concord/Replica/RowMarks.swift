@@ -22,6 +22,12 @@ struct RowMarks {
             [.integer(table), key, .integer(reason.kind), .text(reason.description)])
     }
 
+    /// Why the row is parked, as recorded, or `nil` when it is not.
+    func reason(table: Int64, key: SQLiteValue) throws -> String? {
+        try database.cached("SELECT reason FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?")
+            .all([.integer(table), key]).first?.first?.textValue
+    }
+
     /// Forgets a row's parking, once it is shown or deleted.
     func unpark(table: Int64, key: SQLiteValue) throws {
         try database.execute("DELETE FROM \(Metadata.parked) WHERE tbl = ? AND pk = ?", [.integer(table), key])

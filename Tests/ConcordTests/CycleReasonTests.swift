@@ -1,0 +1,39 @@
+import ConcordTestSupport
+import Testing
+
+@testable import Concord
+
+/// Rows on a cycle of foreign keys are parked as on a cycle, whichever of them arrived last and in whatever
+/// order a device learned of them.
+///
+/// Before, a device that held two rows of a cycle waiting for a missing third kept, once the third arrived,
+/// the reason it had given the row below the first ("parent not visible"): only rows whose shown state changed
+/// put their children up again, and none of these showed. Other devices, which got the rows in another order,
+/// said "on a cycle" (`wide` seed 9004).
+@Suite(.tags(.replica))
+struct CycleReasonTests {
+    @Test func aCycleClosedByTheLastRowToArriveParksEveryRowOnItAsOnACycle() throws {
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let devices = try inMemoryReplicas(2, clock: clock) { replica, _ in
+            try replica.database.execute(
+                "CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, "
+                    + "parent TEXT REFERENCES folders(id) ON DELETE CASCADE)")
+            try replica.enableSync(on: "folders")
+        }
+        // The app keeps foreign keys off: 4 → 2 → 3 → 4, the last link written after the first two synced.
+        try devices[0].database.execute("INSERT INTO folders VALUES ('4', '2'), ('3', '4')")
+        try Replica.sync(devices)
+        clock.advance(by: 10)
+        try devices[0].database.execute("INSERT INTO folders VALUES ('2', '3')")
+        try Replica.sync(devices)
+        for device in devices {
+            let reasons = try device.parked().map { "\($0.key): \($0.reason)" }
+            #expect(
+                reasons == [
+                    "2: on a cycle through folders/3", "3: on a cycle through folders/4",
+                    "4: on a cycle through folders/2",
+                ], "\(reasons)")
+            #expect(try device.check().isConsistent)
+        }
+    }
+}
