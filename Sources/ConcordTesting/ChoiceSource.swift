@@ -99,7 +99,10 @@ public struct ChoiceSource: Sendable {
     }
 
     /// An index into `weights`, fresh draws proportional to the weights;
-    /// lower indices are simpler. Weights must not all be zero.
+    /// lower indices are simpler. Weights must not all be zero. An index of
+    /// weight zero is never returned: a replayed or shrunk choice naming one
+    /// (fresh draws never do) gives the next index of positive weight, else the
+    /// last one before it.
     public mutating func index(weights: [UInt64]) -> Int {
         precondition(!weights.isEmpty, "index(weights:) needs at least one weight")
         let total = weights.reduce(0, +)
@@ -113,7 +116,9 @@ public struct ChoiceSource: Sendable {
             }
             return last
         }
-        return Int(choice)
+        let index = Int(choice)
+        guard weights[index] == 0 else { return index }
+        return weights[index...].firstIndex { $0 > 0 } ?? weights[..<index].lastIndex { $0 > 0 }!
     }
 
     /// An integer in `range`; the choice counts outward from the value

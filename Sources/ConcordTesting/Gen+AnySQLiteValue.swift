@@ -54,7 +54,9 @@ extension Gen where Value == SQLiteValue {
     /// boundaries between the integer widths of SQLite's record format
     /// (1, 2, 3, 4, 6 and 8 bytes) and of exact doubles (2^53).
     ///
-    /// Shrinks toward `0`.
+    /// Shrinks toward `0` among the small ones; a failure that an edge value
+    /// gives may shrink to the first edge, `Int64.max`, which takes as few
+    /// choices as `0` does (shrinking works on choices, see ``Shrinker``).
     ///
     /// ```swift
     /// let counterValues = Gen.anySQLiteInteger

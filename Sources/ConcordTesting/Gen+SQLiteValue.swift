@@ -5,7 +5,8 @@ extension Gen where Value == SQLiteValue {
     /// replicas writing generated values collide (and so conflict) often.
     ///
     /// Kinds are tried in the order NULL, integer, real, text, blob, so a
-    /// shrunk counterexample prefers NULL, then small integers. Integers are
+    /// shrunk counterexample prefers NULL, then integers (small ones, or the
+    /// first extreme, `Int64.max`, which takes as few choices). Integers are
     /// mostly in `-3...3`, with the occasional extreme; reals are mostly the
     /// same whole numbers (`1.0` ties with `1` in SQLite's order, a classic
     /// source of order-dependent merges); text uses a two-letter

@@ -48,7 +48,8 @@ public enum MergeLaws {
     ///     ``Gen/sqliteValue``) so that interesting cases are common.
     ///   - laws: The laws to check, in report order.
     ///   - seed: The master seed (else `CONCORD_SEED`, else a fixed default).
-    ///   - iterations: Cases tried per law.
+    ///   - iterations: Cases tried per law; at least one (a check of no case would report laws it never tried
+    ///     as holding).
     ///   - maxShrinkCalls: The shrinking budget per violated law.
     ///   - describe: How values are written in the report; pass a sorted
     ///     rendering for sets and dictionaries so reports are deterministic.
@@ -62,6 +63,7 @@ public enum MergeLaws {
         describe: (Value) -> String = { String(describing: $0) },
         merge: (Value, Value) -> Value
     ) -> MergeLawsReport<Value> {
+        precondition(iterations > 0, "MergeLaws.check needs at least one case per law, not \(iterations)")
         let master = Property.masterSeed(seed)
         var violations: [MergeLawViolation<Value>] = []
         for law in laws {

@@ -28,7 +28,9 @@ import Foundation
 /// ```
 public enum Property {
     /// The environment variable that, when no `seed:` is passed, sets the
-    /// master seed (a decimal `UInt64`).
+    /// master seed: a `UInt64` in decimal or, after `0x`, in hexadecimal. Any
+    /// other value stops the run with a message that says so, rather than run
+    /// a seed the user did not ask for.
     public static let seedEnvironmentVariable = "CONCORD_SEED"
 
     /// The master seed used when neither `seed:` nor the environment gives one.
@@ -53,8 +55,26 @@ public enum Property {
     /// else ``defaultSeed``.
     public static func masterSeed(_ seed: UInt64? = nil) -> UInt64 {
         if let seed { return seed }
-        let environment = ProcessInfo.processInfo.environment[seedEnvironmentVariable]
-        return environment.flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) } ?? defaultSeed
+        guard let environment = ProcessInfo.processInfo.environment[seedEnvironmentVariable] else { return defaultSeed }
+        guard let seed = parseSeed(environment) else {
+            fatalError(
+                "\(seedEnvironmentVariable)='\(environment)' is not a seed: give a UInt64 in decimal or as 0x… "
+                    + "hexadecimal, or unset it to run the default seed \(defaultSeed)")
+        }
+        return seed
+    }
+
+    /// `text` as a seed: a `UInt64` in decimal, or in hexadecimal after `0x`; `nil` for anything else.
+    ///
+    /// ```swift
+    /// Property.parseSeed("42")     // 42
+    /// Property.parseSeed("0x2A")   // 42
+    /// Property.parseSeed("4 2")    // nil
+    /// ```
+    public static func parseSeed(_ text: String) -> UInt64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.lowercased().hasPrefix("0x") { return UInt64(trimmed.dropFirst(2), radix: 16) }
+        return UInt64(trimmed)
     }
 
     /// The seed of iteration `iteration` under `masterSeed`: the

@@ -47,6 +47,18 @@ struct ChoiceSourceTests {
         #expect(source.choices == [9, 1])
     }
 
+    /// Shrinking once landed on an alternative of `Gen.frequency` that fresh draws never give (weight 0).
+    @Test func aReplayedChoiceOfWeightZeroGivesAnIndexOfPositiveWeight() {
+        var source = ChoiceSource(replaying: [0, 1, 2, 3])
+        let weights: [UInt64] = [0, 5, 0, 1]
+        #expect((0..<4).map { _ in source.index(weights: weights) } == [1, 1, 3, 3])
+        var last = ChoiceSource(replaying: [2])
+        #expect(last.index(weights: [4, 1, 0]) == 1)
+        let gen = Gen<Int>.frequency([(weight: 0, gen: .constant(-1)), (weight: 1, gen: .int(in: 0...10))])
+        let failure = Property.findFailure(gen, seed: 5) { x in x >= 0 && x < 5 }
+        #expect(failure?.counterexample == ["5"])
+    }
+
     @Test func exhaustedReplayYieldsMinimalChoices() {
         var source = ChoiceSource(replaying: [2])
         #expect(source.choose(upTo: 5) == 2)

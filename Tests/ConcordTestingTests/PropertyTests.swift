@@ -104,6 +104,18 @@ struct PropertyTests {
         #expect(Property.masterSeed(5) == 5)
     }
 
+    /// `CONCORD_SEED` takes decimal or `0x` hexadecimal; anything else stops the run (`masterSeed()`) rather than
+    /// quietly running the default seed.
+    @Test func seedsAreReadInDecimalOrHexadecimalAndNothingElse() {
+        #expect(Property.parseSeed("42") == 42)
+        #expect(Property.parseSeed(" 0x2A ") == 42)
+        #expect(Property.parseSeed("0X2a") == 42)
+        #expect(Property.parseSeed("18446744073709551615") == .max)
+        for text in ["", "4 2", "-1", "0x", "2A", "18446744073709551616", "0x1_0"] {
+            #expect(Property.parseSeed(text) == nil, "\(text)")
+        }
+    }
+
     @Test func zeroIterationsFindNothing() {
         #expect(Property.findFailure(seed: 1, iterations: 0) { _ in throw TooBig(value: 0) } == nil)
     }

@@ -7,8 +7,10 @@
 ///
 /// ```swift
 /// let longest = MergeFunction(name: "longest") { a, b in
-///     let (x, y) = (a.textValue ?? "", b.textValue ?? "")
-///     return x.utf8.count != y.utf8.count ? (x.utf8.count > y.utf8.count ? a : b) : max(a, b)
+///     let (x, y) = (a.textValue?.utf8.count ?? -1, b.textValue?.utf8.count ?? -1)
+///     if x != y { return x > y ? a : b }
+///     // A tie goes by an order that tells every two values apart (SQLite's holds 3 and 3.0 equal).
+///     return SQLiteValue.totallyOrdered(a, before: b) ? b : a
 /// }
 /// let replica = try Replica(path: "notes.sqlite", configuration: .init(merges: [longest]))
 /// try replica.enableSync(on: "notes", merges: ["title": .custom("longest")])
