@@ -189,7 +189,7 @@ public enum Property {
             return replay.choices
         }
         var minimal = ChoiceSource(replaying: shrink.choices)
-        let error = execute(&minimal, body) ?? originalError
+        let again = execute(&minimal, body)
         return PropertyFailure(
             masterSeed: masterSeed,
             iteration: iteration,
@@ -197,8 +197,9 @@ public enum Property {
             choices: shrink.choices,
             originalChoiceCount: source.choices.count,
             counterexample: minimal.log,
-            error: error,
-            shrink: shrink
+            error: again ?? originalError,
+            shrink: shrink,
+            reproduced: again.map { errorKind($0) == kind } ?? false
         )
     }
 

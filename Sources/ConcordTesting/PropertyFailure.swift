@@ -35,6 +35,10 @@ public struct PropertyFailure: Error, Sendable, CustomStringConvertible {
     public let error: any Error
     /// What shrinking cost.
     public let shrink: ShrinkResult
+    /// Whether the minimal case failed again when run once more to report it. `false` means the property
+    /// is flaky: it depends on something besides its choices (the time, unseeded randomness, state one case
+    /// leaves for the next), and ``error`` is the one the original case raised.
+    public var reproduced: Bool = true
 
     /// Everything needed to act on the failure, one fact per line: where it was found, the
     /// shrunk counterexample, the error, and the three ways to replay it.
@@ -66,6 +70,12 @@ public struct PropertyFailure: Error, Sendable, CustomStringConvertible {
                 + "in \(shrink.calls) runs\(shrink.exhausted ? ", budget exhausted" : "")):",
         ]
         lines += counterexample.isEmpty ? ["  (no values drawn)"] : counterexample.map { "  " + $0 }
+        if !reproduced {
+            lines.append(
+                "Flaky: the minimal case passed when run again; the property depends on something besides its "
+                    + "choices (the time, unseeded randomness, state left by another case). The error below is the "
+                    + "original case's.")
+        }
         lines += [
             "Error: \(error)",
             "Replay this case: try Property.replay(seed: \(iterationSeed)) { source in … }",

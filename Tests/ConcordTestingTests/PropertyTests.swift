@@ -116,6 +116,22 @@ struct PropertyTests {
         }
     }
 
+    /// A body that fails only on its first run is reported as flaky: its minimal case passes when run again.
+    @Test func aFailureThatDoesNotReproduceIsReportedAsFlaky() throws {
+        final class Runs: @unchecked Sendable { var count = 0 }
+        let runs = Runs()
+        let failure = try #require(
+            Property.findFailure(seed: 1, iterations: 1) { source in
+                _ = source.draw(Gen.int(in: 0...100), label: "x")
+                runs.count += 1
+                if runs.count == 1 { throw TooBig(value: 0) }
+            })
+        #expect(!failure.reproduced)
+        #expect(failure.description.contains("Flaky: the minimal case passed when run again"))
+        let steady = try #require(Property.findFailure(seed: 1, iterations: 1) { _ in throw TooBig(value: 0) })
+        #expect(steady.reproduced && !steady.description.contains("Flaky"))
+    }
+
     @Test func zeroIterationsFindNothing() {
         #expect(Property.findFailure(seed: 1, iterations: 0) { _ in throw TooBig(value: 0) } == nil)
     }
