@@ -29,6 +29,7 @@ extension SimulationRun {
                 from: device.replica, node: device.node, newest: &device.newestOwnStamp,
                 version: &device.ledgerVersion)
             let lost = try recordTriggerDeletes(&touched, besides: mine, on: device)
+            let deletedAfter = deletesAfterTheAppsWrites(&touched, besides: mine)
             if result.failure != nil { return }
             guard let mine else {
                 guard touched.isEmpty else {
@@ -41,7 +42,9 @@ extension SimulationRun {
             }
             let parts: [[OwnWrite]]
             do {
-                parts = try mine.split((landedReport + foldReport).filter { !lost.contains($0.row) }, stamped: touched)
+                parts = try mine.split(
+                    (landedReport + foldReport).filter { !lost.contains($0.row) && deletedAfter[$0.row] != $0.stamp },
+                    stamped: touched)
                 (landedReport, foldReport) = ([], [])
             } catch {
                 return fail(
@@ -54,7 +57,44 @@ extension SimulationRun {
                 try record(statement, touched: touched, on: device, credited: credited)
                 if result.failure != nil { return }
             }
+            for (row, stamp) in deletedAfter.sorted(by: { $0.value < $1.value }) {
+                ledger.recordDelete(
+                    row, stamp: stamp, node: device.node, origin: .init(step: step, device: device.index),
+                    knowledge: &device.knowledge)
+            }
+            if !deletedAfter.isEmpty { result.coverage.record(.triggerDeleteOnMerge, times: deletedAfter.count) }
         }
+    }
+
+    /// Takes out of `touched` the deletes the fold made, through an app trigger, of rows the app's statements
+    /// of `mine` wrote and left in their tables, and returns each row's delete stamp, to record after the
+    /// statements.
+    ///
+    /// Why: a fold that shows a row may fire the app's triggers into deleting another (showing a subtask
+    /// reopens its reminder; the reminder's done state, put back, clears its subtasks), and it stamps that
+    /// delete as this device's at once (``Replica/foldLocalWrites()``). When the app's statements of the same
+    /// batch wrote the deleted row, its registers hold both: the statement's write in its columns and the
+    /// delete in its liveness. The statement is recorded with its own stamps, and the delete after it.
+    private func deletesAfterTheAppsWrites(
+        _ touched: inout [OwnWrite], besides mine: WrittenStatements?
+    ) -> [RowRef: Stamp] {
+        guard let statements = mine?.statements else { return [:] }
+        var deletes: [RowRef: Stamp] = [:]
+        for (index, write) in touched.enumerated() where write.deleted {
+            let row = write.row
+            guard let delete = write.livenessStamp,
+                let last = statements.last(where: { $0.before[row] != $0.after[row] }), last.after[row] != nil,
+                !statements.contains(where: { $0.cascaded.contains(row) })
+            else { continue }
+            let stamps = write.stamps.filter { $0 != delete }
+            guard let newest = stamps.last else { continue }
+            let inserted = statements.contains { $0.before[row] == nil && $0.after[row] != nil }
+            touched[index] = OwnWrite(
+                row: row, stamp: newest, stamps: stamps, columnStamps: write.columnStamps,
+                livenessStamp: inserted ? stamps.first : nil)
+            deletes[row] = delete
+        }
+        return deletes
     }
 
     /// Holds back the app's statement when it wrote a table its device's release refuses: its writes wait in
