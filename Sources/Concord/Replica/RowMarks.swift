@@ -15,11 +15,14 @@ import ConcordCore
 struct RowMarks {
     let database: Database
 
-    /// Records why an alive row is not shown.
+    /// Records why an alive row is not shown; writes nothing when that is already recorded (a parked row is
+    /// placed again at every reprojection that reaches it).
     func park(table: Int64, key: SQLiteValue, reason: ParkReason) throws {
-        try database.execute(
-            "INSERT OR REPLACE INTO \(Metadata.parked) (tbl, pk, kind, reason) VALUES (?, ?, ?, ?)",
-            [.integer(table), key, .integer(reason.kind), .text(reason.description)])
+        try database.cached(
+            "INSERT INTO \(Metadata.parked) (tbl, pk, kind, reason) VALUES (?, ?, ?, ?) "
+                + "ON CONFLICT (tbl, pk) DO UPDATE SET kind = excluded.kind, reason = excluded.reason "
+                + "WHERE kind IS NOT excluded.kind OR reason IS NOT excluded.reason"
+        ).run([.integer(table), key, .integer(reason.kind), .text(reason.description)])
     }
 
     /// Why the row is parked, as recorded, or `nil` when it is not.
