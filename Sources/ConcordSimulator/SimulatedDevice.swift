@@ -151,18 +151,20 @@ final class SimulatedDevice {
     /// The app's statement `sql`, just run when the device's clock read `physical`, with the tables as the
     /// app saw them `before` it and now.
     ///
-    /// When the app leaves foreign keys off, SQLite did not cascade its deletes, and Concord will: those
-    /// rows are derived from the schema's keys (``Statement/cascades(before:after:foreignKeys:)``).
+    /// The children of the rows it deleted that its table still shows, Concord deletes as its cascade: those
+    /// rows are derived from the schema's keys (``Statement/cascades(before:after:foreignKeys:)``). When the
+    /// app leaves foreign keys off, SQLite cascaded nothing; when it enforces them, SQLite's own action can
+    /// still miss: a child table named `old` or `new` with a column of the parent key's name makes the
+    /// action's `OLD."key"` read the child's column, so a `REPLACE` of the parent (whose reinsert settles
+    /// the constraint) leaves the child in place.
     func statement(_ sql: String, before: TableSnapshot, physical: Int64) throws -> Statement {
         let scope = try writeScope()
         let after = try TableSnapshot(of: replica, tables: scope.tables(writtenBy: sql))
         var statement = Statement(sql: sql, before: before, after: after)
         statement.physical = physical
         statement.deletesReplacedRows = durability.quirks.appRecursiveTriggers && Statement.replaces(sql)
-        if !durability.foreignKeys {
-            statement.cascaded = Statement.cascades(
-                before: before, after: after, foreignKeys: scope.foreignKeys, replaced: statement.replacedRows)
-        }
+        statement.cascaded = Statement.cascades(
+            before: before, after: after, foreignKeys: scope.foreignKeys, replaced: statement.replacedRows)
         return statement
     }
 

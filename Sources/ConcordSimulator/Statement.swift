@@ -16,8 +16,9 @@ struct Statement {
     let sql: String
     let before: TableSnapshot
     let after: TableSnapshot
-    /// Rows Concord deletes as this statement's cascade because the app's connection left foreign keys
-    /// off, so SQLite did not (see ``cascades(before:after:foreignKeys:)``); empty when it enforces them.
+    /// Rows Concord deletes as this statement's cascade because SQLite did not: the app's connection left
+    /// foreign keys off, or SQLite's action missed them (see ``SimulatedDevice/statement(_:before:physical:)``
+    /// and ``cascades(before:after:foreignKeys:)``); usually empty when the app enforces them.
     var cascaded: Set<RowRef> = []
     /// The device's clock, in Unix milliseconds, when its app ran the statement: every stamp the statement's
     /// writes get is at or after it (a hybrid logical clock never stamps below the physical time).
@@ -107,7 +108,7 @@ struct Statement {
         return named
     }
 
-    /// The rows a statement deleting parents leaves in place when foreign keys are off, and that Concord
+    /// The rows a statement deleting parents leaves in place (all of them when foreign keys are off), and that Concord
     /// deletes for it: the children it showed through an `ON DELETE CASCADE` key to a row the statement
     /// deleted, and theirs (DESIGN.md: a local delete deletes the children the device can see, whether or
     /// not its app enforces foreign keys). Derived from the tables as the app saw them and the schema's keys.

@@ -26,7 +26,7 @@ struct WrittenStatements {
     /// when none is.
     var credited: [Bool] = []
 
-    /// Derives again what each statement cascaded to (for an app with foreign keys off), as one fold makes
+    /// Derives again what each statement cascaded to (what SQLite did not, ``Statement/cascaded``), as one fold makes
     /// the cascades of all of them: a child a later statement wrote (moved, updated, deleted, inserted
     /// again) is left to that write, and a child an earlier statement's cascade deleted is gone already,
     /// though the app's table still showed it (``logged`` is the capture log from before the first
