@@ -43,8 +43,13 @@ public struct Reproducer: Codable, Equatable, Sendable {
     }
 
     /// Runs the recorded plan again, keeping the trace.
-    public func replay() throws -> SimulationResult {
-        try Simulation(scenario: scenario, seed: seed, keepsTrace: true).run(plan)
+    ///
+    /// With `directory`, each device's database file, as its disk holds it when the run ends, is written
+    /// there as `device-N.sqlite`.
+    public func replay(keepingFilesIn directory: URL? = nil) throws -> SimulationResult {
+        let simulation = Simulation(scenario: scenario, seed: seed, keepsTrace: true)
+        guard let directory else { return try simulation.run(plan) }
+        return try simulation.run(plan, in: directory)
     }
 
     /// Whether the choices still draw the recorded plan (they do unless the way plans are drawn changed since).

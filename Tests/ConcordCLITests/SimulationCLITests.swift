@@ -67,6 +67,18 @@ struct ReplayCLITests {
         #expect(again.text == run.text, "a replay is deterministic")
     }
 
+    @Test func keepFilesWritesEachDevicesDatabaseToOpenAfterTheRun() throws {
+        let directory = TemporaryDirectory()
+        let run = try concordOK("replay", Self.regression, "--keep-files", "files", in: directory)
+        #expect(run.text.contains("device databases written to files\n"))
+        for device in 0..<3 {
+            let path = directory.path("files/device-\(device).sqlite")
+            let status = try concordOK("status", path, "--json", in: directory)
+            #expect(status.text.contains("\"counters\""), "device \(device)'s file is a replica syncing counters")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("files/device-3.sqlite")))
+    }
+
     @Test func aFileThatIsNotAReproducerIsRefused() throws {
         let directory = TemporaryDirectory()
         try "{}".write(toFile: directory.path("bad.json"), atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import ConcordSimulator
+import Foundation
 
 /// The arguments of `concord replay`.
 struct ReplayOptions: ParsableOptions {
@@ -6,6 +7,11 @@ struct ReplayOptions: ParsableOptions {
     var file: String
     @Flag(help: "Shrink the failing plan and rewrite the file with the smallest one found.")
     var shrink = false
+    @Option(
+        valueName: "dir",
+        help: "Write each device's database, as its disk held it at the end, to dir/device-N.sqlite, to open with "
+            + "sqlite3 or `concord status`.")
+    var keepFiles: String?
 }
 
 extension Subcommand {
@@ -18,7 +24,8 @@ extension Subcommand {
             same way; the trace shows every write, delivery, loss, crash and clock jump up to \
             the failure. With --shrink, the plan is first made as small as it can be while it \
             still fails the same way, and the file is rewritten with it. Exits 1 while the \
-            failure still happens.
+            failure still happens. With --keep-files, each device's database file is kept for \
+            a look at its schema, tables and metadata.
             """,
         options: ReplayOptions.self
     ) { options, output in
@@ -29,8 +36,16 @@ extension Subcommand {
             print("shrunk to \(shrunk.plan.steps.count) steps in \(runs) runs; \(options.file) rewritten", to: &output)
         }
         for (index, step) in reproducer.plan.steps.enumerated() { print("step \(index): \(step)", to: &output) }
-        let result = try reproducer.replay()
+        var directory: URL?
+        if let keepFiles = options.keepFiles {
+            directory = URL(fileURLWithPath: keepFiles, isDirectory: true)
+            try FileManager.default.createDirectory(atPath: keepFiles, withIntermediateDirectories: true)
+        }
+        let result = try reproducer.replay(keepingFilesIn: directory)
         for line in result.trace ?? [] { print(line, to: &output) }
+        if let keepFiles = options.keepFiles {
+            print("device databases written to \(keepFiles)", to: &output)
+        }
         guard result.passed else {
             print(
                 "Error: \(reproducer.scenario.name) seed \(reproducer.seed) still fails: \(result.failureDescription)",

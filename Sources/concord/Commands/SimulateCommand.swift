@@ -129,6 +129,8 @@ extension Subcommand {
                 progress.update(done, detail: "\(ProgressMeter.clockTime(left)) left of \(duration)")
             }
             runs = results.indices.map(swarm.simulation(at:))
+            // A swarm stops at its first failure: the scenarios after it ran little or not at all.
+            stoppedEarly = results.contains { !$0.passed }
         } else {
             let batch = try SimulationBatch(
                 scenarios: scenarios, seeds: options.seedRange, jobs: options.jobCount, shard: options.shard)
