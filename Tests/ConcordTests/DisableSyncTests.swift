@@ -49,3 +49,55 @@ struct DisableSyncTests {
         #expect(replica.tables.isEmpty)
     }
 }
+
+/// Disabling a table the app dropped or renamed, as the refusal of that change tells it to.
+@Suite("Disable sync of a table that is gone", .tags(.replica), .timeLimit(.hangGuard))
+struct DisableGoneTableTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    private func replica() throws -> Replica {
+        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        try replica.database.execute(
+            "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, title TEXT); CREATE TABLE u (id TEXT PRIMARY KEY NOT NULL)")
+        try replica.enableSync(on: "t")
+        try replica.enableSync(on: "u")
+        try replica.database.execute("INSERT INTO t VALUES ('r1', 'hello'), ('r2', 'world'); INSERT INTO u VALUES ('u1')")
+        try replica.foldLocalWrites()
+        return replica
+    }
+
+    @Test func aDroppedTableIsDisabledAndItsRowsCountAsDeletedWhenItSyncsAgain() throws {
+        let replica = try replica()
+        try replica.database.execute("DROP TABLE t")
+        _ = try replica.status()
+        #expect(replica.schemaRefusals.map { "\($0)" }.joined().contains("rename it back, or create it again with its rows"))
+        try replica.disableSync(on: "t")
+        #expect(replica.tables.map(\.name) == ["u"])
+        #expect(replica.schemaRefusals.isEmpty)
+        #expect(try replica.database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 't'") == .integer(0))
+        #expect(try replica.check().isConsistent)
+        // A table of that name, synced again: the dropped rows are deleted, r1 written anew.
+        try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, title TEXT)")
+        try replica.database.execute("INSERT INTO t VALUES ('r1', 'again')")
+        let before = try replica.version
+        try replica.enableSync(on: "t")
+        let rows = try replica.changes(since: before).rows.filter { $0.table == "t" }
+        #expect(rows.map(\.key) == ["r1", "r2"])
+        #expect(rows.map(\.registers.liveness.isAlive) == [true, false])
+        #expect(try replica.check().isConsistent)
+    }
+
+    @Test func aRenamedTableIsDisabledAndItsNewNameSyncs() throws {
+        let replica = try replica()
+        try replica.database.execute("ALTER TABLE t RENAME TO notes")
+        // SQLite moved t's capture triggers to notes; disabling t takes them away, whenever it comes.
+        try replica.enableSync(on: "notes")
+        try replica.disableSync(on: "t")
+        #expect(replica.tables.map(\.name) == ["notes", "u"])
+        try replica.database.execute("UPDATE notes SET title = 'hi' WHERE id = 'r1'")
+        #expect(try replica.database.scalar("SELECT count(*) FROM _concord_log") == .integer(1), "captured once")
+        #expect(try replica.database.query("SELECT id, title FROM notes ORDER BY id") == [["r1", "hi"], ["r2", "world"]])
+        #expect(try replica.check().isConsistent)
+        #expect(try replica.changes(since: 0).rows.filter { $0.table == "notes" }.count == 2)
+    }
+}

@@ -13,7 +13,9 @@ extension Replica {
     /// deleted and inserted again before keeps its life (see `RetiredRows`). A row parked or hidden, in no
     /// table for the migration to see, waits whole with the rows peers send meanwhile, and merges back.
     /// A table that another synced table references must wait until that one is disabled, since the
-    /// child's visibility depends on its parents' registers.
+    /// child's visibility depends on its parents' registers. A table the app dropped or renamed can be
+    /// disabled too (its refusal says so): the rows it showed left with it, and count as deleted should
+    /// sync be enabled on a table of that name again.
     ///
     /// ```swift
     /// try replica.disableSync(on: "reminders")
@@ -33,6 +35,8 @@ extension Replica {
         }
         try withoutForeignKeyEnforcement {
             try foldLocalWrites()
+            let gone = try database.pragma("table_xinfo", of: table.name).isEmpty
+            if gone { try standIn(forGone: table) }
             try RetiredRows.retire(table, in: database)
             // Rows alive and not shown (parked, or hidden with a parent that is not) are in no table for a
             // migration to see: they wait with rows peers send meanwhile, and merge back when sync is enabled.
@@ -45,9 +49,30 @@ extension Replica {
             if !unshown.isEmpty { try relay.declare(table.schema) }
             let version = try self.version
             for (key, registers) in unshown { try relay.write(table.schema, key: key, registers, version: version) }
+            if gone { try database.execute("DROP TABLE \(table.qualifiedName)") }
         }
         try loadSyncedTables()
         refusedTables[table.name] = nil
+    }
+
+    /// Creates, for the length of a disable, a table in place of `table`, which the app dropped or renamed,
+    /// holding the key of every row it showed, with no values.
+    ///
+    /// Why: the drop took those rows and their values with it (the registers keep stamps only). Kept as
+    /// rows the table showed, they count as deleted by the migration when sync is enabled on a table of
+    /// that name again, like any row a migration left out; kept as unshown, they would be relayed whole,
+    /// NULL values under their writers' stamps. Rows it did not show keep their hidden copies and wait.
+    ///
+    /// ```swift
+    /// try replica.database.execute("DROP TABLE reminders")
+    /// try replica.disableSync(on: "reminders")   // the stand-in comes and goes inside it
+    /// ```
+    private func standIn(forGone table: SyncedTable) throws {
+        try database.execute(
+            "CREATE TABLE \(table.qualifiedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")))")
+        try database.execute(
+            "INSERT INTO \(table.qualifiedName) (\(table.quotedKey)) SELECT m.pk FROM \(table.rowsTable) AS m "
+                + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk WHERE m.cl % 2 = 1 AND h.pk IS NULL")
     }
 
     /// Drops every object named after `table`'s id and deletes the rows that refer to it.

@@ -54,7 +54,9 @@ struct SchemaChange: Equatable {
         }
         guard !columns.isEmpty else {
             return destructive(
-                "the table no longer exists (dropped or renamed)", "create it again or rename it back")
+                "the table no longer exists (dropped or renamed)",
+                "rename it back, or create it again with its rows (from a backup: created empty, it would delete "
+                    + "them on every device, as the drop took their values)")
         }
         // Names compare by their bytes, as SQLite's do: `String`'s `==` takes `Å` (U+00C5) and `Å` (U+212B)
         // for one, and a column renamed from one to the other would go unnoticed.
