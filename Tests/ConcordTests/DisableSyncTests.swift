@@ -61,7 +61,8 @@ struct DisableGoneTableTests {
             "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, title TEXT); CREATE TABLE u (id TEXT PRIMARY KEY NOT NULL)")
         try replica.enableSync(on: "t")
         try replica.enableSync(on: "u")
-        try replica.database.execute("INSERT INTO t VALUES ('r1', 'hello'), ('r2', 'world'); INSERT INTO u VALUES ('u1')")
+        try replica.database.execute(
+            "INSERT INTO t VALUES ('r1', 'hello'), ('r2', 'world'); INSERT INTO u VALUES ('u1')")
         try replica.foldLocalWrites()
         return replica
     }
@@ -70,7 +71,9 @@ struct DisableGoneTableTests {
         let replica = try replica()
         try replica.database.execute("DROP TABLE t")
         _ = try replica.status()
-        #expect(replica.schemaRefusals.map { "\($0)" }.joined().contains("rename it back, or create it again with its rows"))
+        #expect(
+            replica.schemaRefusals.map { "\($0)" }.joined().contains("rename it back, or create it again with its rows")
+        )
         try replica.disableSync(on: "t")
         #expect(replica.tables.map(\.name) == ["u"])
         #expect(replica.schemaRefusals.isEmpty)
@@ -96,7 +99,8 @@ struct DisableGoneTableTests {
         #expect(replica.tables.map(\.name) == ["notes", "u"])
         try replica.database.execute("UPDATE notes SET title = 'hi' WHERE id = 'r1'")
         #expect(try replica.database.scalar("SELECT count(*) FROM _concord_log") == .integer(1), "captured once")
-        #expect(try replica.database.query("SELECT id, title FROM notes ORDER BY id") == [["r1", "hi"], ["r2", "world"]])
+        #expect(
+            try replica.database.query("SELECT id, title FROM notes ORDER BY id") == [["r1", "hi"], ["r2", "world"]])
         #expect(try replica.check().isConsistent)
         #expect(try replica.changes(since: 0).rows.filter { $0.table == "notes" }.count == 2)
     }

@@ -69,7 +69,8 @@ extension Replica {
     /// ```
     private func standIn(forGone table: SyncedTable) throws {
         try database.execute(
-            "CREATE TABLE \(table.qualifiedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")))")
+            "CREATE TABLE \(table.qualifiedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")))"
+        )
         try database.execute(
             "INSERT INTO \(table.qualifiedName) (\(table.quotedKey)) SELECT m.pk FROM \(table.rowsTable) AS m "
                 + "LEFT JOIN \(table.hiddenTable) AS h ON h.pk = m.pk WHERE m.cl % 2 = 1 AND h.pk IS NULL")
