@@ -89,6 +89,12 @@ struct SchemaChange: Equatable {
             return destructive(TableInspector.uniqueIndexReason(index), TableInspector.uniqueIndexFix)
         }
         let added = live.dropFirst(table.columns.count)
+        // Read back as empty too: a name that is not UTF-8.
+        if added.contains(where: { ($0.text("name") ?? "").isEmpty }) {
+            return destructive(
+                "its new column's name is empty (or is not UTF-8), and changesets name every column they carry",
+                "rename the new column (ALTER TABLE \(quoteIdentifier(table.name)) RENAME COLUMN ... TO a name)")
+        }
         if let (twin, column) = Self.twin(among: names) {
             return destructive(
                 "its new column \(column) and its column \(twin) have different Unicode bytes "
