@@ -207,4 +207,27 @@ struct ProbeRegressionCLITests {
             #expect(try query(directory, name, "SELECT id FROM r WHERE id = 'from-a';") == "from-a\n", "\(name)")
         }
     }
+
+    @Test func aReplicaDeclaringATableOtherwiseStopsOnlyItsOwnDirections() throws {
+        let directory = try replicas("CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);", tables: ["t"])
+        try sqlite3Shell(directory.path("c.db"), "CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);")
+        try concordOK(["enable", "c.db", "--table", "t:row"], in: directory)
+        try query(directory, "a.db", "INSERT INTO t VALUES ('ka', 'a');")
+        try query(directory, "b.db", "INSERT INTO t VALUES ('kb', 'b');")
+        let run = try concord(["sync", "a.db", "b.db", "c.db", "--json"], in: directory)
+        #expect(run.status == 1)
+        #expect(run.errors.contains("Error: c.db refused the changes of a.db: the changeset merges table 't' with"))
+        let report = try JSONSerialization.jsonObject(with: run.output) as? [String: Any]
+        #expect((report?["refused"] as? [String])?.count == 4)
+        #expect(try query(directory, "a.db", "SELECT id FROM t ORDER BY id;") == "ka\nkb\n")
+    }
+
+    @Test func aFileThatCannotBeOpenedIsNamed() throws {
+        let directory = try replicas("CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);", tables: ["t"])
+        try "not a database at all, but long enough to be read as one".write(
+            toFile: directory.path("c.db"), atomically: true, encoding: .utf8)
+        let run = try concord(["sync", "a.db", "b.db", "c.db"], in: directory)
+        #expect(run.status == 1)
+        #expect(run.errors.hasPrefix("Error: c.db: "), "\(run.errors)")
+    }
 }

@@ -140,6 +140,41 @@ struct ReplicaSyncTests {
         }
     }
 
+    /// One replica declaring a table otherwise refuses, and is refused by, the others: only those
+    /// directions; the rest still exchange (one such replica used to stop the whole sync).
+    @Test func aReplicaDeclaringATableOtherwiseIsRefusedAndTheOthersSync() throws {
+        let pair = try Pair()
+        let c = try makeReplica(pair.directory, "c.sqlite", node: 3, clock: pair.clock, policy: .row)
+        try c.database.execute("INSERT INTO reminders (id, title) VALUES ('r9', 'row policy')")
+        try pair.b.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'bread')")
+        #expect {
+            try Replica.sync([pair.a, pair.b, c])
+        } throws: { error in
+            guard let incomplete = error as? SyncIncomplete else { return false }
+            let directions = incomplete.report.refusals.map { [$0.source, $0.target] }
+            return directions == [[0, 2], [1, 2], [2, 0], [2, 1]]
+                && incomplete.report.refusals.allSatisfy { $0.reason.contains("declares") }
+        }
+        #expect(try pair.a.database.query("SELECT id FROM reminders ORDER BY id") == [["r1"], ["r2"]])
+        #expect(try c.database.query("SELECT id FROM reminders ORDER BY id") == [["r9"]])
+    }
+
+    /// Any other error stops the sync, naming the exchange it stopped in; what went before stays merged.
+    @Test func anErrorOtherThanARefusalNamesTheExchange() throws {
+        let pair = try Pair()
+        let c = try makeReplica(pair.directory, "c.sqlite", node: 3, clock: pair.clock)
+        try pair.a.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'bread')")
+        try c.database.execute("PRAGMA query_only = ON")
+        #expect {
+            try Replica.sync([pair.a, pair.b, c])
+        } throws: { error in
+            guard let stopped = error as? SyncStopped else { return false }
+            return stopped.source == 0 && stopped.target == 2 && stopped.report.applied == 1
+                && "\(stopped)".hasPrefix("sync stopped while replica 0's changes went to replica 2: SQLite error 8")
+        }
+        #expect(try pair.b.database.query("SELECT id FROM reminders ORDER BY id") == [["r1"], ["r2"]])
+    }
+
     @Test func peersResumeFromTheVersionTheyLastRead() throws {
         let pair = try Pair()
         try pair.a.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'bread')")

@@ -14,8 +14,8 @@ public struct SyncReport: Hashable, Sendable {
     public var settled = true
     /// Rows merged, over all replicas.
     public var applied: Int
-    /// Exchanges a replica refused (a peer's clock too far ahead), each once, in the order met;
-    /// every other direction went on.
+    /// Exchanges a replica refused (a peer's clock too far ahead, a table declared otherwise there), each
+    /// once, in the order met; every other direction went on.
     public var refusals: [Refusal] = []
     /// What changed in each replica's user tables (by its position in the list given to ``Replica/sync(_:)``).
     public var changes: [MergeReport] = []
@@ -26,11 +26,38 @@ public struct SyncReport: Hashable, Sendable {
         public var source: Int
         /// The replica that refused them, by its position in the same list.
         public var target: Int
-        /// The refusal's message (a ``ClockDriftError``'s description).
+        /// The refusal's message (a ``ClockDriftError``'s description, or a ``ReplicaError``'s).
         public var reason: String
 
         /// Which replica refused which one's changes, and why, in one line.
         public var description: String { "replica \(target) refused the changes of replica \(source): \(reason)" }
+    }
+}
+
+/// ``Replica/sync(_:maxRounds:)`` stopped on an error other than a refusal, in the exchange it names.
+///
+/// Each apply is atomic, so nothing is half-applied: what the exchanges before it merged stays merged.
+///
+/// ```swift
+/// do {
+///     try Replica.sync([phone, laptop])
+/// } catch let stopped as SyncStopped {
+///     print("\(stopped.source) -> \(stopped.target): \(stopped.error)")
+/// }
+/// ```
+public struct SyncStopped: Error, CustomStringConvertible {
+    /// The replica whose changes were going out, by its position in the list given to the sync.
+    public let source: Int
+    /// The replica they were going to, by its position in the same list.
+    public let target: Int
+    /// What went wrong (a ``SQLiteError`` such as a lock another process held, ...).
+    public let error: any Error
+    /// What the sync did before it stopped.
+    public let report: SyncReport
+
+    /// The direction, then the error.
+    public var description: String {
+        "sync stopped while replica \(source)'s changes went to replica \(target): \(error)"
     }
 }
 
@@ -70,9 +97,12 @@ extension Replica {
     /// began; a sync that ran until the apps stopped could run for ever.
     ///
     /// A direction a replica refuses because the other's clock runs too far
-    /// ahead does not stop the rest: every other pair still exchanges, and
-    /// then ``SyncIncomplete`` reports what was refused. Any other error stops
-    /// the sync at once (each apply is atomic, so nothing is half-applied).
+    /// ahead, or because the two declare a table otherwise (another policy,
+    /// merge or columns; ``isRefusalOfOneDirection(_:)``), does not stop the
+    /// rest: every other pair still exchanges, and then ``SyncIncomplete``
+    /// reports what was refused. Any other error stops the sync at once, as a
+    /// ``SyncStopped`` naming the exchange (each apply is atomic, so nothing
+    /// is half-applied).
     ///
     /// ```swift
     /// try Replica.sync([phone, laptop, tablet])
@@ -104,14 +134,27 @@ extension Replica {
                         report.applied += applied
                         report.changes[t] = report.changes[t].followed(by: applyReport.changes)
                         moved = moved || applied > 0
-                    } catch let error as ClockDriftError {
+                    } catch where Self.isRefusalOfOneDirection(error) {
                         refused.insert([s, t])
-                        report.refusals.append(.init(source: s, target: t, reason: error.description))
+                        report.refusals.append(.init(source: s, target: t, reason: "\(error)"))
+                    } catch {
+                        throw SyncStopped(source: s, target: t, error: error, report: report)
                     }
                 }
             }
         }
         guard report.refusals.isEmpty else { throw SyncIncomplete(report: report) }
         return report
+    }
+
+    /// Whether `error`, met applying one replica's changes to another, refuses that direction only: the
+    /// target's clock would run too far ahead, or the two declare a table otherwise. Nothing was applied,
+    /// and every other pair can still exchange.
+    static func isRefusalOfOneDirection(_ error: any Error) -> Bool {
+        if error is ClockDriftError { return true }
+        switch error as? ReplicaError {
+        case .schemaMismatch, .policyMismatch, .invalidMerge, .unregisteredMerge: return true
+        default: return false
+        }
     }
 }

@@ -10,6 +10,18 @@ struct SyncOptions: ParsableOptions {
     var quiet = false
 }
 
+/// An error met on one of several files, naming it.
+///
+/// ```swift
+/// throw FileFailure(path: "c.db", error: error)   // Error: c.db: SQLite error 5: database is locked ...
+/// ```
+struct FileFailure: Error, CustomStringConvertible {
+    let path: String
+    let error: any Error
+
+    var description: String { "\(path): \(error)" }
+}
+
 /// What `concord sync --json` prints.
 private struct SyncSummary: Encodable {
     struct Changed: Encodable {
@@ -47,7 +59,9 @@ extension Subcommand {
     ) { options, output in
         output.quiet = options.quiet
         let paths = options.db
-        let replicas = try paths.map { try Replica(path: $0, create: false) }
+        let replicas = try paths.map { path in
+            do { return try Replica(path: path, create: false) } catch { throw FileFailure(path: path, error: error) }
+        }
         // `Replica.sync` is one call that reports nothing until it returns: the line shows the time it has taken.
         let progress = output.progressLine("sync", unit: .share)
         progress.phase("exchanging changes among \(replicas.count) replicas until none learns more")
@@ -70,6 +84,14 @@ extension Subcommand {
                 }
             }
             try output.failOnSchemaRefusals(of: Array(zip(paths, replicas)))
+        } catch let stopped as SyncStopped {
+            progress.clear()
+            // What went before stays merged; the rest waits for the next sync.
+            if options.json { try output.printJSON(SyncSummary(stopped.report, paths: paths)) }
+            print(
+                "Error: sync stopped while the changes of \(paths[stopped.source]) went to \(paths[stopped.target]): "
+                    + "\(stopped.error)", to: &output.standardError)
+            throw ExitCode.failure
         } catch let incomplete as SyncIncomplete {
             progress.clear()
             // Every direction that could go did; say which could not, by file, and fail.
