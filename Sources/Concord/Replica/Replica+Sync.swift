@@ -134,7 +134,7 @@ extension Replica {
                         report.applied += applied
                         report.changes[t] = report.changes[t].followed(by: applyReport.changes)
                         moved = moved || applied > 0
-                    } catch where Self.isRefusalOfOneDirection(error) {
+                    } catch let error where Self.isRefusalOfOneDirection(error) {
                         refused.insert([s, t])
                         report.refusals.append(.init(source: s, target: t, reason: "\(error)"))
                     } catch {
