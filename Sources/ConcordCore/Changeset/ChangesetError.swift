@@ -98,7 +98,7 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
         case numberOutOfRange(String)
         /// A JSON node id is not 32 hex digits.
         case invalidNodeID(String)
-        /// A JSON blob is not an even number of hex digits.
+        /// A JSON blob (or `textHex`) is not pairs of hex digits.
         case invalidHex
         /// JSON arrays and objects nest deeper than the reader follows.
         case nestingTooDeep(limit: Int)
@@ -168,9 +168,10 @@ public enum ChangesetError: Error, Hashable, Sendable, CustomStringConvertible {
             case .missingKey(let key): "the object lacks the required key \"\(key)\""
             case .unexpectedKey(let key): "the key \"\(key)\" is not part of the format"
             case .duplicateKey(let key): "the key \"\(key)\" appears twice"
-            case .numberOutOfRange(let text): "the number \(text) is not an integer in the allowed range"
+            case .numberOutOfRange(let text):
+                "the number \(text) is outside its field's range (an integer within 64 bits, or a finite real)"
             case .invalidNodeID(let text): "\"\(text)\" is not a node id (32 hex digits)"
-            case .invalidHex: "the blob is not an even number of hex digits"
+            case .invalidHex: "the text is not pairs of hex digits (0-9, a-f)"
             case .nestingTooDeep(let limit): "arrays and objects nest deeper than \(limit) levels"
             case .encoderState(let detail): detail
             case .mergeCountMismatch(let columns, let merges):
