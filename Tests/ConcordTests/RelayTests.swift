@@ -70,6 +70,27 @@ struct RelayTests {
         #expect(try d[0].canonicalDump() == d[2].canonicalDump())
     }
 
+    /// The value a migration shows is a change the app must hear of: the row is listed as changed.
+    @Test func aRelayedValueTheMigrationShowsIsListedAsChanged() throws {
+        let migration = "ALTER TABLE reminders ADD COLUMN priority INTEGER NOT NULL DEFAULT 0"
+        let d = try devices(migration: migration)
+        try d[0].database.execute(
+            "INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO reminders VALUES ('r1', 'l1', 'milk', 5)")
+        try pass(d[0], d[1])
+        let seen = try d[1].changedRows(since: 0).upTo
+        try d[1].database.execute(migration)
+        let changed = try d[1].changedRows(since: seen)
+        #expect(changed.rows.map(\.key) == ["r1"])
+        #expect(changed.upTo > seen)
+        #expect(try shown(d[1], "SELECT priority FROM reminders") == [[5]])
+        #expect(try d[1].check().isConsistent)
+        // Peers get the row again with the next export, and it changes nothing there.
+        let before = try d[0].version
+        try pass(d[1], d[0])
+        #expect(try d[0].changedRows(since: before).rows.isEmpty)
+        #expect(try d[0].canonicalDump() == d[1].canonicalDump())
+    }
+
     @Test func anOlderDevicesConcurrentRowPolicyEditCarriesTheColumnItLacks() throws {
         let migration = "ALTER TABLE reminders ADD COLUMN priority INTEGER"
         let d = try devices(policy: .row, migration: migration)

@@ -9,7 +9,10 @@ extension Replica {
     /// the columns — under the row policy they are what the newest write
     /// supplied, carried along by this device's own edits — so they are moved,
     /// stamps and all, not merged as new writes: the device shows at once what
-    /// upgraded peers show, and no peer needs to send anything again.
+    /// upgraded peers show, and no peer needs to send anything again. Each row
+    /// taken up moves to a new version, as do the rows it showed or hid: what
+    /// the app shows changed, and ``changedRows(since:)`` reads that from the
+    /// versions alone. (Peers get such a row again with the next export, unchanged.)
     ///
     /// ```swift
     /// try replica.database.execute("ALTER TABLE reminders ADD COLUMN priority INTEGER NOT NULL DEFAULT 0")
@@ -32,8 +35,10 @@ extension Replica {
         let rules = RowMerge.Rules(policy: table.policy, merges: table.merges, functions: configuration.merges)
         let reprojection = Reprojection(replica: self)
         var dirty: [RowRef] = []
+        var version = try self.version
         for (key, registers) in rows {
             guard let stored = try store.load(key) else { continue }
+            version += 1
             var merged = stored.registers
             for (position, column) in kept.columns.enumerated() {
                 guard let register = registers.columns[position],
@@ -45,19 +50,21 @@ extension Replica {
                     : register
             }
             RowMerge.settle(&merged, rules)
-            try store.writeMetadata(key, merged, version: stored.version, previous: stored.version)
+            try store.writeMetadata(key, merged, version: version, previous: stored.version)
             try store.writeCounters(key, merged, previous: stored)
             let ref = RowRef(table: table.name, key: key)
-            try reprojection.remember(ref, merged, version: stored.version, previous: stored)
+            try reprojection.remember(ref, merged, version: version, previous: stored)
             // A row neither in the table nor kept in the hidden one left the table uncaptured (the same migration
             // rebuilt it without the row): nothing here can show it, and the reconcile records it deleted.
             if stored.shown || stored.hasHiddenValues { dirty.append(ref) }
             let left = rest.columns.map { column in
                 kept.columns.firstIndex(where: { SQLiteName.same($0, column) }).flatMap { registers.columns[$0] }
             }
-            try relay.write(rest, key: key, RowRegisters(liveness: .unknown, columns: left), version: stored.version)
+            try relay.write(rest, key: key, RowRegisters(liveness: .unknown, columns: left), version: version)
         }
         try withoutCapture { try reprojection.reproject(dirty) }
+        version = try reprojection.renumberMoved(after: version)
+        try database.execute("UPDATE \(Metadata.state) SET version = max(version, ?)", [.integer(version)])
     }
 
     /// Merges the rows the relay store kept of `table` (sync was just enabled on it) as if a peer sent them;
