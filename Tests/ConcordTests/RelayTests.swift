@@ -91,6 +91,33 @@ struct RelayTests {
         #expect(try d[0].canonicalDump() == d[1].canonicalDump())
     }
 
+    /// Migrations.md's recipe for renaming a column: add it, let Concord look, copy into the rows that have
+    /// none. Edits made to the new column on a device that migrated first survive a later device's copy
+    /// (without the look, the copy replaces them on every device).
+    @Test func theRenameRecipeKeepsEditsMadeWhereTheColumnCameFirst() throws {
+        let d = try devices(migration: "ALTER TABLE reminders ADD COLUMN name TEXT")
+        func copy(_ device: Replica) throws {
+            try device.foldLocalWrites()
+            try device.database.execute("UPDATE reminders SET name = title WHERE name IS NULL")
+        }
+        try d[1].database.execute(
+            "INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO reminders VALUES ('r1', 'l1', 'milk')")
+        try Replica.sync(d)
+        try copy(d[0])
+        clock.advance(by: 1000)
+        try d[0].database.execute("UPDATE reminders SET name = 'oat milk' WHERE id = 'r1'")
+        try Replica.sync(d)
+        clock.advance(by: 1000)
+        for device in d[1...] {
+            try device.database.execute("ALTER TABLE reminders ADD COLUMN name TEXT")
+            try copy(device)
+        }
+        try Replica.sync(d)
+        for device in d {
+            #expect(try shown(device, "SELECT title, name FROM reminders") == [["milk", "oat milk"]])
+        }
+    }
+
     @Test func anOlderDevicesConcurrentRowPolicyEditCarriesTheColumnItLacks() throws {
         let migration = "ALTER TABLE reminders ADD COLUMN priority INTEGER"
         let d = try devices(policy: .row, migration: migration)
