@@ -118,6 +118,38 @@ struct RelayTests {
         }
     }
 
+    /// A column this device relayed as a counter is adopted as one when its app adds it: adopted as `lww`,
+    /// the two sides refused each other's changesets for good, every table of them.
+    @Test func aRelayedCounterColumnIsAdoptedAsACounter() throws {
+        let d = try devices(migration: "ALTER TABLE reminders ADD COLUMN views INTEGER NOT NULL DEFAULT 0")
+        try d[0].enableSync(on: "reminders", merges: ["views": .counter])
+        try d[0].database.execute(
+            "INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO reminders VALUES ('r1', 'l1', 'milk', 3)")
+        try Replica.sync(d)
+        try d[1].database.execute("ALTER TABLE reminders ADD COLUMN views INTEGER NOT NULL DEFAULT 0")
+        try d[1].foldLocalWrites()
+        #expect(d[1].syncedTable(named: "reminders")?.merges.last == .counter)
+        try d[1].database.execute("UPDATE reminders SET views = views + 2; INSERT INTO lists VALUES ('l2', 'work')")
+        try d[0].database.execute("UPDATE reminders SET views = views + 1")
+        try Replica.sync(Array(d[0...1]))
+        for device in d[0...1] {
+            #expect(try shown(device, "SELECT views FROM reminders") == [[6]])
+            #expect(try shown(device, "SELECT id FROM lists ORDER BY id") == [["l1"], ["l2"]])
+        }
+        // With a DEFAULT other than 0 here, the counter's rows would show a base no device added: refused.
+        try d[2].database.execute("ALTER TABLE reminders ADD COLUMN views INTEGER NOT NULL DEFAULT 5")
+        try d[2].foldLocalWrites()
+        let refusal = d[2].schemaRefusals.map { "\($0)" }.joined()
+        #expect(refusal.contains("its new column views is a counter on the devices that added it first"))
+        #expect(refusal.contains("drop the column and add it again with DEFAULT 0"))
+        try d[2].database.execute(
+            "ALTER TABLE reminders DROP COLUMN views; ALTER TABLE reminders ADD COLUMN views INTEGER NOT NULL DEFAULT 0"
+        )
+        try Replica.sync(d)
+        #expect(d[2].schemaRefusals.isEmpty)
+        #expect(try shown(d[2], "SELECT views FROM reminders") == [[6]])
+    }
+
     @Test func anOlderDevicesConcurrentRowPolicyEditCarriesTheColumnItLacks() throws {
         let migration = "ALTER TABLE reminders ADD COLUMN priority INTEGER"
         let d = try devices(policy: .row, migration: migration)

@@ -2,7 +2,8 @@ extension Replica {
     /// Makes Concord's metadata and triggers follow an additive change of `table`, inside the caller's transaction.
     ///
     /// New columns are appended to the declaration (`lww`, or what `merges`
-    /// names) and get their per-table metadata columns; existing rows get no
+    /// names, or else what peers declared for a column this device relayed
+    /// before it had it: ``relayedMerges(of:_:)``) and get their per-table metadata columns; existing rows get no
     /// register for them (stamp columns default to "no write"), so nothing is
     /// re-stamped and they show their default until someone writes them. The
     /// capture triggers are made again for the new column list. Values the app
@@ -14,9 +15,10 @@ extension Replica {
     /// try replica.database.execute("ALTER TABLE reminders ADD COLUMN priority INTEGER")
     /// try replica.foldLocalWrites()   // adopts `priority` first
     /// ```
-    func adopt(_ change: SchemaChange, of table: SyncedTable, merges: [String: ColumnMerge] = [:]) throws {
+    func adopt(_ change: SchemaChange, of table: SyncedTable, merges asked: [String: ColumnMerge] = [:]) throws {
         var current = table
         if case .additive(let new) = change.kind {
+            let merges = try relayedMerges(of: table, new).merging(asked) { $1 }
             current = SyncedTable(
                 id: table.id,
                 schema: TableSchema(
@@ -47,6 +49,26 @@ extension Replica {
             try takeUpRelayedColumns(of: current, from: first)
             try logNewColumnWrites(written, of: current)
         }
+    }
+
+    /// The merges peers declared for `new` columns of `table` that this device relayed before its app added
+    /// them (see ``RelayStore``), by column name; a column no peer wrote is not named.
+    ///
+    /// Why: adopted as `lww`, a column peers merge as a counter made each side refuse the other's
+    /// changesets whole, every table of them, for good; and the fix, declaring it a counter here, was
+    /// refused as a change of merge.
+    ///
+    /// ```swift
+    /// try replica.relayedMerges(of: table, [NewColumn(name: "views", defaultSQL: "0")])   // ["views": .counter]
+    /// ```
+    func relayedMerges(of table: SyncedTable, _ new: [SchemaChange.NewColumn]) throws -> [String: ColumnMerge] {
+        guard let relayed = try RelayStore(database: database).declaration(of: table.name) else { return [:] }
+        var merges: [String: ColumnMerge] = [:]
+        for column in new {
+            guard let index = relayed.columns.firstIndex(where: { SQLiteName.same($0, column.name) }) else { continue }
+            merges[column.name] = relayed.merges[index]
+        }
+        return merges
     }
 
     /// The capture facts of a synced table, as loaded.

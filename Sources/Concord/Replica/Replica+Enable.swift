@@ -121,7 +121,7 @@ extension Replica {
     /// // ALTER TABLE lists ADD COLUMN views INTEGER NOT NULL DEFAULT 5
     /// try replica.enableSync(on: "lists", merges: ["views": .counter])   // throws unsupportedTable
     /// ```
-    private func refuseCountersWithABase(
+    func refuseCountersWithABase(
         _ new: [SchemaChange.NewColumn], of table: SyncedTable, merges: [String: ColumnMerge]
     ) throws {
         for column in new where merges[column.name] == .counter {

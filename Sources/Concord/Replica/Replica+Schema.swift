@@ -111,6 +111,8 @@ extension Replica {
                 guarded.append(table)
             } else if change.needsAdoption, let refusal = try unsyncableForeignKey(of: table, after: change) {
                 refused[table.name] = refusal
+            } else if change.needsAdoption, let refusal = try relayedCounterWithABase(of: table, after: change) {
+                refused[table.name] = refusal
             } else if change.needsAdoption {
                 adopt.append((table, change))
             } else {
@@ -127,6 +129,24 @@ extension Replica {
             for (table, change) in adopt { try self.adopt(change, of: table) }
         }
         return true
+    }
+
+    /// Why `table` cannot sync once `change` is adopted because a new column that peers merge as a counter
+    /// has a DEFAULT other than 0 here (see ``refuseCountersWithABase(_:of:merges:)``); `nil` when it can.
+    private func relayedCounterWithABase(of table: SyncedTable, after change: SchemaChange) throws -> ReplicaError? {
+        guard case .additive(let new) = change.kind else { return nil }
+        do {
+            try refuseCountersWithABase(new, of: table, merges: relayedMerges(of: table, new))
+            return nil
+        } catch ReplicaError.unsupportedTable(let name, let reason, _) {
+            return .schemaChanged(
+                table: name,
+                change: reason.replacing(
+                    "is declared a counter with DEFAULT ",
+                    with: "is a counter on the devices that added it first, "
+                        + "and its DEFAULT here is "),
+                fix: SchemaChange.fix(name, "drop the column and add it again with DEFAULT 0, where a counter starts"))
+        }
     }
 
     /// Why `table` cannot sync once `change` is adopted — a foreign key its migration added onto a table that
