@@ -52,4 +52,46 @@ struct EquivalentNameSchemaCheckTests {
         #expect(refusal.contains("To fix: rename the new column A\u{30A}"))
         #expect(try replica.changes(since: 0).rows.isEmpty)
     }
+
+    /// Two devices that added "the same" column spelled with other bytes: SQLite takes them for two, and
+    /// each device kept the other's as a column it lacked, showing its own value for good with `check` ok.
+    /// The changesets are refused, saying so.
+    @Test func aPeersColumnThatReadsAsOneHereWithOtherBytesIsRefused() throws {
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let (a, b) = try (
+            Replica.inMemory(configuration: configuration(node: 1, clock: clock)),
+            Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        )
+        for (replica, name) in [(a, "caf\u{E9}"), (b, "cafe\u{301}")] {
+            try replica.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, title TEXT)")
+            try replica.enableSync(on: "t")
+            try replica.database.execute("ALTER TABLE t ADD COLUMN \"\(name)\" TEXT")
+        }
+        try a.database.execute("INSERT INTO t VALUES ('r1', 'hello', 'a')")
+        #expect {
+            try b.apply(a.changes())
+        } throws: { error in
+            "\(error)".contains(
+                "its column 'caf\u{E9}' and this replica's column 'cafe\u{301}' read as the same text with different "
+                    + "Unicode bytes (636166c3a9 and 63616665cc81)")
+        }
+    }
+
+    /// SQLite takes `ID` and `id` for one column, and so does a key's name in a changeset.
+    @Test func aKeyColumnSpelledInOtherCaseIsTheSameKey() throws {
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let (a, b) = try (
+            Replica.inMemory(configuration: configuration(node: 1, clock: clock)),
+            Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        )
+        try a.database.execute("CREATE TABLE t (ID TEXT PRIMARY KEY NOT NULL, v TEXT)")
+        try b.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, v TEXT)")
+        for replica in [a, b] { try replica.enableSync(on: "t") }
+        try a.database.execute("INSERT INTO t VALUES ('ka', 'a')")
+        try b.database.execute("INSERT INTO t VALUES ('kb', 'b')")
+        try Replica.sync([a, b])
+        for replica in [a, b] {
+            #expect(try replica.database.query("SELECT * FROM t ORDER BY 1") == [["ka", "a"], ["kb", "b"]])
+        }
+    }
 }

@@ -87,7 +87,9 @@ final class TablePlan {
         guard let local = replica.syncedTable(named: remote.name) else {
             throw ReplicaError.tableNotSynced(table: remote.name)
         }
-        guard remote.key == local.key else {
+        // SQLite takes `ID` and `id` for one column; `String`'s `==` took them for two, and `é` spelled two
+        // ways for one.
+        guard SQLiteName.same(remote.key, local.key) else {
             throw ReplicaError.schemaMismatch(
                 table: local.name,
                 detail: "its key is '\(remote.key)', here it is '\(local.key)'")
@@ -100,8 +102,20 @@ final class TablePlan {
         try replica.requireMergeFunctions(local)
         var positions: [Int?] = Array(repeating: nil, count: local.columns.count)
         for (remoteIndex, name) in remote.columns.enumerated() {
-            // A column this replica's table lacks is kept as an extra column (see `declared`).
-            guard let localIndex = local.columns.firstIndex(where: { SQLiteName.same($0, name) }) else { continue }
+            // A column this replica's table lacks is kept as an extra column (see `declared`), unless its name
+            // reads as one of this table's with other bytes: kept, it would never show, and each device would
+            // show its own value in its own column for good.
+            guard let localIndex = local.columns.firstIndex(where: { SQLiteName.same($0, name) }) else {
+                if let twin = local.columns.first(where: { $0 == name }) {
+                    throw ReplicaError.schemaMismatch(
+                        table: local.name,
+                        detail: "its column '\(name)' and this replica's column '\(twin)' read as the same text "
+                            + "with different Unicode bytes (\(Hex.encode(Array(name.utf8))) and "
+                            + "\(Hex.encode(Array(twin.utf8)))), so SQLite takes them for two columns; rename one of "
+                            + "them so that every device spells it the same")
+                }
+                continue
+            }
             let (mine, theirs) = (local.merges[localIndex], remote.merges[remoteIndex])
             guard mine == theirs else {
                 throw ReplicaError.policyMismatch(
