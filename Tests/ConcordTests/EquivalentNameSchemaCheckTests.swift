@@ -94,4 +94,37 @@ struct EquivalentNameSchemaCheckTests {
             #expect(try replica.database.query("SELECT * FROM t ORDER BY 1") == [["ka", "a"], ["kb", "b"]])
         }
     }
+
+    /// A column renamed only in ASCII case is the same column to SQLite: it keeps syncing, typed zeros and
+    /// counters included (it was refused as dropped, and its facts were read as an untyped column's).
+    @Test func aColumnRenamedInOtherCaseKeepsSyncing() throws {
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let (a, b) = try (
+            Replica.inMemory(configuration: configuration(node: 1, clock: clock)),
+            Replica.inMemory(configuration: configuration(node: 2, clock: clock))
+        )
+        for replica in [a, b] {
+            try replica.database.execute(
+                "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, title TEXT, n, c INTEGER NOT NULL DEFAULT 0)")
+            try replica.enableSync(on: "t", merges: ["c": .counter])
+        }
+        try a.database.execute("INSERT INTO t VALUES ('r1', 'x', 0.0, 1)")
+        try Replica.sync([a, b])
+        try b.database.execute(
+            "ALTER TABLE t RENAME COLUMN title TO TITLE; ALTER TABLE t RENAME COLUMN n TO N; "
+                + "ALTER TABLE t RENAME COLUMN c TO C")
+        try b.database.execute("UPDATE t SET TITLE = 'y', N = -0.0, C = C + 2")
+        try Replica.sync([a, b])
+        #expect(b.schemaRefusals.isEmpty)
+        for replica in [a, b] {
+            let row = try replica.database.query("SELECT title, c FROM t").first
+            #expect(row == ["y", 3])
+            guard case .real(let zero) = try replica.database.scalar("SELECT n FROM t") else {
+                Issue.record("n is not a real")
+                continue
+            }
+            #expect(zero == 0 && zero.sign == .minus)
+            #expect(try replica.check().isConsistent)
+        }
+    }
 }

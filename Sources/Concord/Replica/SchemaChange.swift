@@ -127,10 +127,13 @@ struct SchemaChange: Equatable {
     }
 
     /// What is wrong with the live column list, if the declared columns are not its start.
+    ///
+    /// Names compare as SQLite's do: by their bytes, but for ASCII case (a column renamed from `title` to
+    /// `TITLE` is the same column to SQLite, and to the SQL Concord writes).
     private static func columnChange(declared: [String], live: [String]) -> (change: String, fix: String)? {
-        let liveKeys = live.map(SQLiteName.Key.init)
-        guard Array(liveKeys.prefix(declared.count)) != declared.map(SQLiteName.Key.init) else { return nil }
-        let gone = declared.filter { !liveKeys.contains(SQLiteName.Key($0)) }
+        let kept = live.count >= declared.count && zip(declared, live).allSatisfy { SQLiteName.same($0, $1) }
+        guard !kept else { return nil }
+        let gone = declared.filter { name in !live.contains { SQLiteName.same($0, name) } }
         if !gone.isEmpty {
             let list = gone.joined(separator: ", ")
             return (

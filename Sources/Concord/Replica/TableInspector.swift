@@ -329,10 +329,12 @@ struct TableInspector {
     /// The declared type and DEFAULT of each synced column, `nil` for one the table no longer declares
     /// (which then compares by type too: that costs time, never a missed change).
     func declaredColumns(of table: SyncedTable) throws -> [(type: String, defaultSQL: String?)?] {
-        var declared: [String: (type: String, defaultSQL: String?)] = [:]
-        for row in try database.pragma("table_xinfo", of: table.name) {
-            if let name = row.text("name") { declared[name] = (row.text("type") ?? "", row.text("dflt_value")) }
+        // Matched as SQLite matches names: by bytes but for ASCII case (a column renamed `title` to `TITLE`).
+        let rows = try database.pragma("table_xinfo", of: table.name).compactMap { row in
+            row.text("name").map { (name: $0, type: row.text("type") ?? "", defaultSQL: row.text("dflt_value")) }
         }
-        return table.columns.map { declared[$0] }
+        return table.columns.map { column in
+            rows.first { SQLiteName.same($0.name, column) }.map { (type: $0.type, defaultSQL: $0.defaultSQL) }
+        }
     }
 }
