@@ -42,7 +42,13 @@ final class ApplySession {
     /// changeset at the time): set by the caller for the merge, which may need it.
     var findRepeatedRows: (() throws -> Set<Int64>)?
 
-    init(replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int) throws {
+    /// With `keptHere`, the rows are ones this replica accepted earlier and kept (``Replica/takeUpRelayedRows(of:)``):
+    /// their stamps passed the drift check when they came, and the clock has read them since, so a clock set
+    /// back meanwhile judges them by the reading it has passed, not by its slower physical time.
+    init(
+        replica: Replica, source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int,
+        keptHere: Bool = false
+    ) throws {
         self.replica = replica
         self.source = source
         self.since = since
@@ -74,7 +80,10 @@ final class ApplySession {
         self.relayPlans = relayPlans
         self.declarations = declarations
         relayed = TablePlans.Names(relayPlans.map(\.remote.name))
-        physical = try replica.physicalTime()
+        physical =
+            keptHere
+            ? max(try replica.physicalTime(), Int64(clamping: try replica.clock.last.milliseconds))
+            : try replica.physicalTime()
         conflictLog = ConflictLog(database: replica.database, nodes: replica.nodes)
         exported = HLCTimestamp(
             sqliteValue: try replica.database.scalar("SELECT exported FROM \(Metadata.state)")?.integerValue ?? 0)

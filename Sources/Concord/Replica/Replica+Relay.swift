@@ -72,7 +72,9 @@ extension Replica {
     ///
     /// Rows of a table this replica did not sync waited in the relay store;
     /// now they meet the rows the app already had, under the same rules as any
-    /// changeset, and show with visibility, parking and cascades applied.
+    /// changeset, and show with visibility, parking and cascades applied. They were
+    /// checked against this clock when they came: a clock set back since does
+    /// not refuse them now (a migration failed on that).
     func takeUpRelayedRows(of table: SyncedTable) throws {
         let relay = RelayStore(database: database)
         guard let declared = try relay.declaration(of: table.name) else { return }
@@ -83,7 +85,8 @@ extension Replica {
         try relay.deleteRows(of: table.name)
         guard !rows.isEmpty else { return }
         let session = try ApplySession(
-            replica: self, source: nodeID, since: 0, upTo: 0, tables: [declared], batchSize: Self.applyBatch)
+            replica: self, source: nodeID, since: 0, upTo: 0, tables: [declared], batchSize: Self.applyBatch,
+            keptHere: true)
         try session.validate(rows.makeIterator())
         _ = try session.merge(rows.makeIterator())
     }
