@@ -64,18 +64,46 @@ struct ConflictsCommandCLITests {
         }
     }
 
-    @Test func aKeyWrittenAsAHexLiteralIsABlobKeyAndAnythingElseText() throws {
+    @Test func aKeyWrittenAsAHexLiteralIsABlobKeyAQuotedOneTextAndAnythingElseText() throws {
         func key(_ text: String) throws -> SQLiteValue? {
             guard
                 case .arguments(let parsed) = try ArgumentParser(Subcommand.conflicts.spec).parse([
                     "x.db", "--key", text,
                 ])
             else { return nil }
-            return try ConflictsOptions(parsed).keyValue
+            return try ConflictsOptions(parsed).key?.value
         }
         #expect(try key("X'00ff'") == .blob([0x00, 0xFF]))
         #expect(try key("x''") == .blob([]))
         #expect(try key("r1") == "r1")
-        #expect(try key("X'0g'") == "X'0g'", "not hex: a TEXT key")
+        #expect(try key("'X''61'''") == "X'61'", "quoted as SQL quotes it: a TEXT key that reads like a blob")
+        #expect(try key("''") == "")
+        #expect(throws: (any Error).self) { try key("X'0g'") }
+        #expect(throws: (any Error).self) { try key("'it's'") }
+        // Listings print keys so that --key takes them back.
+        for value: SQLiteValue in ["X'61'", "'q'", "plain", "it's", .blob([0x61])] {
+            #expect(try key(RowKey.spelling(of: value)) == value, "\(value)")
+        }
+    }
+
+    @Test func aTextKeyThatReadsLikeABlobIsListedQuotedAndSelectedSo() throws {
+        let directory = TemporaryDirectory()
+        for name in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(name), "CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);")
+            try concordOK(["enable", name, "--table", "t"], in: directory)
+        }
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO t VALUES ('X''61''', 'A');")
+        try concordOK(["sync", "a.db", "b.db"], in: directory)
+        try sqlite3Shell(directory.path("b.db"), "UPDATE t SET v = 'B';")
+        try sqlite3Shell(directory.path("a.db"), "UPDATE t SET v = 'C';")
+        try concordOK(["sync", "a.db", "b.db"], in: directory)
+        // Whichever device's write lost lists it.
+        let listed = try concordOK(["conflicts", "b.db"], in: directory).text.contains("1 conflict")
+        let lister = listed ? "b.db" : "a.db"
+        let run = try concordOK(["conflicts", lister, "--key", "'X''61'''"], in: directory)
+        #expect(run.text.contains("1 conflict") && run.text.contains("t/'X''61''' v:"), "\(run.text)")
+        #expect(try concordOK(["conflicts", lister, "--key", "X'61'"], in: directory).text.contains("0 conflicts"))
+        let bad = try concord(["conflicts", lister, "--key", "X'6G'"], in: directory)
+        #expect(bad.status == 64 && bad.errors.contains("quote it as SQL does: 'X''6G'''"))
     }
 }

@@ -32,7 +32,7 @@ extension Subcommand {
             print("changed after version \(changed.since), up to \(changed.upTo)", to: &output)
             for row in changed.rows {
                 print(
-                    "  \(row.table)/\(ParkReason.describe(row.key))\(row.isShown ? "" : "  (not shown)")", to: &output)
+                    "  \(row.table)/\(RowKey.spelling(of: row.key))\(row.isShown ? "" : "  (not shown)")", to: &output)
             }
             if changed.rows.isEmpty { print("  (nothing)", to: &output) }
         }

@@ -7,36 +7,13 @@ struct ConflictsOptions: ParsableOptions {
     var db: String
     @Option(valueName: "name", help: "Only conflicts in this synced table.")
     var table: String?
-    @Option(valueName: "key", help: "Only conflicts of the row with this key (TEXT, or X'hex' for a BLOB key).")
-    var key: String?
+    @Option(
+        valueName: "key",
+        help: "Only conflicts of the row with this key: TEXT as it is, X'hex' for a BLOB key, or 'text' quoted as "
+            + "SQL quotes it for a TEXT key that reads like those (listings print it so).")
+    var key: RowKey?
     @Flag(help: "Print machine-readable JSON.")
     var json = false
-
-    /// The key as a value: `X'…'` (hex digits) is a BLOB key, anything else TEXT.
-    var keyValue: SQLiteValue? {
-        guard let key else { return nil }
-        let utf8 = Array(key.utf8)
-        if utf8.count >= 3, utf8[0] == UInt8(ascii: "x") || utf8[0] == UInt8(ascii: "X"), utf8[1] == UInt8(ascii: "'"),
-            utf8.last == UInt8(ascii: "'"), let bytes = Self.hexBytes(utf8[2..<(utf8.count - 1)])
-        {
-            return .blob(bytes)
-        }
-        return .text(key)
-    }
-
-    private static func hexBytes(_ digits: ArraySlice<UInt8>) -> [UInt8]? {
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            guard let high = Int(String(UnicodeScalar(digits[index])), radix: 16),
-                let low = Int(String(UnicodeScalar(digits[index + 1])), radix: 16)
-            else { return nil }
-            bytes.append(UInt8(high * 16 + low))
-            index += 2
-        }
-        return bytes
-    }
 }
 
 extension Subcommand {
@@ -54,7 +31,7 @@ extension Subcommand {
         options: ConflictsOptions.self
     ) { options, output in
         let replica = try Replica(path: options.db, create: false)
-        let conflicts = try replica.conflicts(table: options.table, key: options.keyValue)
+        let conflicts = try replica.conflicts(table: options.table, key: options.key?.value)
         if options.json {
             try output.printJSON(conflicts)
             return
@@ -80,6 +57,6 @@ extension Subcommand {
 }
 
 extension Conflict {
-    /// The key as `concord conflicts` prints it: TEXT as is, a BLOB as `X'…'`.
-    var keyText: String { key.textValue ?? key.description }
+    /// The key as `concord conflicts` prints it, and `--key` takes it (see ``RowKey``).
+    var keyText: String { RowKey.spelling(of: key) }
 }
