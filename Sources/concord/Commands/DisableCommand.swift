@@ -24,7 +24,9 @@ extension Subcommand {
             causal length, values, stamps and counter contributions are kept meanwhile, so values \
             the migration left as they were keep their stamps, rows it deleted are deleted on \
             every device, and counters count each device once. \
-            A table another synced table references is disabled after that one.
+            A table another synced table references is disabled after that one. Its \
+            conflict log goes too: `concord restore` any value that lost and should come \
+            back first. A table the app dropped or renamed can be disabled as well.
             """,
         options: DisableOptions.self
     ) { options, output in
