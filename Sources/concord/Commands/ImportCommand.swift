@@ -22,7 +22,9 @@ extension Subcommand {
             absent or '-'. The whole changeset is validated before anything is written, and \
             applied in one transaction; importing it again changes nothing. Prints one line: \
             how many rows were applied and how many ignored; with --json, also which keys' \
-            shown rows were inserted, updated, deleted, hidden, shown again or parked.
+            shown rows were inserted, updated, deleted, hidden, shown again or parked. Past \
+            100,000 rows that list is left out and the report says "complete": false; \
+            `concord changed` lists them then.
             """,
         options: ImportOptions.self
     ) { options, output in
