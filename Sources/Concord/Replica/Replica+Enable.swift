@@ -137,7 +137,9 @@ extension Replica {
                 reason: "its new column \(column.name) is declared a counter with DEFAULT \(expression): rows that "
                     + "predate the column, and rows devices without it write, show that value although no "
                     + "device added it, so a count would lose it at its first increment",
-                fix: "drop the column and add it again with DEFAULT 0, declare it a counter, then add each "
+                fix: "drop the column and add it again with DEFAULT 0 (once Concord has taken the column up, "
+                    + "its triggers read it and SQLite refuses the drop: run `concord disable DB --table "
+                    + "\(table.name)` first and enable it again after), declare it a counter, then add each "
                     + "row's starting amount with an UPDATE on one device; or declare it lww")
         }
     }
