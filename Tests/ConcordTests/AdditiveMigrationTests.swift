@@ -60,6 +60,29 @@ struct AdditiveMigrationTests {
         #expect(try a.check().isConsistent)
     }
 
+    /// A `max` (or `min`) column added later starts each row at its DEFAULT, as a column declared from the
+    /// start does: a lower write leaves it (a higher one, for `min`), on every device. An lww column's rows
+    /// are not re-stamped (above).
+    @Test(arguments: [ColumnMerge.max, .min])
+    func aJoinedColumnAddedLaterStartsAtItsDefault(merge: ColumnMerge) throws {
+        let (a, b) = try pair()
+        try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk')")
+        try Replica.sync([a, b])
+        for replica in [a, b] {
+            try replica.database.execute("ALTER TABLE reminders ADD COLUMN best INTEGER NOT NULL DEFAULT 5")
+            try replica.enableSync(on: "reminders", merges: ["best": merge])
+        }
+        try a.database.execute("UPDATE reminders SET best = \(merge == .max ? 3 : 8) WHERE id = 'r1'")
+        try Replica.sync([a, b])
+        for replica in [a, b] {
+            #expect(try replica.database.scalar("SELECT best FROM reminders") == .integer(5))
+            #expect(try replica.check().isConsistent)
+        }
+        try b.database.execute("UPDATE reminders SET best = \(merge == .max ? 9 : 1) WHERE id = 'r1'")
+        try Replica.sync([a, b])
+        #expect(try a.database.scalar("SELECT best FROM reminders") == .integer(merge == .max ? 9 : 1))
+    }
+
     @Test func aValueWrittenBeforeConcordLookedIsCaptured() throws {
         let (a, b) = try pair()
         try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk'), ('r2', 'tea')")

@@ -120,14 +120,20 @@ extension Replica {
     /// The values the app wrote to `table`'s columns from `first` on before Concord looked, in key order:
     /// any that differs, by bytes or type, from the column's default, and any value of a DEFAULT that
     /// changes (`CURRENT_TIMESTAMP`), which this device evaluated for itself. ``logNewColumnWrites(_:of:)``
-    /// makes them local writes.
+    /// makes them local writes. A `max` or `min` column's DEFAULT other than NULL is written too, in every
+    /// row: the rows start there, as rows present when sync is enabled start at what they hold. Without it
+    /// a lower write (a higher one, for `min`) showed below the default every row showed, where a column
+    /// declared from the start keeps its maximum; joins of devices' equal defaults change nothing.
     func newColumnWrites(of table: SyncedTable, from first: Int) throws -> [NewColumnWrite] {
         guard first < table.columns.count else { return [] }
         let facts = try facts(of: table)
         let defaults = facts.defaults
         let new = Array(first..<table.columns.count)
+        let startsAtDefault = { (column: Int) in
+            [.max, .min].contains(table.merges[column]) && defaults[column] != .null
+        }
         // A DEFAULT that changes (`CURRENT_TIMESTAMP`) gave every row a value of this device's own.
-        let everyRow = new.contains { facts.volatileDefaults[$0] != nil }
+        let everyRow = new.contains { facts.volatileDefaults[$0] != nil || startsAtDefault($0) }
         let differs = new.map { column in
             let c = table.quotedColumns[column]
             return "(\(c) IS NOT ?\(column + 1) COLLATE BINARY OR typeof(\(c)) <> typeof(?\(column + 1)))"
@@ -140,7 +146,8 @@ extension Replica {
             NewColumnWrite(
                 key: row[0], values: Array(row.dropFirst()),
                 changed: table.columns.indices.map {
-                    $0 >= first && (row[1 + $0] != defaults[$0] || facts.volatileDefaults[$0] != nil)
+                    $0 >= first
+                        && (row[1 + $0] != defaults[$0] || facts.volatileDefaults[$0] != nil || startsAtDefault($0))
                 })
         }
     }
