@@ -49,9 +49,9 @@ extension SimulationRun {
         }
         if forgery.genuineRows {
             let knowledge = peer.knowledge.about(changeset.rows.map { RowRef(table: $0.table, key: $0.key) })
-            try applyHostile(changeset, forgery, to: device, knowledge: knowledge, mustRefuse: false)
+            try applyHostile(changeset, forgery, from: peer, to: device, knowledge: knowledge, mustRefuse: false)
         } else if try !acceptedOnCopy(changeset, forgery, of: device) {
-            try applyHostile(changeset, forgery, to: device, knowledge: Knowledge(), mustRefuse: true)
+            try applyHostile(changeset, forgery, from: peer, to: device, knowledge: Knowledge(), mustRefuse: true)
         } else if attack == .reusedStamp {
             try checkTiesSettleAlike(changeset, forgery, of: device)
         }
@@ -62,10 +62,10 @@ extension SimulationRun {
     ///
     /// A power failure armed on `device` may fire inside the apply: that is a crash, not a refusal (the
     /// disk wrote what it had been given up to then), so it is settled as for any changeset delivered
-    /// (``deliver(_:to:from:knowledge:)``): the step stops, the device relaunches, and the changeset
+    /// (``deliver(_:to:from:node:knowledge:)``): the step stops, the device relaunches, and the changeset
     /// counts as applied when its canonical dump changed.
     private func applyHostile(
-        _ changeset: Changeset, _ forgery: HostilePeer.Forgery, to device: SimulatedDevice,
+        _ changeset: Changeset, _ forgery: HostilePeer.Forgery, from peer: SimulatedDevice, to device: SimulatedDevice,
         knowledge: Knowledge, mustRefuse: Bool
     ) throws {
         if armedCut?.device == device.index {
@@ -74,7 +74,8 @@ extension SimulationRun {
         defer { if !device.disk.isPoweredOff { pendingApply = nil } }
         let before = try fileBytes(of: device)
         do {
-            let report = try device.replica.apply(changeset)
+            // The connection was the peer's, whatever the header says (``Replica/apply(_:from:)``).
+            let report = try device.replica.apply(changeset, from: peer.node)
             device.knowledge.learn(knowledge)
             result.rowsMerged += report.applied
             result.hostileAccepted += 1

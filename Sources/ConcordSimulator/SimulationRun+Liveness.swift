@@ -24,7 +24,7 @@ extension SimulationRun {
         for message in network.due(by: .max) {
             _ = try deliver(
                 try message.decoded(), to: devices[message.to], from: "device \(message.from)",
-                knowledge: message.knowledge)
+                node: devices[message.from].node, knowledge: message.knowledge)
         }
         result.roundsToConverge += try exchangeUntilQuiet()
         log("liveness phase took \(result.roundsToConverge) rounds")
@@ -89,8 +89,8 @@ extension SimulationRun {
                     guard !refused.contains([source.index, target.index]) else { continue }
                     do {
                         let changes = try export(source, since: target.replica.peerVersion(source.node))
-                        let applied = try target.replica.apply(try transmit(changes)).applied
-                        // As a delivery does (``deliver(_:to:from:knowledge:)``): the target read all its source
+                        let applied = try target.replica.apply(try transmit(changes), from: source.node).applied
+                        // As a delivery does (``deliver(_:to:from:node:knowledge:)``): the target read all its source
                         // held, and deletes a trigger of its app made while merging are recorded as of now.
                         target.knowledge.learn(
                             source.knowledge.leaving(refusedTables(of: source).union(refusedTables(of: target))))

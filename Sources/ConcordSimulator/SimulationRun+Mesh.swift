@@ -66,7 +66,7 @@ extension SimulationRun {
         for message in network.due(by: time) {
             _ = try deliver(
                 try message.decoded(), to: devices[message.to], from: "device \(message.from)",
-                knowledge: message.knowledge)
+                node: devices[message.from].node, knowledge: message.knowledge)
             touched.insert(message.to)
         }
         for index in pendingFetches.sorted() where devices[index].online {

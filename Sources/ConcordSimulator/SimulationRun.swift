@@ -327,16 +327,19 @@ final class SimulationRun {
 
     /// Applies a changeset to `device`, which then knows what its sender knew of its rows (`knowledge`);
     /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later.
-    func deliver(_ changeset: Changeset, to device: SimulatedDevice, from sender: String, knowledge: Knowledge)
-        throws -> Bool
-    {
+    /// `node`, when the transport knows which device sent it: a header naming another moves no read position
+    /// (``Replica/apply(_:from:)``).
+    func deliver(
+        _ changeset: Changeset, to device: SimulatedDevice, from sender: String, node: NodeID? = nil,
+        knowledge: Knowledge
+    ) throws -> Bool {
         let conflicts = try countConflicts(changeset, on: device)
         let armed = armedCut?.device == device.index
         let dumpBefore = armed ? try device.replica.canonicalDump() : ""
         do {
             if armed { pendingApply = (device.index, knowledge, dumpBefore) }
             defer { if !device.disk.isPoweredOff { pendingApply = nil } }
-            let report = try device.replica.apply(changeset)
+            let report = try device.replica.apply(changeset, from: node)
             device.knowledge.learn(knowledge.leaving(refusedTables(of: device)))
             result.rowsMerged += report.applied
             for (merge, count) in conflicts { result.conflicts[merge, default: 0] += count }

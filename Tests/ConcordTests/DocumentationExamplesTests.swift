@@ -66,7 +66,7 @@ struct GettingStartedExamples {
         // ...the phone answers with a changeset, encoded for the wire...
         let bytes = try phone.changes(since: since).encoded()
         // ...and the laptop decodes it and applies it, in one transaction.
-        let report = try laptop.apply(try Changeset(decoding: bytes))
+        let report = try laptop.apply(try Changeset(decoding: bytes), from: phone.nodeID)
         print(report)   // applied 1, ignored 0
 
         #expect(report.applied == 1 && report.ignored == 0)

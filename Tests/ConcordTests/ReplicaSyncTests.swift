@@ -175,6 +175,26 @@ struct ReplicaSyncTests {
         #expect(try pair.b.database.query("SELECT id FROM reminders ORDER BY id") == [["r1"], ["r2"]])
     }
 
+    /// A changeset whose header names another device than the one the transport says sent it merges, but
+    /// moves no read position: forged "from" a, it would make c skip what a wrote before, for good.
+    @Test func aHeaderNamingAnotherSenderMovesNoReadPosition() throws {
+        let pair = try Pair()
+        let c = try makeReplica(pair.directory, "c.sqlite", node: 3, clock: pair.clock)
+        try pair.a.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'only on a')")
+        try pair.b.database.execute("INSERT INTO reminders (id, title) VALUES ('r3', 'from b')")
+        var forged = try pair.b.changes()
+        forged.source = pair.a.nodeID
+        forged.upTo = min(forged.upTo, try pair.a.version)
+        #expect(try c.apply(forged, from: pair.b.nodeID).applied > 0)
+        #expect(try c.peerVersion(pair.a.nodeID) == 0)
+        try c.apply(pair.a.changes(since: c.peerVersion(pair.a.nodeID)), from: pair.a.nodeID)
+        #expect(try c.database.query("SELECT id FROM reminders ORDER BY id") == [["r1"], ["r2"], ["r3"]])
+        // Without the sender, the header is taken at its word.
+        let d = try makeReplica(pair.directory, "d.sqlite", node: 4, clock: pair.clock)
+        try d.apply(forged)
+        #expect(try d.peerVersion(pair.a.nodeID) == forged.upTo)
+    }
+
     @Test func peersResumeFromTheVersionTheyLastRead() throws {
         let pair = try Pair()
         try pair.a.database.execute("INSERT INTO reminders (id, title) VALUES ('r2', 'bread')")

@@ -41,6 +41,9 @@ final class ApplySession {
     /// Reads the changeset again for ``repeatedRows`` (through a source of its own: the merge is reading the
     /// changeset at the time): set by the caller for the merge, which may need it.
     var findRepeatedRows: (() throws -> Set<Int64>)?
+    /// Whether the source's read position moves (``Replica/apply(_:from:)``: not when the transport said
+    /// another device sent the changeset).
+    var movesReadPosition = true
 
     /// With `keptHere`, the rows are ones this replica accepted earlier and kept (``Replica/takeUpRelayedRows(of:)``):
     /// their stamps passed the drift check when they came, and the clock has read them since, so a clock set
@@ -203,7 +206,8 @@ final class ApplySession {
         if conflictsRecorded > 0 { try conflictLog.prune(replica.configuration.conflictRetention, now: physical) }
         // Rows held back must come again: the peer's read position moves only when none was.
         let peerMoved =
-            report.heldBack == 0 ? try replica.recordPeer(source, since: since, upTo: upTo, at: physical) : false
+            report.heldBack == 0 && movesReadPosition
+            ? try replica.recordPeer(source, since: since, upTo: upTo, at: physical) : false
         if report.applied > 0, let newest = validated.newest {
             var clock = try replica.clock
             try clock.receive(newest.hlc, from: newest.node, physical: physical)

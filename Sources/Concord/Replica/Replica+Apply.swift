@@ -41,12 +41,27 @@ extension Replica {
     /// one transaction merges every row; if no register changed, nothing is
     /// written at all, so applying a changeset twice, or one's own changes,
     /// leaves the file as it was.
+    ///
+    /// The changeset's header names its source, and how far it carries that
+    /// device's changes; this replica then reads that device from there
+    /// (``peerVersion(_:)``). A transport that knows which device sent it (a
+    /// connection it authenticated) passes that device as `sender`: when the
+    /// header names another, the rows merge as any rows do, but no read
+    /// position moves. Why: the header is the sender's word, and a forged
+    /// one ("from" another device, no further than that device has written)
+    /// would make this replica skip what that device wrote before, for good.
+    /// A changeset forwarded whole by another device merges the same way.
+    ///
+    /// ```swift
+    /// try laptop.apply(received, from: phoneNodeID)   // the connection was the phone's
+    /// ```
     @discardableResult
-    public func apply(_ changeset: Changeset) throws -> ApplyReport {
+    public func apply(_ changeset: Changeset, from sender: NodeID? = nil) throws -> ApplyReport {
         try apply(
             source: changeset.source, since: changeset.since, upTo: changeset.upTo, tables: changeset.tables,
             batchSize: max(changeset.rows.count, 1), rows: { changeset.rows.makeIterator() },
-            rereadRows: { try ApplySession.repeatedRows(in: changeset.rows.makeIterator()) })
+            rereadRows: { try ApplySession.repeatedRows(in: changeset.rows.makeIterator()) },
+            movesReadPosition: sender.map { $0 == changeset.source } ?? true)
     }
 
     /// Applies a stream of rows; `rows` is called twice, once to validate and once to apply.
@@ -72,7 +87,7 @@ extension Replica {
     /// it they are found while validating, so `rows` is still called just twice.
     func apply<Rows: ChangeIterator>(
         source: NodeID, since: Int64, upTo: Int64, tables: [TableSchema], batchSize: Int, rows: () throws -> Rows,
-        rereadRows: (() throws -> Set<Int64>)? = nil
+        rereadRows: (() throws -> Set<Int64>)? = nil, movesReadPosition: Bool = true
     ) throws -> ApplyReport {
         // Adopting an additive schema change takes a transaction of its own, before the changeset is checked
         // against the declarations; a table refused for a destructive change has its rows held back.
@@ -80,6 +95,7 @@ extension Replica {
         let session = try ApplySession(
             replica: self, source: source, since: since, upTo: upTo, tables: tables,
             batchSize: batchSize)
+        session.movesReadPosition = movesReadPosition
         try session.validate(rows(), findingRepeatedRows: rereadRows == nil)
         // A peer holding a stamp of this node newer than any it remembers: this file was rolled back.
         try adoptNewNodeIDIfRolledBack(newestOwnStamp: session.newestOwnStamp)
