@@ -22,9 +22,10 @@ extension SimulationRun {
             device.setTime(time)
         }
         for message in network.due(by: .max) {
+            // The connection was the sender's, as it was when it sent the message.
             _ = try deliver(
                 try message.decoded(), to: devices[message.to], from: "device \(message.from)",
-                node: devices[message.from].node, knowledge: message.knowledge)
+                node: message.sent.source, knowledge: message.knowledge)
         }
         result.roundsToConverge += try exchangeUntilQuiet()
         log("liveness phase took \(result.roundsToConverge) rounds")

@@ -64,9 +64,10 @@ extension SimulationRun {
     func deliverDue() throws -> Set<Int> {
         var touched: Set<Int> = []
         for message in network.due(by: time) {
+            // The connection was the sender's, as it was when it sent the message.
             _ = try deliver(
                 try message.decoded(), to: devices[message.to], from: "device \(message.from)",
-                node: devices[message.from].node, knowledge: message.knowledge)
+                node: message.sent.source, knowledge: message.knowledge)
             touched.insert(message.to)
         }
         for index in pendingFetches.sorted() where devices[index].online {

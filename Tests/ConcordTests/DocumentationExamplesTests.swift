@@ -584,6 +584,25 @@ struct MigrationsExamples {
         #expect(phone.tables[0].merges.last == .counter)
     }
 
+    @Test func renamingAColumnInPractice() throws {
+        let (phone, replica) = try devices()
+        try phone.database.execute("ALTER TABLE reminders ADD COLUMN name TEXT")
+        try phone.foldLocalWrites()
+        try phone.database.execute("UPDATE reminders SET name = title WHERE name IS NULL")
+        try phone.database.execute("UPDATE reminders SET name = 'Oat milk'")
+        try Replica.sync([phone, replica])
+
+        // Migrations, "Renaming a column in practice": the device that migrates later
+        try replica.database.execute("ALTER TABLE reminders ADD COLUMN name TEXT")
+        try replica.foldLocalWrites()      // shows the values peers wrote to `name`
+        try replica.database.execute("UPDATE reminders SET name = title WHERE name IS NULL")
+
+        try Replica.sync([phone, replica])
+        for device in [phone, replica] {
+            #expect(try device.database.scalar("SELECT name FROM reminders") == "Oat milk")
+        }
+    }
+
     @Test func destructiveChanges() throws {
         let (phone, laptop) = try devices()
         try phone.database.execute("UPDATE reminders SET title = 'Oat milk'")
