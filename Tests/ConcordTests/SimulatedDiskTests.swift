@@ -347,7 +347,8 @@ struct SimulatedDiskTests {
                         if Bool.random(using: &generator) { try devices.a.foldLocalWrites() }
                         if Bool.random(using: &generator) { try syncBoth(devices.a, devices.b) }
                     }
-                } catch let error where devices.phone.isPoweredOff
+                } catch let error
+                    where devices.phone.isPoweredOff
                     && (error is SQLiteError || (error as? SyncStopped)?.error is SQLiteError)
                 {}
                 devices.phone.crash(using: &generator, tornWriteRate: 0.5, reorderRate: 0.5)
