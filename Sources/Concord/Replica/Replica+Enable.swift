@@ -66,7 +66,7 @@ extension Replica {
             try database.execute(CaptureTriggers(table: table, facts: facts).metadataSQL)
             try installTriggersAndIndexes(for: table, facts: facts, foreignKeys: foreignKeys)
             try refuseUnmergeableValues(of: table, facts: facts)
-            try recordExistingRows(of: table, facts: facts)
+            try recordExistingRows(of: table, facts: facts, foreignKeys: foreignKeys)
             // Rows peers sent of this table while it did not sync here were kept: they merge now.
             do {
                 try loadSyncedTables()
@@ -247,7 +247,9 @@ extension Replica {
 
     /// Stamps every row already in `table` as a local insert; a row kept when sync on the table stopped goes
     /// on from there instead (see `RetiredRows`).
-    private func recordExistingRows(of table: SyncedTable, facts: TableInspector.CaptureFacts) throws {
+    private func recordExistingRows(
+        of table: SyncedTable, facts: TableInspector.CaptureFacts, foreignKeys: [ForeignKey]
+    ) throws {
         try checkIdentity()
         var clock = try self.clock
         var version = try versionFloor(after: try self.version)
@@ -283,6 +285,7 @@ extension Replica {
         let hide = try database.prepare(
             "INSERT OR REPLACE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
                 + "VALUES (\(Array(repeating: "?", count: table.columns.count + 1).joined(separator: ", ")))")
+        let standIns = StandInCheck(replica: self, table: table, foreignKeys: foreignKeys)
         // Rows that keep values as written beside what the table shows, with those values by column.
         var converted: [(key: SQLiteValue, written: [Int: SQLiteValue])] = []
         let rows = try database.prepare(
@@ -296,13 +299,17 @@ extension Replica {
                 try retired
                 ? RetiredRows.continued(key, of: table, shown: shown, database: database) { shown, kept, column in
                     try database.isCopy(shown, of: kept, as: facts.affinities[column])
+                        || standIns.isStandIn(shown, for: kept, column: column)
                 } : nil
             try record(key, continued, now: stamp)
             if let written = continued?.written, !written.isEmpty {
                 converted.append((key, written))
                 // Kept as written beside what the table shows, where its column converts it (see
-                // `RegisterStore.conversions(of:)`).
-                if try written.contains(where: { try database.stored($1, as: facts.affinities[$0]) != $1 }) {
+                // `RegisterStore.conversions(of:)`) or shows a stand-in for a parent that is not visible.
+                if try written.contains(where: {
+                    try database.stored($1, as: facts.affinities[$0]) != $1
+                        || standIns.isStandIn(shown[$0], for: $1, column: $0)
+                }) {
                     try hide.run([key] + shown.indices.map { written[$0] ?? shown[$0] })
                 }
             }

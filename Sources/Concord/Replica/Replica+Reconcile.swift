@@ -63,6 +63,8 @@ extension Replica {
                             separator: ", ")
                         + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")")
             var present: Set<SQLiteValue> = []
+            let formerStandIns = StandInCheck(
+                replica: self, table: table, foreignKeys: parents(of: table.name), actionsMayHaveChanged: true)
             // Rows whose hidden copy keeps values as written that their old columns converted: shown again
             // at the end, as their new columns convert them (and the parked rows, below).
             var copies: [RowRef] = []
@@ -93,6 +95,8 @@ extension Replica {
                         // stand-in it showed for a parent that is not visible.
                         guard let written = kept?.columns[column]?.value else { return true }
                         if let standIn = standIns[column], row[1 + column] == standIn { return false }
+                        // The stand-in it showed under a key action the rebuild changed (SET NULL made CASCADE).
+                        if try formerStandIns.isStandIn(row[1 + column], for: written, column: column) { return false }
                         return try !database.isCopy(row[1 + column], of: written, as: facts.affinities[column])
                     }
                     // A new column's register came from a newer peer (relayed): written if the table differs.
