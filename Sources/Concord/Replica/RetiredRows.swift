@@ -173,8 +173,10 @@ enum RetiredRows {
     }
 
     /// How the row `key` of `table`, gone from the table, is recorded before it is deleted again: as it was,
-    /// in its last life alive, with its stamps, and per column of `table` its value (NULL, and no stamp, for
-    /// a column it did not have).
+    /// in its last life alive, with its stamps, and per column of `table` its value (NULL, and no register,
+    /// for a column it did not have: the stamp (0, 0), which the rows table reads as none; a `nil` stamp
+    /// would be the row's own, and a later life the row takes from a peer that lacks the column would keep
+    /// that NULL over the column's DEFAULT).
     static func gone(_ key: SQLiteValue, of table: SyncedTable, database: Database) throws
         -> (Continued, [SQLiteValue])?
     {
@@ -182,7 +184,7 @@ enum RetiredRows {
         return (
             Continued(
                 life: kept.life % 2 == 1 ? kept.life : kept.life - 1, stamp: kept.stamp, liveness: kept.liveness,
-                columns: kept.columns.map { $0?.stamp }),
+                columns: kept.columns.map { $0?.stamp ?? (hlc: 0, node: 0) }),
             kept.columns.map { $0?.value ?? .null }
         )
     }
