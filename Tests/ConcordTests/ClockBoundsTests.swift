@@ -40,15 +40,16 @@ struct ClockBoundsTests {
         for device in d { #expect(try device.check().isConsistent) }
     }
 
-    @Test func aClockPastTheYear6429IsRefusedAndChangesNothing() throws {
+    @Test func aClockPastTheYear4000IsRefusedAndChangesNothing() throws {
         let d = try devices()
         try d[0].database.execute("INSERT INTO notes VALUES ('n1', 'x')")
-        clock.set(HybridLogicalClock.maxPhysical + 1)
+        let late = Replica.latestClockReading + 1
+        clock.set(late)
         let before = try d[0].database.query("SELECT * FROM _concord_state")
-        #expect(throws: ReplicaError.clockOutOfRange(unixMilliseconds: HybridLogicalClock.maxPhysical + 1)) {
+        #expect(throws: ReplicaError.clockOutOfRange(unixMilliseconds: late)) {
             try d[0].foldLocalWrites()
         }
-        #expect(throws: ReplicaError.clockOutOfRange(unixMilliseconds: HybridLogicalClock.maxPhysical + 1)) {
+        #expect(throws: ReplicaError.clockOutOfRange(unixMilliseconds: late)) {
             try d[1].apply(d[0].changes(since: 0))
         }
         #expect(try d[0].database.query("SELECT * FROM _concord_state") == before)
@@ -70,6 +71,36 @@ struct ClockBoundsTests {
         // The clock itself, at its last reading, stays there rather than wrap.
         var top = HybridLogicalClock(last: HLCTimestamp(rawValue: UInt64(Int64.max)))
         #expect(top.tick(physical: HybridLogicalClock.maxPhysical).rawValue == UInt64(Int64.max))
+    }
+
+    /// A replica that once folded under the latest clock it accepts, set right since, still folds: its
+    /// versions keep room (near the year 6429, 65,536 more writes trapped on overflow, every fold after).
+    @Test func aReplicaThatFoldedAtTheLatestClockKeepsFolding() throws {
+        let d = try devices()
+        clock.set(Replica.latestClockReading)
+        try d[0].database.execute("INSERT INTO notes VALUES ('late', 'x')")
+        try d[0].foldLocalWrites()
+        clock.set(epoch2026)
+        try d[0].database.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 70000) "
+                + "INSERT INTO notes SELECT 'n' || i, 'x' FROM n")
+        #expect(try d[0].foldLocalWrites() == 70_000)
+        #expect(try d[0].check().isConsistent)
+    }
+
+    /// A peer relaying a replica's own writes back is not "a device whose clock runs fast" to it, after
+    /// its clock was set back: its own stamps are at or below its clock's last reading.
+    @Test func aReplicasOwnStampsRelayedBackAreTakenAfterItsClockWasSetBack() throws {
+        let d = try devices()
+        try d[0].database.execute("INSERT INTO notes VALUES ('n1', 'x')")
+        try Replica.sync(d)
+        clock.advance(by: -3_600_000)
+        #expect(try d[0].apply(d[1].changes(since: 0)).applied == 0)
+        // A stamp of its own it never issued (above its clock's last reading) is held to the limit.
+        var forged = try d[1].changes(since: 0)
+        forged.rows[0].registers.liveness.stamp = Stamp(
+            hlc: HLCTimestamp(milliseconds: UInt64(epoch2026 + day), counter: 0), node: d[0].nodeID)
+        #expect(throws: ClockDriftError.self) { try d[0].apply(forged) }
     }
 
     @Test func aDriftRefusalSaysHowLongUntilTheChangesAreTaken() {

@@ -208,7 +208,7 @@ final class ApplySession {
         let peerMoved =
             report.heldBack == 0 && movesReadPosition
             ? try replica.recordPeer(source, since: since, upTo: upTo, at: physical) : false
-        if report.applied > 0, let newest = validated.newest {
+        if report.applied > 0, let newest = validated.newestUnread {
             var clock = try replica.clock
             try clock.receive(newest.hlc, from: newest.node, physical: physical)
             try replica.storeClock(clock, version: run.version)

@@ -88,19 +88,24 @@ extension Replica {
         return max(stored, Int64(clamping: physical) - 1)
     }
 
-    /// The physical clock's reading, in Unix milliseconds; refused past what a stamp holds.
+    /// The physical clock's reading, in Unix milliseconds; refused past ``latestClockReading``.
     ///
-    /// Why: a reading past the year 6429 (``HybridLogicalClock/maxPhysical``) would be held at that limit,
-    /// and every stamp and version issued from it would then count up from the top of the 63 bits SQLite
-    /// stores until they overflowed: one command run under such a clock left a replica that could never
-    /// fold again. A clock that far off is set wrong, so nothing is stamped until it is set right.
+    /// Why: stamps and versions count up from the clock's reading, one per write, within the 63 bits SQLite
+    /// stores. A reading near the last one a stamp holds (the year 6429, ``HybridLogicalClock/maxPhysical``)
+    /// left them too little room: a replica that once folded under such a clock, set right since, trapped
+    /// on an overflow at a later fold of a few thousand writes, and could never fold again. A clock that far
+    /// off is set wrong, so nothing is stamped until it is set right.
     ///
     /// ```swift
-    /// let now = try replica.physicalTime()   // throws ReplicaError.clockOutOfRange in the year 7000
+    /// let now = try replica.physicalTime()   // throws ReplicaError.clockOutOfRange in the year 5000
     /// ```
     func physicalTime() throws -> Int64 {
         let now = configuration.clock.unixMilliseconds()
-        guard now <= HybridLogicalClock.maxPhysical else { throw ReplicaError.clockOutOfRange(unixMilliseconds: now) }
+        guard now <= Self.latestClockReading else { throw ReplicaError.clockOutOfRange(unixMilliseconds: now) }
         return now
     }
+
+    /// The latest clock reading a replica stamps under: the start of the year 4000 (UTC), in Unix ms.
+    /// Versions issued from it stay below 2^62, which leaves 2^62 writes of room before SQLite's 2^63.
+    public static let latestClockReading: Int64 = 64_060_588_800_000
 }

@@ -110,8 +110,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
             return "the database stores text as \(encoding), but a replica carries text byte for byte as UTF-8, "
                 + "which \(encoding) cannot hold exactly; use a database created with the default encoding (UTF-8)"
         case .clockOutOfRange(let now):
-            return "this device's clock reads \(now) ms after 1970, past the year 6429, the last time a stamp can "
-                + "hold; nothing was changed. Set the clock right, then try again"
+            return "this device's clock reads \(now) ms after 1970, past the year 4000, the latest clock Concord "
+                + "stamps under; nothing was changed. Set the clock right, then try again"
         case .damagedMetadata(let detail):
             return "Concord's metadata in this database is damaged: \(detail); restore the file from a backup, "
                 + "or copy the app's tables into a new database and enable sync there"

@@ -88,7 +88,8 @@ public struct ClockDriftError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         "a stamp from node \(node) is \(drift) ms ahead of this replica's clock, "
             + "more than the allowed \(maxDrift) ms; nothing was applied. Either that device's clock runs fast "
-            + "or this one's runs slow: set whichever is wrong right (or raise maxDrift), then sync again. "
+            + "or this one's runs slow: set whichever is wrong right (or have the app raise "
+            + "Replica.Configuration.maxDrift), then sync again. "
             + "If both are right now, that device stamped while its clock ran fast, and its changes are taken "
             + "once this clock is within \(maxDrift) ms of them, in \(Self.duration(Int64(clamping: Int128(drift) - Int128(maxDrift))))"
     }
