@@ -49,9 +49,14 @@ struct ClockReadingTests {
         #expect(readings.map(\.sqliteValue) == readings.map(\.sqliteValue).sorted())
     }
 
-    @Test func aReadingPrintsAsMillisecondsDotCounter() {
-        #expect(HLCTimestamp(milliseconds: 1_700_000_000_000, counter: 3).description == "1700000000000.3")
-        #expect(HLCTimestamp.zero.description == "0.0")
+    @Test func aReadingPrintsAsMillisecondsDotCounterInFiveDigits() {
+        #expect(HLCTimestamp(milliseconds: 1_700_000_000_000, counter: 3).description == "1700000000000.00003")
+        #expect(HLCTimestamp(milliseconds: 1_700_000_000_000, counter: 65_535).description == "1700000000000.65535")
+        #expect(HLCTimestamp.zero.description == "0.00000")
+        // Read as decimals, they order as the clock does.
+        let readings = [(5, 4), (5, 12), (6, 0)].map { HLCTimestamp(milliseconds: $0, counter: $1) }
+        let decimals = readings.map { Double($0.description)! }
+        #expect(decimals == decimals.sorted())
         // Milliseconds beyond 48 bits do not fit: their high bits are lost, the counter is kept.
         #expect(HLCTimestamp(milliseconds: 1 << 48 | 5, counter: 7) == HLCTimestamp(milliseconds: 5, counter: 7))
     }

@@ -208,9 +208,10 @@ final class ApplySession {
         let peerMoved =
             report.heldBack == 0 && movesReadPosition
             ? try replica.recordPeer(source, since: since, upTo: upTo, at: physical) : false
-        if report.applied > 0, let newest = validated.newestUnread {
+        if report.applied > 0 {
+            // The clock reads what it has not read yet; the version moves whatever the stamps.
             var clock = try replica.clock
-            try clock.receive(newest.hlc, from: newest.node, physical: physical)
+            if let newest = validated.newestUnread { try clock.receive(newest.hlc, from: newest.node, physical: physical) }
             try replica.storeClock(clock, version: run.version)
         }
         return report.applied > 0 || peerMoved || !declarations.isEmpty || conflictsRecorded > 0

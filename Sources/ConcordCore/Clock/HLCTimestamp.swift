@@ -37,6 +37,10 @@ public struct HLCTimestamp: RawRepresentable, Hashable, Comparable, Sendable, Cu
     /// Earlier: by milliseconds, then by counter, which is the order of the packed values.
     public static func < (lhs: HLCTimestamp, rhs: HLCTimestamp) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// `milliseconds.counter`, such as `1700000000000.3`.
-    public var description: String { "\(milliseconds).\(counter)" }
+    /// `milliseconds.counter`, the counter in five digits, such as `1700000000000.00003`: read as a decimal,
+    /// it orders as the clock does (`.4` and `.12` read the other way round).
+    public var description: String {
+        let counter = String(counter)
+        return "\(milliseconds)." + String(repeating: "0", count: max(0, 5 - counter.count)) + counter
+    }
 }
