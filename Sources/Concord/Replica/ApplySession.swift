@@ -211,7 +211,9 @@ final class ApplySession {
         if report.applied > 0 {
             // The clock reads what it has not read yet; the version moves whatever the stamps.
             var clock = try replica.clock
-            if let newest = validated.newestUnread { try clock.receive(newest.hlc, from: newest.node, physical: physical) }
+            if let newest = validated.newestUnread {
+                try clock.receive(newest.hlc, from: newest.node, physical: physical)
+            }
             try replica.storeClock(clock, version: run.version)
         }
         return report.applied > 0 || peerMoved || !declarations.isEmpty || conflictsRecorded > 0
