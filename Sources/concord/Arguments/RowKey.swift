@@ -18,7 +18,7 @@ struct RowKey: ArgumentValue, Equatable {
     init(argument: String) throws(InvalidArgument) {
         let utf8 = Array(argument.utf8)
         if Self.looksLikeBlob(utf8) {
-            guard let bytes = Self.hexBytes(utf8[2..<(utf8.count - 1)]) else {
+            guard let bytes = Hex.decode(String(decoding: utf8[2..<(utf8.count - 1)], as: UTF8.self)) else {
                 throw InvalidArgument(
                     "X'…' takes hex digits in pairs for a BLOB key; for a TEXT key spelled so, quote it as SQL does: "
                         + Self.quoted(argument))
@@ -55,26 +55,5 @@ struct RowKey: ArgumentValue, Equatable {
 
     private static func isQuoted(_ utf8: [UInt8]) -> Bool {
         utf8.count >= 2 && utf8.first == UInt8(ascii: "'") && utf8.last == UInt8(ascii: "'")
-    }
-
-    private static func hexBytes(_ digits: ArraySlice<UInt8>) -> [UInt8]? {
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
