@@ -50,7 +50,14 @@ extension SimulationRun {
         if forgery.genuineRows {
             let knowledge = peer.knowledge.about(changeset.rows.map { RowRef(table: $0.table, key: $0.key) })
             try applyHostile(changeset, forgery, from: peer, to: device, knowledge: knowledge, mustRefuse: false)
-        } else if try !acceptedOnCopy(changeset, forgery, of: device) {
+        } else if case .refused(let error) = try onCopy(changeset, forgery, of: device) {
+            // The copy is another device (a node id of its own): a refusal of the receiver's own stamps as too
+            // far ahead of its clock is the copy's alone, since the receiver does not hold its own stamps to the
+            // limit. The copy cannot tell what the receiver does with the forgery, so the receiver is spared,
+            // as when the copy accepts one.
+            guard (error as? ClockDriftError)?.node != device.node else {
+                return refused(device, forgery, "by a copy, for the receiver's own stamps: the receiver is spared")
+            }
             try applyHostile(changeset, forgery, from: peer, to: device, knowledge: Knowledge(), mustRefuse: true)
         } else if attack == .reusedStamp {
             try checkTiesSettleAlike(changeset, forgery, of: device)
@@ -98,15 +105,21 @@ extension SimulationRun {
     }
 
     /// Tries `changeset` on a scratch copy of `device`; `true` when the copy accepted it (and stayed consistent).
-    private func acceptedOnCopy(_ changeset: Changeset, _ forgery: HostilePeer.Forgery, of device: SimulatedDevice)
-        throws -> Bool
+    /// What a scratch copy of `device` made of a forged changeset.
+    private enum CopyVerdict {
+        case accepted
+        case refused(any Error)
+    }
+
+    private func onCopy(_ changeset: Changeset, _ forgery: HostilePeer.Forgery, of device: SimulatedDevice)
+        throws -> CopyVerdict
     {
         let copy = try scratchCopy(of: device, node: 0xEE)
         let report: ApplyReport
         do {
             report = try copy.apply(changeset)
         } catch {
-            return false
+            return .refused(error)
         }
         result.hostileAccepted += 1
         log("a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)): \(report)")
@@ -122,7 +135,7 @@ extension SimulationRun {
                 "a copy of device \(device.index) accepted a hostile changeset (\(forgery.what)) "
                     + "and cannot pass its changes on: \(problem)")
         }
-        return true
+        return .accepted
     }
 
     /// Why `replica` cannot send what it holds, or `nil`: its whole export must read back as sent in
