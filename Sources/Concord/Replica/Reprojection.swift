@@ -174,7 +174,29 @@ final class Reprojection {
         for key in replica.parents(of: row.table) where key.action.revivesParent && isChanged {
             if let parent = try visibility.parent(of: stored.registers, through: key) { next.append(parent) }
         }
+        next += try cycleAbove(row, placement, changed: isChanged || reasonChanged)
         return next
+    }
+
+    /// The other rows of the cycle a changed `row` is on, from its parent up, to decide again.
+    ///
+    /// Why: a row that moved onto a cycle may have closed a new one through rows already on an old one
+    /// (2 and 3 on a cycle, 1 below 3; 2 moves under 1). Their children's reasons read the same as before
+    /// ("on a cycle through" the same parent), so looking again at children stops there, and a row the
+    /// new cycle runs through kept "parent not visible" where every other device said "on a cycle"
+    /// (`batched-wide` seed 70374). The walk follows each member's cycle reason as decided so far; the
+    /// first member is always taken, and whatever it decides anew propagates from it.
+    private func cycleAbove(_ row: RowRef, _ placement: Placement, changed: Bool) throws -> [RowRef] {
+        guard changed, case .hidden(.onCycle(let table, let key)?) = placement else { return [] }
+        var members: [RowRef] = []
+        var member = RowRef(table: table, key: key)
+        var seen: Set<RowRef> = [row]
+        while seen.insert(member).inserted {
+            members.append(member)
+            guard case .hidden(.onCycle(let table, let key)?) = try visibility.placement(of: member) else { break }
+            member = RowRef(table: table, key: key)
+        }
+        return members
     }
 
     /// The parent key `key`'s default names.
