@@ -295,21 +295,23 @@ extension Replica {
             let stamp = clock.tick(physical: try physicalTime())
             let key = rows.column(0)
             let shown = table.columns.indices.map { rows.column(Int32($0 + 1)) }
+            var standInColumns: Set<Int> = []
             let continued =
                 try retired
                 ? RetiredRows.continued(key, of: table, shown: shown, database: database) { shown, kept, column in
-                    try database.isCopy(shown, of: kept, as: facts.affinities[column])
-                        || standIns.isStandIn(shown, for: kept, column: column)
+                    if try database.isCopy(shown, of: kept, as: facts.affinities[column]) { return true }
+                    guard try standIns.isStandIn(shown, for: kept, column: column) else { return false }
+                    standInColumns.insert(column)
+                    return true
                 } : nil
             try record(key, continued, now: stamp)
             if let written = continued?.written, !written.isEmpty {
                 converted.append((key, written))
                 // Kept as written beside what the table shows, where its column converts it (see
                 // `RegisterStore.conversions(of:)`) or shows a stand-in for a parent that is not visible.
-                if try written.contains(where: {
-                    try database.stored($1, as: facts.affinities[$0]) != $1
-                        || standIns.isStandIn(shown[$0], for: $1, column: $0)
-                }) {
+                if try !standInColumns.isEmpty
+                    || written.contains(where: { try database.stored($1, as: facts.affinities[$0]) != $1 })
+                {
                     try hide.run([key] + shown.indices.map { written[$0] ?? shown[$0] })
                 }
             }

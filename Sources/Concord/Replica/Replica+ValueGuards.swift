@@ -49,8 +49,9 @@ extension Replica {
     /// The synced columns of `table` that its in-place write guard does not cover, in the table's order.
     /// (Names match as SQLite's do, but for ASCII case: a column the app renamed `TITLE` is still covered.)
     func columnsWritableInPlace(_ table: SyncedTable) throws -> [String] {
-        let guarded = try database.pragma("index_info", of: Metadata.inPlaceWriteGuard(table.id))
-            .compactMap { $0.text("name") }
-        return table.columns.filter { column in !guarded.contains { SQLiteName.same($0, column) } }
+        let guarded = Set(
+            try database.pragma("index_info", of: Metadata.inPlaceWriteGuard(table.id))
+                .compactMap { $0.text("name").map(SQLiteName.folded) })
+        return table.columns.filter { !guarded.contains(SQLiteName.folded($0)) }
     }
 }

@@ -330,11 +330,12 @@ struct TableInspector {
     /// (which then compares by type too: that costs time, never a missed change).
     func declaredColumns(of table: SyncedTable) throws -> [(type: String, defaultSQL: String?)?] {
         // Matched as SQLite matches names: by bytes but for ASCII case (a column renamed `title` to `TITLE`).
-        let rows = try database.pragma("table_xinfo", of: table.name).compactMap { row in
-            row.text("name").map { (name: $0, type: row.text("type") ?? "", defaultSQL: row.text("dflt_value")) }
+        var declared: [[UInt8]: (type: String, defaultSQL: String?)] = [:]
+        for row in try database.pragma("table_xinfo", of: table.name) {
+            guard let name = row.text("name") else { continue }
+            declared[SQLiteName.folded(name)] =
+                declared[SQLiteName.folded(name)] ?? (row.text("type") ?? "", row.text("dflt_value"))
         }
-        return table.columns.map { column in
-            rows.first { SQLiteName.same($0.name, column) }.map { (type: $0.type, defaultSQL: $0.defaultSQL) }
-        }
+        return table.columns.map { declared[SQLiteName.folded($0)] }
     }
 }
