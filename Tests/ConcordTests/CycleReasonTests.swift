@@ -12,14 +12,20 @@ import Testing
 /// said "on a cycle" (`wide` seed 9004).
 @Suite(.tags(.replica))
 struct CycleReasonTests {
-    @Test func aCycleClosedByTheLastRowToArriveParksEveryRowOnItAsOnACycle() throws {
-        let clock = ManualClock(unixMilliseconds: epoch2026)
-        let devices = try inMemoryReplicas(2, clock: clock) { replica, _ in
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    /// Two devices syncing a table of folders, each under its parent (`ON DELETE CASCADE`).
+    private func folders() throws -> [Replica] {
+        try inMemoryReplicas(2, clock: clock) { replica, _ in
             try replica.database.execute(
                 "CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, "
                     + "parent TEXT REFERENCES folders(id) ON DELETE CASCADE)")
             try replica.enableSync(on: "folders")
         }
+    }
+
+    @Test func aCycleClosedByTheLastRowToArriveParksEveryRowOnItAsOnACycle() throws {
+        let devices = try folders()
         // The app keeps foreign keys off: 4 → 2 → 3 → 4, the last link written after the first two synced.
         try devices[0].database.execute("INSERT INTO folders VALUES ('4', '2'), ('3', '4')")
         try Replica.sync(devices)
@@ -40,13 +46,7 @@ struct CycleReasonTests {
     /// A row that moves onto a cycle may close a new one through rows of an old one: the row below them is
     /// on it now, though the reasons of the rows between read as before (`batched-wide` seed 70374).
     @Test func aMoveThatClosesANewCycleThroughAnOldOneParksTheRowBelowAsOnIt() throws {
-        let clock = ManualClock(unixMilliseconds: epoch2026)
-        let devices = try inMemoryReplicas(2, clock: clock) { replica, _ in
-            try replica.database.execute(
-                "CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, "
-                    + "parent TEXT REFERENCES folders(id) ON DELETE CASCADE)")
-            try replica.enableSync(on: "folders")
-        }
+        let devices = try folders()
         // 2 and 3 on a cycle, 1 below 3 (foreign keys off in the app); the other device wrote 2 under 1, later.
         try devices[0].database.execute("INSERT INTO folders VALUES ('3', '2'), ('2', '3'), ('1', '3')")
         try devices[0].foldLocalWrites()

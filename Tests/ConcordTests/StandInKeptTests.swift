@@ -48,6 +48,17 @@ struct StandInKeptTests {
         }
     }
 
+    /// The app's migration: `c` rebuilt with its key made `ON DELETE CASCADE`, in one transaction.
+    private func rebuildWithCascade(_ replica: Replica) throws {
+        try replica.database.transaction {
+            try replica.database.execute(
+                """
+                CREATE TABLE c_new (id TEXT PRIMARY KEY NOT NULL, pid TEXT REFERENCES p(id) ON DELETE CASCADE, title TEXT);
+                INSERT INTO c_new SELECT * FROM c; DROP TABLE c; ALTER TABLE c_new RENAME TO c;
+                """)
+        }
+    }
+
     @Test func disablingAndEnablingAgainKeepsTheReference() throws {
         let (a, b) = try devices()
         try a.disableSync(on: "c")
@@ -57,23 +68,11 @@ struct StandInKeptTests {
 
     @Test func aRebuildThatMakesTheKeyCascadeKeepsTheReference() throws {
         let (a, b) = try devices()
-        try a.database.transaction {
-            try a.database.execute(
-                """
-                CREATE TABLE c_new (id TEXT PRIMARY KEY NOT NULL, pid TEXT REFERENCES p(id) ON DELETE CASCADE, title TEXT);
-                INSERT INTO c_new SELECT * FROM c; DROP TABLE c; ALTER TABLE c_new RENAME TO c;
-                """)
-        }
+        try rebuildWithCascade(a)
         try a.foldLocalWrites()
         // Under CASCADE the child waits hidden while its parent is gone.
         #expect(try a.database.query("SELECT id FROM c").isEmpty)
-        try b.database.transaction {
-            try b.database.execute(
-                """
-                CREATE TABLE c_new (id TEXT PRIMARY KEY NOT NULL, pid TEXT REFERENCES p(id) ON DELETE CASCADE, title TEXT);
-                INSERT INTO c_new SELECT * FROM c; DROP TABLE c; ALTER TABLE c_new RENAME TO c;
-                """)
-        }
+        try rebuildWithCascade(b)
         try expectReattached(a, b)
     }
 }
