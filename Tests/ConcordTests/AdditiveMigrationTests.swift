@@ -83,6 +83,27 @@ struct AdditiveMigrationTests {
         #expect(try a.database.scalar("SELECT best FROM reminders") == .integer(merge == .max ? 9 : 1))
     }
 
+    /// A device that adds a `max` (or `min`) column after peers wrote it keeps their value: its rows start
+    /// at the DEFAULT (above), joined with what it relayed, not written over it. The simulator's
+    /// rolling-upgrade family found it: the device showed the DEFAULT, its peers the value, for good.
+    @Test(arguments: [ColumnMerge.max, .min])
+    func aJoinedColumnAddedLaterKeepsWhatPeersWroteThere(merge: ColumnMerge) throws {
+        let (old, new) = try pair()
+        let added = "ALTER TABLE reminders ADD COLUMN best INTEGER NOT NULL DEFAULT 5"
+        try new.database.execute(added)
+        try new.enableSync(on: "reminders", merges: ["best": merge])
+        let peers = merge == .max ? 6 : 4
+        try new.database.execute("INSERT INTO reminders (id, title, best) VALUES ('r1', 'milk', \(peers))")
+        try Replica.sync([old, new])
+        try old.database.execute(added)
+        try old.enableSync(on: "reminders", merges: ["best": merge])
+        try Replica.sync([old, new])
+        for replica in [old, new] {
+            #expect(try replica.database.scalar("SELECT best FROM reminders") == .integer(Int64(peers)))
+            #expect(try replica.check().isConsistent)
+        }
+    }
+
     @Test func aValueWrittenBeforeConcordLookedIsCaptured() throws {
         let (a, b) = try pair()
         try a.database.execute("INSERT INTO reminders (id, title) VALUES ('r1', 'milk'), ('r2', 'tea')")

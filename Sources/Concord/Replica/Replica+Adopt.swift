@@ -154,6 +154,11 @@ extension Replica {
 
     /// Logs `writes` as local updates stamped at the next fold, putting back in the table any value that
     /// showing what peers wrote to the same columns replaced meanwhile.
+    ///
+    /// A written column merged by value is logged as changed from what the row showed once peers' values
+    /// were taken up, which the fold joins the write with: a `max` column's DEFAULT written in every row
+    /// must not replace a higher value a peer wrote. A counter's is logged as changed from its default,
+    /// what the app saw when it wrote, so its change is what the app added.
     func logNewColumnWrites(_ writes: [NewColumnWrite], of table: SyncedTable) throws {
         let defaults = try facts(of: table).defaults
         for write in writes {
@@ -171,13 +176,18 @@ extension Replica {
                             + " WHERE \(table.quotedKey) = ?", columns.map { write.values[$0] } + [write.key])
                 }
             }
-            try logUpdate(of: table, key: write.key, changed: write.changed, values: write.values, defaults: defaults)
+            var olds = defaults
+            for (offset, column) in columns.enumerated() where table.merges[column] != .counter {
+                if let shown { olds[column] = shown[offset] }
+            }
+            try logUpdate(of: table, key: write.key, changed: write.changed, values: write.values, olds: olds)
         }
     }
 
-    /// Appends an update of `key` to the capture log, with the old and new values of value-merged columns.
+    /// Appends an update of `key` to the capture log, with the old and new values of value-merged columns:
+    /// `olds` for the columns it changed, the new value for the others.
     func logUpdate(
-        of table: SyncedTable, key: SQLiteValue, changed: [Bool], values: [SQLiteValue], defaults: [SQLiteValue]
+        of table: SyncedTable, key: SQLiteValue, changed: [Bool], values: [SQLiteValue], olds: [SQLiteValue]
     ) throws {
         guard changed.contains(true) else { return }
         try database.execute(
@@ -189,6 +199,6 @@ extension Replica {
             "INSERT INTO \(table.logValuesTable) (seq, "
                 + joined.flatMap { [Metadata.oldValueColumn($0), Metadata.newValueColumn($0)] }.joined(separator: ", ")
                 + ") VALUES (last_insert_rowid()" + String(repeating: ", ?", count: 2 * joined.count) + ")",
-            joined.flatMap { [changed[$0] ? defaults[$0] : values[$0], values[$0]] })
+            joined.flatMap { [changed[$0] ? olds[$0] : values[$0], values[$0]] })
     }
 }
