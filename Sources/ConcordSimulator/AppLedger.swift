@@ -55,7 +55,7 @@ struct AppLedger {
             var values = statement.values(of: write.row, kind: kind, table: table)
             // A rebuild's copy of a column whose hidden copy is what the row showed (a stand-in, a converted
             // value) is not a write: the columns the reconcile stamped are the ones it wrote.
-            if statement.rebuilds, kind == .update, table.policy == .column {
+            if statement.rebuilds || statement.takesUpColumns, kind == .update, table.policy == .column {
                 values = values.filter { $0.key < write.columnStamps.count && write.columnStamps[$0.key] != nil }
             }
             // A copy's fold of its original's statement: the counter changes are the original's, whatever the

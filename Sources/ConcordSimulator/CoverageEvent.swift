@@ -70,6 +70,9 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     case copiedRefusedWrite = "copied-refused-write"
     /// An upgrade's migration rebuilt a synced table (create, copy, drop, rename), dropping its capture.
     case rebuild = "table-rebuild"
+    /// Taking up an upgrade's new columns wrote values of the device's own: a `max` or `min` column's
+    /// DEFAULT in every row, or what the migration put there.
+    case newColumnTakenUp = "new-column-taken-up"
     /// A hostile changeset was refused (by the decoder or the replica).
     case hostileRefused = "hostile-refused"
     /// A hostile changeset was accepted (by the receiver, or by a scratch copy of it).

@@ -11,6 +11,9 @@ extension SimulationRun {
         let tables: TableSnapshot
         /// The device's clock's last reading, Concord's last look before the migrations.
         let lastLook: HLCTimestamp
+        /// The capture log's end before the migrations: what Concord logs after it while taking up the
+        /// release's new columns is the migration's write (``recordNewColumnWrites(on:since:)``).
+        let logEnd: Int64
     }
 
     /// Upgrades `device`'s app to release `version` (nothing when it runs that one or a newer one already).
@@ -24,7 +27,7 @@ extension SimulationRun {
         if upgradeBaselines[device.index] == nil {
             upgradeBaselines[device.index] = try UpgradeBaseline(
                 roots: Self.tableRoots(of: device.replica), tables: TableSnapshot(of: device.replica),
-                lastLook: device.replica.clock.last)
+                lastLook: device.replica.clock.last, logEnd: device.replica.captureLogEnd())
         }
         try device.upgrade(to: version, workload: workload)
         try recordRebuilds(on: device)
@@ -51,8 +54,33 @@ extension SimulationRun {
             written = WrittenStatements(device: device.index, statements: [statement])
             result.coverage.record(.rebuild)
             try collectWrites(only: [device.index])
+        } else {
+            try recordNewColumnWrites(on: device, since: baseline)
         }
         upgradeBaselines[device.index] = nil
+    }
+
+    /// Records what Concord wrote while taking up the columns `device`'s finished upgrade added, as the
+    /// device's writes: a `max` or `min` column with a DEFAULT starts every row there, and a value the
+    /// migration put in a new column, or a changing DEFAULT's (`CURRENT_TIMESTAMP`), is the device's own.
+    ///
+    /// Why: enabling the release's tables logs those writes (``Replica/enableSync(on:policy:merges:)``), and
+    /// the next fold stamps them; the app wrote none of them, so the ledger must hear of them from the
+    /// upgrade, or the run blames the device for stamping writes its app never made. The app folds right
+    /// after upgrading, as it does after a rebuild; what the writes were is read from the tables before
+    /// and after, and which columns from the registers (``Statement/takesUpColumns``).
+    private func recordNewColumnWrites(on device: SimulatedDevice, since baseline: UpgradeBaseline) throws {
+        guard written == nil, device.waiting.isEmpty,
+            !(try device.replica.capturedRows(after: baseline.logEnd).isEmpty)
+        else { return }
+        _ = try device.replica.foldLocalWrites()
+        var statement = Statement(
+            sql: "migration to release \(device.version), taking up new columns", before: baseline.tables,
+            after: try TableSnapshot(of: device.replica))
+        statement.takesUpColumns = true
+        written = WrittenStatements(device: device.index, statements: [statement])
+        result.coverage.record(.newColumnTakenUp)
+        try collectWrites(only: [device.index])
     }
 
     /// Each table's first page in the file, by name.

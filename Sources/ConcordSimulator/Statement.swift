@@ -31,6 +31,10 @@ struct Statement {
     var lastLook: HLCTimestamp?
     /// Whether this stands for a migration that rebuilt its tables (see ``lastLook``).
     var rebuilds: Bool { lastLook != nil }
+    /// Whether this stands for what Concord wrote taking up a migration's new columns: a `max` or `min`
+    /// column's DEFAULT in every row, values the migration put there. Its writes are the columns the
+    /// device's registers stamped, which the tables before (without those columns) and after cannot tell.
+    var takesUpColumns = false
     /// Whether the statement replaces rows by deleting them with their triggers firing: an `INSERT OR
     /// REPLACE` (or `REPLACE`) on a connection with `recursive_triggers` on. A row it replaced is then
     /// deleted and inserted again, a new life (as a DELETE and an INSERT make), not updated in place.
@@ -180,7 +184,7 @@ struct Statement {
             let was =
                 deletesReplacedRows && kind == .insert
                 ? nil : before[row].flatMap { index < $0.count ? $0[index] : nil }
-            if !rebuilds, let old, old[index] == new[index] { continue }
+            if !rebuilds, let old, index < old.count, old[index] == new[index] { continue }
             values[index] =
                 table.merges[index] == .counter
                 ? .integer((new[index].integerValue ?? 0) &- (was?.integerValue ?? 0)) : new[index]
