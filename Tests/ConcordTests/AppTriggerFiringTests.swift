@@ -102,4 +102,48 @@ struct AppTriggerFiringTests {
         #expect(try rows(d[1], "SELECT id, title, locked FROM notes") == [["n1", "Renamed", 0]])
         #expect(try rows(d[1], "SELECT what FROM audit") == [["Renamed"]])
     }
+
+    /// A fold that joins a value-merged column writes it only where the row shows another value. Before,
+    /// it wrote the column again after the app's own insert or update: an AFTER UPDATE trigger wrote its
+    /// outbox twice, and a "locked rows stay as they are" trigger aborted the fold, so every command on the
+    /// replica failed, every table, for good.
+    @Test(arguments: [ColumnMerge.counter, .max, .min, .union])
+    func aFoldWritesAMergedColumnOnlyWhereItChanges(merge: ColumnMerge) throws {
+        let d = try inMemoryReplicas(2, clock: clock) { replica, _ in
+            try replica.database.execute(
+                """
+                CREATE TABLE posts (id TEXT PRIMARY KEY NOT NULL, likes, locked INTEGER NOT NULL DEFAULT 0);
+                CREATE TRIGGER posts_locked BEFORE UPDATE ON posts WHEN OLD.locked = 1
+                    BEGIN SELECT RAISE(ABORT, 'the post is locked'); END;
+                CREATE TABLE outbox (message TEXT);
+                CREATE TRIGGER posts_changed AFTER UPDATE ON posts
+                    BEGIN INSERT INTO outbox VALUES (NEW.id || ' ' || NEW.likes); END;
+                CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);
+                """)
+            try replica.enableSync(on: "posts", merges: ["likes": merge])
+            try replica.enableSync(on: "notes")
+        }
+        let (first, second): (SQLiteValue, SQLiteValue) =
+            merge == .union
+            ? (.text("[\"a\"]"), .text("[\"a\",\"b\"]")) : (.integer(3), .integer(merge == .min ? 2 : 4))
+        try d[0].database.execute(
+            "INSERT INTO posts (id, likes, locked) VALUES ('archived', ?1, 1), ('open', ?1, 0)", [first])
+        try d[0].database.execute("INSERT INTO notes VALUES ('n1', 'hello')")
+        _ = try d[0].foldLocalWrites()
+        try d[0].database.execute("UPDATE posts SET likes = ? WHERE id = 'open'", [second])
+        try Replica.sync(d)
+        for device in d {
+            #expect(
+                try rows(device, "SELECT id, likes FROM posts ORDER BY id") == [
+                    ["archived", first], ["open", second],
+                ])
+            #expect(try device.check().isConsistent)
+        }
+        #expect(try rows(d[1], "SELECT id FROM notes") == [["n1"]])
+        // The app's one update, seen once by its trigger.
+        #expect(
+            try rows(d[0], "SELECT message FROM outbox") == [
+                [.text("open \(second.textValue ?? "\(second.integerValue ?? 0)")")]
+            ])
+    }
 }

@@ -280,13 +280,22 @@ final class RegisterStore {
     /// A shown row whose column converts the value gets a hidden copy to keep the value as set (see
     /// ``conversions(of:)``); one that no longer needs its copy keeps it until it is reprojected, so a
     /// caller reprojects the rows this returns true for.
+    ///
+    /// A row that shows the value already, by its bytes and type, is left alone: updating it anyway
+    /// fires the app's triggers on a change nobody made (an outbox written twice, a `RAISE(ABORT)` on a
+    /// locked row stopping every fold). A zero real is always written, since `0.0` and `-0.0` compare equal.
     @discardableResult
     func setValue(_ key: SQLiteValue, column: Int, _ value: SQLiteValue) throws -> Bool {
         let shown = try database.stored(value, as: affinities?[column] ?? .blob)
+        let c = table.quotedColumns[column]
         try database.cached(
-            "UPDATE \(table.qualifiedName) SET \(table.quotedColumns[column]) = ? WHERE \(table.quotedKey) = ?"
+            "UPDATE \(table.qualifiedName) SET \(c) = ?1 WHERE \(table.quotedKey) = ?2 AND (\(c) IS NOT ?1 COLLATE BINARY "
+                + "OR typeof(\(c)) <> typeof(?1) OR (typeof(?1) = 'real' AND ?1 = 0))"
         ).run([shown, key])
-        if shown != value && database.changes > 0 {
+        if shown != value,
+            try database.changes > 0
+                || database.scalar("SELECT 1 FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?", [key]) != nil
+        {
             try database.cached(
                 "INSERT OR IGNORE INTO \(table.hiddenTable) (\((["pk"] + table.hiddenColumns).joined(separator: ", "))) "
                     + "SELECT \(([table.quotedKey] + table.quotedColumns).joined(separator: ", ")) "
