@@ -146,4 +146,50 @@ struct AppTriggerFiringTests {
                 [.text("open \(second.textValue ?? "\(second.integerValue ?? 0)")")]
             ])
     }
+
+    /// A row hidden while alive (here, on a cycle two concurrent moves closed) was deleted from its table
+    /// with the app's triggers firing: a cascade by hand, in an app that leaves foreign keys off, deleted
+    /// the folder's files, recorded as this device's deletes, so the folders came back without them on
+    /// every device. Such a hide is made with triggers off; one whose triggers delete no synced row
+    /// still fires them (an index of what the table shows stays right).
+    @Test func hidingARowDeletesNothingElseThroughTheAppsTriggers() throws {
+        let d = try inMemoryReplicas(2, clock: clock) { replica, _ in
+            try replica.database.execute(
+                """
+                CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, parent TEXT REFERENCES folders(id) ON DELETE CASCADE);
+                CREATE TABLE files (id TEXT PRIMARY KEY NOT NULL, folder TEXT);
+                CREATE TRIGGER folder_files AFTER DELETE ON folders BEGIN DELETE FROM files WHERE folder = OLD.id; END;
+                CREATE TABLE shown (what TEXT);
+                CREATE TRIGGER folder_gone AFTER DELETE ON folders BEGIN INSERT INTO shown VALUES ('-' || OLD.id); END;
+                """)
+            try replica.enableSync(on: "folders")
+            try replica.enableSync(on: "files")
+        }
+        try d[0].database.execute(
+            """
+            INSERT INTO folders VALUES ('x', NULL), ('y', NULL), ('empty', 'x');
+            INSERT INTO files VALUES ('f1', 'x'), ('f2', 'y');
+            """)
+        try Replica.sync(d)
+        try d[0].database.execute("UPDATE folders SET parent = 'y' WHERE id = 'x'")
+        try d[1].database.execute("UPDATE folders SET parent = 'x' WHERE id = 'y'")
+        try Replica.sync(d)
+        for device in d {
+            #expect(try rows(device, "SELECT id FROM folders").isEmpty)
+            #expect(try rows(device, "SELECT id FROM files ORDER BY id") == [["f1"], ["f2"]])
+            // The hide of a folder without files, under `x`, deleted nothing else: the app's triggers ran.
+            #expect(try rows(device, "SELECT what FROM shown") == [["-empty"]])
+        }
+        // Breaking the cycle brings both folders back, with their files.
+        try d[0].database.execute("INSERT INTO folders VALUES ('x', NULL)")
+        try Replica.sync(d)
+        for device in d {
+            #expect(
+                try rows(device, "SELECT id, parent FROM folders ORDER BY id") == [
+                    ["empty", "x"], ["x", .null], ["y", "x"],
+                ])
+            #expect(try rows(device, "SELECT id FROM files ORDER BY id") == [["f1"], ["f2"]])
+            #expect(try device.check().isConsistent)
+        }
+    }
 }

@@ -58,7 +58,7 @@ extension RegisterStore {
             try logWritten(key, columns: unset)
         case .hidden(let reason):
             if isRevivable { try marks.markRevived(table: table.id, key: key, false) }
-            if previous?.shown ?? false { try deleteShown(key) }
+            if previous?.shown ?? false { try deleteShown(key, hiding: registers.liveness.isAlive) }
             if registers.columns.contains(where: { $0 != nil }) { try statement(.writeHidden).run([key] + values) }
             if let reason {
                 try marks.park(table: table.id, key: key, reason: reason)
@@ -123,12 +123,43 @@ extension RegisterStore {
     /// for ever. So the delete is made again with triggers off; the app's other triggers on that
     /// delete (an FTS index's) do not run for it. `RAISE(ROLLBACK)` undoes the caller's whole
     /// transaction: nothing more may be written, and the error goes to the caller.
-    private func deleteShown(_ key: SQLiteValue) throws {
+    ///
+    /// `hiding` says the row is alive, only not visible (parked, on a cycle, under a parent that is not):
+    /// no one deleted it. An app trigger that deletes synced rows along with it (a cascade by hand, in an
+    /// app that leaves foreign keys off) would make those deletes for good, recorded as this device's
+    /// (``Replica/logRowsLostUncaptured()``), and the rows would not come back with it. Such a hide is
+    /// also made with triggers off.
+    private func deleteShown(_ key: SQLiteValue, hiding: Bool = false) throws {
+        let delete = try statement(.deleteShown)
         do {
-            try statement(.deleteShown).run([key])
-            guard database.changes == 0, try shownRow(of: key) != nil else { return }
+            if hiding, !delete.deletesThroughTriggers.isEmpty {
+                if try hideKeepingOtherRows(key, delete), try shownRow(of: key) == nil { return }
+            } else {
+                try delete.run([key])
+                guard database.changes == 0, try shownRow(of: key) != nil else { return }
+            }
         } catch let error as SQLiteError where error.resultCode == .triggerConstraint && database.inTransaction {}
         try database.withoutTriggers { try database.prepare(sql(.deleteShown)).run([key]) }
+    }
+
+    /// Runs `delete` of the row `key` in a savepoint, undone when the app's triggers deleted rows of the
+    /// synced tables it codes deletes from (their row counts fell); returns whether it stands.
+    private func hideKeepingOtherRows(_ key: SQLiteValue, _ delete: Statement) throws -> Bool {
+        struct Undo: Error {}
+        let tables = Array(Set(delete.deletesThroughTriggers)).sorted()
+        let counts = {
+            try tables.map { try self.database.scalar("SELECT count(*) FROM main.\(quoteIdentifier($0))") }
+        }
+        do {
+            try database.savepoint {
+                let before = try counts()
+                try delete.run([key])
+                if try counts() != before { throw Undo() }
+            }
+        } catch is Undo {
+            return false
+        }
+        return true
     }
 
     /// The user table's row with `key` (the key, then the synced columns), `nil` when it holds none.

@@ -25,6 +25,10 @@ public final class Statement {
     /// ``TriggerSilencer/watchesDeletes``).
     private var codedDeletes: [String]
 
+    /// The synced tables its code deletes from through the app's triggers (``TriggerSilencer/watchesDeletes``),
+    /// as of its last compile.
+    var deletesThroughTriggers: [String] { codedDeletes }
+
     init(database: Database, sql: String) throws {
         connection = database.connection
         self.sql = sql
