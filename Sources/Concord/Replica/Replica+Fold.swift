@@ -158,10 +158,10 @@ final class FoldSession {
         return known
     }
 
-    /// Folds every write the log holds, in write order.
+    /// Folds every write the log holds, in write order (see ``insertsFirst(_:)`` for the one exception).
     func foldLog() throws {
         // Kept prepared, as a fold runs after nearly every write (unless a fold is already reading it);
-        // reset when done, so no read stays open.
+        // reset before folding what it read, so no read stays open.
         let writes = try database.idle(
             database.cached("SELECT seq, tbl, pk, op, at, mask FROM \(Metadata.log) WHERE seq > ? ORDER BY seq LIMIT ?")
         )
@@ -170,10 +170,12 @@ final class FoldSession {
         let trim = try database.cached("DELETE FROM \(Metadata.log) WHERE seq > ? AND seq <= ?")
         var last = Int64.min
         var batch = 0
+        var more = false
         repeat {
             try writes.bind([.integer(last), .integer(Int64(size))])
             let first = last
             var kept: [Int64] = []
+            var read: [LoggedWrite] = []
             batch = 0
             while try writes.step() {
                 batch += 1
@@ -186,17 +188,62 @@ final class FoldSession {
                     kept.append(last)
                     continue
                 }
-                let write = LoggedWrite(
-                    seq: last, table: table, key: writes.column(2), operation: operation,
-                    time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.column(5))
-                // A known key inserted again may have a hidden copy to drop; see `finish()`.
-                if try fold(write) { kept.append(last) }
+                read.append(
+                    LoggedWrite(
+                        seq: last, table: table, key: writes.column(2), operation: operation,
+                        time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.column(5)))
             }
             writes.reset()
+            for write in try insertsFirst(read) {
+                // A known key inserted again may have a hidden copy to drop; see `finish()`.
+                if try fold(write) { kept.append(write.seq) }
+            }
+            kept.sort()
             for (low, high) in zip([first] + kept, kept.map { $0 - 1 } + [last]) where low < high {
                 try trim.run([.integer(low), .integer(high)])
             }
-        } while batch == size
+            // A fold may log writes of its own (a changing DEFAULT a shown row evaluated): folded now too.
+            more = try batch > 0 && database.scalar(Self.loggedAfterSQL, [.integer(last)]) != .integer(0)
+        } while batch == size || more
+    }
+
+    private static let loggedAfterSQL = "SELECT EXISTS (SELECT 1 FROM \(Metadata.log) WHERE seq > ?)"
+
+    /// `writes` in log order, but for an insert logged after updates of its own row made in the same
+    /// statement, which goes before them.
+    ///
+    /// Why: SQLite fires the newest trigger first. An app trigger created after Concord's capture
+    /// triggers (a later release's "every new list gets a welcome item", which counts the list's items
+    /// in it) fires before the capture of the insert that set it off, so the updates it makes of the
+    /// new row are logged before the row's insert. Folded in log order, the insert's values (the count
+    /// as inserted, 0) replaced the updates' (1), on every device. Such an update is one of a row the
+    /// registers do not hold alive, which no UPDATE can reach; the insert is the first later write of
+    /// the row that is not an update, made at the same instant.
+    private func insertsFirst(_ writes: [LoggedWrite]) throws -> [LoggedWrite] {
+        var order = Array(writes.indices)
+        // Per table id and key, whether the row's last insert or delete so far (in the new order) inserted it.
+        var inserted: [Int64: [SQLiteValue: Bool]] = [:]
+        var position = 0
+        while position < order.count {
+            let write = writes[order[position]]
+            position += 1
+            guard write.operation == .update else {
+                inserted[write.table.id, default: [:]][write.key] = write.operation == .insert
+                continue
+            }
+            guard inserted[write.table.id]?[write.key] == nil,
+                let found = order[position...].firstIndex(where: {
+                    writes[$0].time != write.time
+                        || (writes[$0].operation != .update && writes[$0].table.id == write.table.id
+                            && writes[$0].key == write.key)
+                }),
+                case let insert = writes[order[found]], insert.operation == .insert, insert.time == write.time,
+                try replica.store(write.table).loadStamps(write.key)?.registers.liveness.isAlive != true
+            else { continue }
+            order.insert(order.remove(at: found), at: position - 1)
+            inserted[write.table.id, default: [:]][write.key] = true
+        }
+        return order.map { writes[$0] }
     }
 
     /// Folds one logged write; returns whether it re-inserted a key the registers knew.
