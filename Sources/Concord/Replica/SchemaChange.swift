@@ -49,8 +49,11 @@ struct SchemaChange: Equatable {
     /// Compares `table`'s live schema in `database` with its declaration.
     static func of(_ table: SyncedTable, in database: Database, triggersMissing: Bool) throws -> SchemaChange {
         let columns = try database.pragma("table_xinfo", of: table.name)
-        func destructive(_ change: String, _ fix: String) -> SchemaChange {
-            SchemaChange(kind: .destructive(change: change, fix: Self.fix(table.name, fix)), triggersMissing: false)
+        func destructive(_ change: String, _ fix: String, evenAfterDisable: Bool = false) -> SchemaChange {
+            // A change enable refuses as well cannot be made "anyway" by disabling first.
+            SchemaChange(
+                kind: .destructive(change: change, fix: evenAfterDisable ? fix : Self.fix(table.name, fix)),
+                triggersMissing: false)
         }
         guard !columns.isEmpty else {
             return destructive(
@@ -109,7 +112,10 @@ struct SchemaChange: Equatable {
         }
         if live.count > TableInspector.maxColumns(in: database) {
             return destructive(
-                TableInspector.tooManyColumnsReason(live.count, in: database), TableInspector.tooManyColumnsFix)
+                TableInspector.tooManyColumnsReason(live.count, in: database),
+                "drop the columns added, or " + TableInspector.tooManyColumnsFix
+                    + " (enabling sync refuses a table this wide too, so disabling it first does not help)",
+                evenAfterDisable: true)
         }
         let new = added.map { NewColumn(name: $0.text("name") ?? "", defaultSQL: $0.text("dflt_value")) }
         return SchemaChange(kind: new.isEmpty ? .unchanged : .additive(new), triggersMissing: triggersMissing)
