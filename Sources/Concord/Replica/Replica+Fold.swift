@@ -158,7 +158,7 @@ final class FoldSession {
         return known
     }
 
-    /// Folds every write the log holds, in write order (see ``insertsFirst(_:)`` for the one exception).
+    /// Folds every write the log holds, in write order (see ``insertsFirst(_:full:)`` for the one exception).
     func foldLog() throws {
         // Kept prepared, as a fold runs after nearly every write (unless a fold is already reading it);
         // reset before folding what it read, so no read stays open.
@@ -171,6 +171,8 @@ final class FoldSession {
         var last = Int64.min
         var batch = 0
         var more = false
+        // Updates of a new row whose insert the next batch may hold (see ``insertsFirst(_:full:)``).
+        var waiting: [LoggedWrite] = []
         repeat {
             try writes.bind([.integer(last), .integer(Int64(size))])
             let first = last
@@ -194,7 +196,9 @@ final class FoldSession {
                         time: Metadata.unixMilliseconds(julianDay: writes.double(4)), mask: writes.column(5)))
             }
             writes.reset()
-            for write in try insertsFirst(read) {
+            let ordered: [LoggedWrite]
+            (ordered, waiting) = try insertsFirst(waiting + read, full: batch == size)
+            for write in ordered {
                 // A known key inserted again may have a hidden copy to drop; see `finish()`.
                 if try fold(write) { kept.append(write.seq) }
             }
@@ -210,7 +214,8 @@ final class FoldSession {
     private static let loggedAfterSQL = "SELECT EXISTS (SELECT 1 FROM \(Metadata.log) WHERE seq > ?)"
 
     /// `writes` in log order, but for an insert logged after updates of its own row made in the same
-    /// statement, which goes before them.
+    /// statement, which goes before them; and, when the batch is `full`, the updates whose insert may be
+    /// in the next batch, held back for it.
     ///
     /// Why: SQLite fires the newest trigger first. An app trigger created after Concord's capture
     /// triggers (a later release's "every new list gets a welcome item", which counts the list's items
@@ -218,9 +223,12 @@ final class FoldSession {
     /// new row are logged before the row's insert. Folded in log order, the insert's values (the count
     /// as inserted, 0) replaced the updates' (1), on every device. Such an update is one of a row the
     /// registers do not hold alive, which no UPDATE can reach; the insert is the first later write of
-    /// the row that is not an update, made at the same instant.
-    private func insertsFirst(_ writes: [LoggedWrite]) throws -> [LoggedWrite] {
+    /// the row that is not an update, made at the same instant. A batch may end between them.
+    private func insertsFirst(_ writes: [LoggedWrite], full: Bool) throws -> (
+        ordered: [LoggedWrite], waiting: [LoggedWrite]
+    ) {
         var order = Array(writes.indices)
+        var waiting: Set<Int> = []
         // Per table id and key, whether the row's last insert or delete so far (in the new order) inserted it.
         var inserted: [Int64: [SQLiteValue: Bool]] = [:]
         var position = 0
@@ -232,18 +240,26 @@ final class FoldSession {
                 continue
             }
             guard inserted[write.table.id]?[write.key] == nil,
-                let found = order[position...].firstIndex(where: {
-                    writes[$0].time != write.time
-                        || (writes[$0].operation != .update && writes[$0].table.id == write.table.id
-                            && writes[$0].key == write.key)
-                }),
-                case let insert = writes[order[found]], insert.operation == .insert, insert.time == write.time,
                 try replica.store(write.table).loadStamps(write.key)?.registers.liveness.isAlive != true
             else { continue }
+            let found = order[position...].firstIndex {
+                writes[$0].time != write.time
+                    || (writes[$0].operation != .update && writes[$0].table.id == write.table.id
+                        && writes[$0].key == write.key)
+            }
+            guard let found else {
+                // The instant goes on past the batch: the insert may come next.
+                if full { waiting.insert(order[position - 1]) }
+                continue
+            }
+            guard writes[order[found]].operation == .insert, writes[order[found]].time == write.time else { continue }
             order.insert(order.remove(at: found), at: position - 1)
             inserted[write.table.id, default: [:]][write.key] = true
         }
-        return order.map { writes[$0] }
+        return (
+            order.filter { !waiting.contains($0) }.map { writes[$0] },
+            order.filter { waiting.contains($0) }.map { writes[$0] }
+        )
     }
 
     /// Folds one logged write; returns whether it re-inserted a key the registers knew.
