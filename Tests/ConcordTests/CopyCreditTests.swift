@@ -275,4 +275,29 @@ struct CopyCreditTests {
         try Replica.sync([phone, tablet, laptop])
         for replica in [phone, tablet, laptop] { #expect(try posts(replica) == [["p", 11, "first"]]) }
     }
+
+    /// Two processes that open a fresh copy at once: one takes the copy's node id, and the other, which read
+    /// the file's node id before that, went on under the original's. Its export told a peer it had read the
+    /// original further than the original had written, so the peer skipped the original's next writes for
+    /// good, and the original, taking itself for a restored backup, stamped its waiting +1 a second time.
+    /// Every fold or export reads the node id again when another connection changed it.
+    @Test func aConnectionWritesUnderTheNodeIdItsFileHoldsNow() throws {
+        let directory = TemporaryDirectory()
+        let phone = try phone(directory, pending: "UPDATE posts SET likes = likes + 1 WHERE id = 'p'")
+        let tablet = try copy(of: phone, in: directory, as: "tablet.db", node: 2)
+        let other = try Replica(path: directory.path("tablet.db"), configuration: configuration(node: 3, clock: clock))
+        #expect(other.nodeID == node(2))
+        // The other connection's file takes another node id; this one has not looked since.
+        try other.adoptNewNodeID()
+        try tablet.database.execute("UPDATE posts SET likes = likes + 100 WHERE id = 'p'")
+        try tablet.foldLocalWrites()
+        #expect(tablet.nodeID == node(3))
+        #expect(
+            try tablet.changes().rows.allSatisfy { row in
+                row.registers.columns.allSatisfy { $0?.contributions.allSatisfy { $0.stamp.node != node(2) } ?? true }
+            })
+        clock.advance(by: 1_000)
+        for order in [[phone, tablet], [tablet, phone]] { try Replica.sync(order) }
+        for replica in [phone, tablet] { #expect(try posts(replica) == [["p", 111, "first"]]) }
+    }
 }

@@ -23,9 +23,18 @@ extension Replica {
     ///
     /// A copy holding captured writes not folded yet keeps, in the same transaction, the credit that gives
     /// their counter changes to the original when they are folded (see ``CopyCredit``).
+    ///
+    /// A file already recorded as this one may have been settled by another process after this one read
+    /// its node id (two processes opening a fresh copy at once): the node id is read again then, or this
+    /// process would go on exporting the copy's writes under the original's id, and a peer would record
+    /// having read the original further than it wrote, skipping its later writes for good.
     func checkIdentity() throws {
         guard let current = fileIdentity else { return }
-        guard try storedFileIdentity() != current else { return }
+        let state = try database.query("SELECT file, node FROM \(Metadata.state)").first
+        if state?[0].textValue == current {
+            if let index = state?[1].integerValue, try node(at: index) != nodeID { try refreshNodeID() }
+            return
+        }
         try database.transaction {
             // Another process may have settled it meanwhile: decide under the write lock.
             let stored = try storedFileIdentity()
