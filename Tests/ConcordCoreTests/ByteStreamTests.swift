@@ -181,6 +181,47 @@ struct ByteStreamTests {
         }
     }
 
+    /// `concord export -o` replaced a link with a file of its own (its target never written), a named pipe
+    /// with a regular file (its reader waited for ever), and a file's permissions with 0644; a name near
+    /// the 255-byte limit failed, as the temporary name beside it was longer.
+    @Test func anAtomicSinkFollowsLinksKeepsPermissionsAndWritesPipesInPlace() throws {
+        try withFolder { folder in
+            let target = folder + "/real.cncd"
+            create(target, [9])
+            #expect(chmod(target, 0o600) == 0)
+            try FileManager.default.createSymbolicLink(atPath: folder + "/link.cncd", withDestinationPath: target)
+            let sink = try FileByteSink(path: folder + "/link.cncd", atomically: true)
+            try sink.write([1, 2])
+            try sink.close()
+            #expect(contents(target) == [1, 2])
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder + "/link.cncd") == target)
+            let permissions = try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? Int
+            #expect(permissions == 0o600)
+
+            let long = folder + "/" + String(repeating: "n", count: 240)
+            let named = try FileByteSink(path: long, atomically: true)
+            try named.write([3])
+            try named.close()
+            #expect(contents(long) == [3])
+            #expect(try entries(folder).count == 3, "no temporary file is left")
+
+            let pipe = folder + "/pipe"
+            #expect(mkfifo(pipe, 0o644) == 0)
+            let read = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var received: [UInt8]?
+            Thread.detachNewThread {
+                received = FileHandle(forReadingAtPath: pipe).map { Array($0.readDataToEndOfFile()) }
+                read.signal()
+            }
+            let piped = try FileByteSink(path: pipe, atomically: true)
+            try piped.write([4, 5])
+            try piped.close()
+            read.wait()
+            #expect(received == [4, 5])
+            #expect(try FileManager.default.attributesOfItem(atPath: pipe)[.type] as? FileAttributeType != .typeRegular)
+        }
+    }
+
     @Test func anAtomicReplaceThatFailsLeavesNothingBehind() throws {
         try withFolder { folder in
             // A folder cannot be replaced by a file: the rename at close fails.

@@ -224,32 +224,66 @@ public final class FileByteSink: ByteSink {
     private var buffer: [UInt8] = []
     /// For a sink that replaces its file atomically: the temporary file written until ``close()``.
     private var temporaryPath: String?
+    /// The file ``close()`` renames the temporary file over: `path`, or the file its link names.
+    private var replacedPath = ""
 
     /// Creates `path` (mode 0644), or truncates it if it exists.
     ///
     /// With `atomically`, the bytes go to a temporary file beside it that
     /// ``close()`` renames over `path`: a write that fails (a full disk, an
     /// error while exporting) leaves an existing file at `path` untouched.
+    /// A symbolic link is followed, so its target is replaced and the link
+    /// stays, and a file replaced keeps its permissions. A path that is not
+    /// a regular file (a named pipe, `/dev/stdout`, a device) is written in
+    /// place: renaming over it would replace it, and its reader would wait
+    /// for ever.
     public init(path: String, atomically: Bool = false) throws {
+        var info = stat()
+        let found: Bool = path.withCString { (name: UnsafePointer<CChar>) -> Bool in stat(name, &info) == 0 }
+        // A named pipe, a character or block device, a socket: not a file a rename may replace.
+        let kind: UInt32 = UInt32(info.st_mode) & 0o170000
+        let inPlace: Bool = found && [0o010000, 0o020000, 0o060000, 0o140000].contains(kind)
         var target = path
-        if atomically {
-            let directory = (path as NSString).deletingLastPathComponent
-            target =
-                (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent
-                + ".concord-\(getpid())-\(UInt32.random(in: .min ... .max))"
-            temporaryPath = target
+        if atomically && !inPlace {
+            // A link's target is what gets replaced; a dangling link is written through, in place.
+            var destination = path
+            if found, let resolved = realpath(path, nil) {
+                destination = String(cString: resolved)
+                free(resolved)
+            }
+            if found || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil {
+                target = Self.temporaryName(beside: destination)
+                temporaryPath = target
+                replacedPath = destination
+            }
         }
-        let fd = target.withCString {
-            open($0, O_WRONLY | O_CREAT | (atomically ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o644)
+        // A new temporary file, a regular file emptied, or a pipe or a device written as it is.
+        let mode: Int32 = temporaryPath != nil ? O_EXCL : (inPlace ? 0 : O_TRUNC)
+        let fd: Int32 = target.withCString { (name: UnsafePointer<CChar>) -> Int32 in
+            open(name, O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0o644)
         }
         guard fd >= 0 else {
             // The path asked for, not the temporary file beside it: that one is never the caller's to fix.
             throw ChangesetError.io(operation: "create", path: path, reason: lastErrorDescription())
         }
+        if temporaryPath != nil && found {
+            _ = fchmod(fd, info.st_mode & 0o7777)
+            _ = fchown(fd, info.st_uid, info.st_gid)
+        }
         self.path = path
         self.descriptor = fd
         self.ownsDescriptor = true
         buffer.reserveCapacity(byteStreamChunkSize)
+    }
+
+    /// A hidden name beside `path` for the file that replaces it; a name near the system's limit of 255
+    /// bytes leaves no room for a suffix, so the suffix alone then.
+    private static func temporaryName(beside path: String) -> String {
+        let directory: String = (path as NSString).deletingLastPathComponent
+        let name: String = (path as NSString).lastPathComponent
+        let suffix: String = ".concord-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        let kept: String = name.utf8.count + suffix.utf8.count < 250 ? name : ""
+        return (directory.isEmpty ? "." : directory) + "/." + kept + suffix
     }
 
     private init(descriptor: Int32, path: String) {
@@ -303,7 +337,7 @@ public final class FileByteSink: ByteSink {
         }
         try flush()
         if let temporaryPath {
-            guard fsync(descriptor) == 0, rename(temporaryPath, path) == 0 else {
+            guard fsync(descriptor) == 0, rename(temporaryPath, replacedPath) == 0 else {
                 let reason = lastErrorDescription()
                 unlink(temporaryPath)
                 self.temporaryPath = nil
