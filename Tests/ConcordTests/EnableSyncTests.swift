@@ -82,6 +82,22 @@ struct EnableSyncTests {
         #expect(refusal.contains("drop the columns added") && !refusal.contains("disable DB"))
     }
 
+    /// Two processes enabling the same table at once: the second had looked before the first registered
+    /// it, and failed on a UNIQUE constraint of Concord's own, though enabling again does nothing. It now
+    /// decides under the write lock, and enables again.
+    @Test func aTableAnotherConnectionEnabledMeanwhileIsEnabledAgain() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        let first = try makeReplica(directory, "shared.db", node: 1, clock: clock)
+        try first.database.execute("CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, name TEXT)")
+        let second = try Replica(path: directory.path("shared.db"), configuration: configuration(node: 1, clock: clock))
+        try first.enableSync(on: "tags")
+        try second.enableSync(on: "tags")
+        try second.database.execute("INSERT INTO tags VALUES ('t1', 'work')")
+        #expect(try second.changes().rows.map(\.table) == ["tags"])
+        #expect(try second.check().isConsistent)
+    }
+
     @Test func aMissingTableIsNamed() throws {
         #expect(try refusal("CREATE TABLE other (id TEXT PRIMARY KEY)") == .tableNotFound("t"))
     }

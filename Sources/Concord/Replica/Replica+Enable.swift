@@ -48,7 +48,15 @@ extension Replica {
         synced[inspected.name] = inspected
         let foreignKeys = try TableInspector(database).foreignKeys(
             of: inspected, synced: synced, refusingGenerated: true)
+        var enabledMeanwhile = false
         try withoutForeignKeyEnforcement {
+            // Another process may have enabled it since this one looked: decided again under the write lock
+            // (the second of two `concord enable` at once failed on a UNIQUE constraint of Concord's own).
+            enabledMeanwhile =
+                try database.scalar(
+                    "SELECT EXISTS (SELECT 1 FROM \(Metadata.tables) WHERE name = ?)", [.text(inspected.name)])
+                == .integer(1)
+            if enabledMeanwhile { return }
             try foldLocalWrites()
             try database.execute(
                 "INSERT INTO \(Metadata.tables) (name, key, columns, policy, merges) VALUES (?, ?, ?, ?, ?)",
@@ -78,6 +86,9 @@ extension Replica {
             }
         }
         try loadSyncedTables()
+        if enabledMeanwhile, let existing = syncedTables[inspected.name] {
+            try enableAgain(existing, requested: inspected, merges: merges)
+        }
     }
 
     /// Enables an already synced table again: nothing to do when it did not change, else its

@@ -125,6 +125,10 @@ extension Replica {
         for table in guarded where try renewValueGuards(of: table) { renewed = true }
         for table in guarded where try renewInPlaceWriteGuard(of: table) { renewed = true }
         guard !adopt.isEmpty else { return renewed }
+        // Decided outside a transaction (an apply checks before its own): decided again under the write lock,
+        // as another process that reached the file at the same moment may have adopted the change meanwhile
+        // (the second failed on "duplicate column name" adding the same metadata column again).
+        if !database.inTransaction { return try withoutForeignKeyEnforcement { try inspectSchemas() } || renewed }
         try withoutForeignKeyEnforcement {
             for (table, change) in adopt { try self.adopt(change, of: table) }
         }
