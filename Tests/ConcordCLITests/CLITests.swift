@@ -71,6 +71,28 @@ struct CLITests {
         try expectBoth(directory, "r1|again|0\n")
     }
 
+    /// A named pipe (or a `<(...)`) can be read once, as standard input can: it is spooled as standard
+    /// input is. Before, the import failed on "Cannot rewind", blaming the path and its permissions.
+    @Test func aChangesetFromANamedPipeIsImported() throws {
+        let directory = try twoReplicas()
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO reminders VALUES ('r2', 'bread', 0);")
+        try concordOK("export", "a.db", "--output", "changes.bin", in: directory)
+        let changes = try Data(contentsOf: URL(fileURLWithPath: directory.path("changes.bin")))
+        #expect(mkfifo(directory.path("pipe"), 0o644) == 0)
+        let written = DispatchSemaphore(value: 0)
+        let pipe = directory.path("pipe")
+        Thread.detachNewThread {
+            FileHandle(forWritingAtPath: pipe).map { handle in
+                handle.write(changes)
+                try? handle.close()
+            }
+            written.signal()
+        }
+        #expect(try concordOK("import", "b.db", "pipe", in: directory).text == "applied 1, ignored 1\n")
+        written.wait()
+        try expectBoth(directory, "r1|milk|0\nr2|bread|0\n")
+    }
+
     @Test func importingTheSameChangesetTwiceChangesNothing() throws {
         let directory = try twoReplicas()
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO reminders VALUES ('r2', 'bread', 0);")

@@ -34,18 +34,20 @@ extension Subcommand {
         let progress = output.progressLine("import", unit: .bytes)
         progress.startTicking()
         let report: ApplyReport
-        if file == "-" {
-            // Standard input can be read only once; spool it so it can be validated before it is applied.
+        // Standard input, a named pipe or a `<(...)` can be read only once: spooled, so that the changeset can be
+        // validated before it is applied.
+        let once =
+            file == "-" ? FileByteSource.standardInput() : isRegularFile(file) ? nil : try FileByteSource(path: file)
+        if let source = once {
             let spool = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "concord-import-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: spool) }
-            let source = FileByteSource.standardInput()
             let sink = try FileByteSink(path: spool.path)
             var read = 0
             while case let chunk = try source.read(maxCount: 1 << 16), !chunk.isEmpty {
                 try sink.write(chunk)
                 read += chunk.count
-                progress.update(read, detail: "reading standard input")
+                progress.update(read, detail: file == "-" ? "reading standard input" : "reading \(file)")
             }
             try sink.close()
             report = try importChangeset(atPath: spool.path, into: replica, progress)
@@ -96,4 +98,13 @@ func importChangeset(
             progress.phase("merged \(rows), showing the rows that changed")
         }
     }
+}
+
+/// Whether `path` names a regular file (or a link to one), which can be read twice; a named pipe or a device
+/// cannot. A path that cannot be read is left to the import to name.
+private func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return true }
+    let kind: UInt32 = UInt32(info.st_mode) & 0o170000
+    return kind == 0o100000 || kind == 0o040000
 }
