@@ -57,8 +57,9 @@ public final class Database {
         let code = sqlite3_open_v2(path, &handle, flags, vfs?.name)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(connection: handle, code: code, sql: nil)
+            let systemError = handle.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(handle)
-            throw DatabaseOpenError(path: path, underlying: error)
+            throw DatabaseOpenError(path: path, underlying: error, systemError: systemError)
         }
         connection = Connection(handle: handle, vfs: vfs)
         self.path = path
@@ -339,11 +340,18 @@ public struct DatabaseOpenError: Error, CustomStringConvertible {
     public let path: String
     /// What SQLite reported.
     public let underlying: SQLiteError
+    /// The system's error number behind it (`errno`), 0 when none was recorded.
+    public var systemError: Int32 = 0
 
-    /// The path, SQLite's message and code, and what to check.
+    /// The path, SQLite's message and code, and what to check: the process's limit on open files when
+    /// the system said it ran out of them (a `sync` of many replicas holds each open), else the path.
     public var description: String {
-        "cannot open database '\(path)': \(underlying.message) (SQLite error \(underlying.code)); "
-            + "check that the path exists and is readable"
+        let opened = "cannot open database '\(path)': \(underlying.message) (SQLite error \(underlying.code)); "
+        guard systemError != EMFILE && systemError != ENFILE else {
+            return opened + "the process has too many files open (\(String(cString: strerror(systemError)))); "
+                + "raise the limit (`ulimit -n`) or open fewer databases at once"
+        }
+        return opened + "check that the path exists and is readable"
     }
 }
 
