@@ -224,43 +224,74 @@ final class FoldSession {
     /// as inserted, 0) replaced the updates' (1), on every device. Such an update is one of a row the
     /// registers do not hold alive, which no UPDATE can reach; the insert is the first later write of
     /// the row that is not an update, made at the same instant. A batch may end between them.
+    ///
+    /// Linear in the batch, and reads registers only for an update with such an insert after it, and for
+    /// at most ``carriedChecks`` updates at the end of a full batch: a fold of plain updates pays nothing.
     private func insertsFirst(_ writes: [LoggedWrite], full: Bool) throws -> (
         ordered: [LoggedWrite], waiting: [LoggedWrite]
     ) {
-        var order = Array(writes.indices)
-        var waiting: Set<Int> = []
-        // Per table id and key, whether the row's last insert or delete so far (in the new order) inserted it.
-        var inserted: [Int64: [SQLiteValue: Bool]] = [:]
-        var position = 0
-        while position < order.count {
-            let write = writes[order[position]]
-            position += 1
-            guard write.operation == .update else {
-                inserted[write.table.id, default: [:]][write.key] = write.operation == .insert
-                continue
-            }
-            guard inserted[write.table.id]?[write.key] == nil,
-                try replica.store(write.table).loadStamps(write.key)?.registers.liveness.isAlive != true
-            else { continue }
-            let found = order[position...].firstIndex {
-                writes[$0].time != write.time
-                    || (writes[$0].operation != .update && writes[$0].table.id == write.table.id
-                        && writes[$0].key == write.key)
-            }
-            guard let found else {
-                // The instant goes on past the batch: the insert may come next.
-                if full { waiting.insert(order[position - 1]) }
-                continue
-            }
-            guard writes[order[found]].operation == .insert, writes[order[found]].time == write.time else { continue }
-            order.insert(order.remove(at: found), at: position - 1)
-            inserted[write.table.id, default: [:]][write.key] = true
+        guard full || writes.contains(where: { $0.operation == .insert }) else { return (writes, []) }
+        struct Row: Hashable {
+            let table: Int64
+            let key: SQLiteValue
         }
-        return (
-            order.filter { !waiting.contains($0) }.map { writes[$0] },
-            order.filter { waiting.contains($0) }.map { writes[$0] }
-        )
+        // Per write, the next write of its row that is not an update, and the end of its instant's run.
+        var nextOther = Array(repeating: -1, count: writes.count)
+        var runEnd = Array(repeating: writes.count - 1, count: writes.count)
+        var seen: [Row: Int] = [:]
+        for index in writes.indices.reversed() {
+            let write = writes[index]
+            let row = Row(table: write.table.id, key: write.key)
+            nextOther[index] = seen[row] ?? -1
+            if write.operation != .update { seen[row] = index }
+            if index + 1 < writes.count {
+                runEnd[index] = writes[index + 1].time == write.time ? runEnd[index + 1] : index
+            }
+        }
+        let notAlive = { (write: LoggedWrite) in
+            try self.replica.store(write.table).loadStamps(write.key)?.registers.liveness.isAlive != true
+        }
+        // Each insert to move, with the first update of its row it goes before; a row this batch inserted
+        // before the update is alive, whatever its registers say yet.
+        var before: [Int: Int] = [:]
+        var moved: Set<Int> = []
+        var inserted: Set<Row> = []
+        for index in writes.indices {
+            let write = writes[index]
+            let row = Row(table: write.table.id, key: write.key)
+            guard write.operation == .update else {
+                if write.operation == .insert { inserted.insert(row) } else { inserted.remove(row) }
+                continue
+            }
+            let next = nextOther[index]
+            guard next >= 0, next <= runEnd[index], writes[next].operation == .insert, !moved.contains(next),
+                !inserted.contains(row), try notAlive(write)
+            else { continue }
+            before[index] = next
+            moved.insert(next)
+        }
+        // Updates of rows not alive at the end of a full batch, whose instant may go on in the next one.
+        var waiting: Set<Int> = []
+        if full, let last = writes.indices.last {
+            var checked = 0
+            for index in (0...last).reversed() where runEnd[index] == last && checked < Self.carriedChecks {
+                guard writes[index].operation == .update, nextOther[index] < 0 else { continue }
+                checked += 1
+                if try notAlive(writes[index]) { waiting.insert(index) }
+            }
+        }
+        var ordered: [LoggedWrite] = []
+        ordered.reserveCapacity(writes.count)
+        for index in writes.indices where !moved.contains(index) && !waiting.contains(index) {
+            if let insert = before[index] { ordered.append(writes[insert]) }
+            ordered.append(writes[index])
+        }
+        return (ordered, writes.indices.filter(waiting.contains).map { writes[$0] })
     }
+
+    /// How many updates at the end of a full batch ``insertsFirst(_:full:)`` reads the registers of, looking
+    /// for those to hold back: a batch of one long UPDATE reads a few, not all.
+    private static let carriedChecks = 16
 
     /// Folds one logged write; returns whether it re-inserted a key the registers knew.
     private func fold(_ write: LoggedWrite) throws -> Bool {
