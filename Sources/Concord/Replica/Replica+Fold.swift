@@ -230,7 +230,10 @@ final class FoldSession {
     private func insertsFirst(_ writes: [LoggedWrite], full: Bool) throws -> (
         ordered: [LoggedWrite], waiting: [LoggedWrite]
     ) {
-        guard full || writes.contains(where: { $0.operation == .insert }) else { return (writes, []) }
+        // Only an update can have come too early, and, in a batch that is not full, only before an insert.
+        guard writes.contains(where: { $0.operation == .update }),
+            full || writes.contains(where: { $0.operation == .insert })
+        else { return (writes, []) }
         struct Row: Hashable {
             let table: Int64
             let key: SQLiteValue
