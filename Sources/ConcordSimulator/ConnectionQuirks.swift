@@ -32,20 +32,34 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
     var recursiveTriggers = false
     /// `PRAGMA recursive_triggers = ON` on the app's own connection, where its statements run.
     var appRecursiveTriggers = false
+    /// A second process of the app (a share extension, a widget) keeps a replica of its own open on the
+    /// same file and does the device's syncing on some steps (``SimulatedDevice/act(inProcess:)``).
+    ///
+    /// Why: each replica keeps what it read of the file in memory (its node id, tables, schema check,
+    /// node indexes), and another process on the file changes the file under it: a copy opened by two
+    /// processes once exported under the node id of the file it was copied from.
+    var secondProcess = false
 
-    /// Each setting with even odds; shadow tables only where `shadows` allows (a workload with migrations
-    /// runs them on the replica's connection, where they would alter the TEMP table instead).
+    /// Each setting with even odds, a second process one device in four; shadow tables only where `shadows`
+    /// allows (a workload with migrations runs them on the replica's connection, where they would alter
+    /// the TEMP table instead).
     static func draw(seed: UInt64, device: Int, shadows: Bool) -> ConnectionQuirks {
         var generator = SeededGenerator(seed: seed &* 0xD6E8_FEB8_6659_FD93 &+ 0xC0FF_EE00 &+ UInt64(device))
         let bits = generator.next()
         return ConnectionQuirks(
             shadowTables: shadows && bits & 1 != 0, reverseUnorderedSelects: bits & 2 != 0,
-            caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0, appRecursiveTriggers: bits & 16 != 0)
+            caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0, appRecursiveTriggers: bits & 16 != 0,
+            secondProcess: bits & 96 == 96)
     }
 
     /// Makes the settings on `replica`'s connection, after it opened and its tables exist, and on `app`'s.
     func apply(to replica: Replica, app: Database) throws {
         if appRecursiveTriggers { try app.execute("PRAGMA recursive_triggers = ON") }
+        try apply(to: replica)
+    }
+
+    /// Makes the settings on `replica`'s connection alone: a second process's, which runs no app statement.
+    func apply(to replica: Replica) throws {
         let database = replica.database
         if reverseUnorderedSelects { try database.execute("PRAGMA reverse_unordered_selects = ON") }
         if caseSensitiveLike { try database.execute("PRAGMA case_sensitive_like = ON") }
@@ -67,6 +81,7 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
             reverseUnorderedSelects ? "reverse_unordered_selects" : nil,
             caseSensitiveLike ? "case_sensitive_like" : nil, recursiveTriggers ? "recursive_triggers" : nil,
             appRecursiveTriggers ? "recursive_triggers on its own connection" : nil,
+            secondProcess ? "a second process syncing on some steps" : nil,
         ].compactMap { $0 }.joined(separator: ", ")
     }
 }

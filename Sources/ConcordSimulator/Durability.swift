@@ -88,6 +88,13 @@ struct Durability: Equatable, CustomStringConvertible {
         try quirks.apply(to: replica, app: app)
     }
 
+    /// Prepares the replica of the app's second process (``ConnectionQuirks/secondProcess``): its
+    /// `synchronous` level and the settings the app makes on a replica's connection.
+    func prepare(_ replica: Replica) throws {
+        try replica.database.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        try quirks.apply(to: replica)
+    }
+
     var description: String {
         "\(journalMode.rawValue) + \(synchronous.rawValue)" + (foreignKeys ? "" : ", foreign keys off")
     }

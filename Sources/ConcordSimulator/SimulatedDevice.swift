@@ -61,7 +61,11 @@ final class SimulatedDevice {
     var waiting: [WaitingWrite] = []
     /// The capture log's end before the app's last statement, read while its release refuses a table.
     var logStart: Int64 = 0
+    /// The replica of the app's process acting this step (``act(inProcess:)``).
     private(set) var replica: Replica
+    /// The replica of each process of the app: its own, then, on a device whose seed draws one
+    /// (``ConnectionQuirks/secondProcess``), a second process's (an extension, a widget) on the same file.
+    private var processes: [Replica] = []
     /// The app's own connection, which its writes go through (see ``openApp(_:_:)``); the replica syncs
     /// through its own, as an app that adds Concord to a database it already writes does.
     private(set) var app: Database
@@ -101,6 +105,7 @@ final class SimulatedDevice {
         try durability.prepare(replica, app: app)
         if !factory { try workload.install(on: replica) }
         ledgerVersion = try replica.version
+        try openProcesses()
     }
 
     /// A new device whose disk holds a copy of `original`'s database file, made as `cp` makes one:
@@ -146,6 +151,27 @@ final class SimulatedDevice {
         logStart = original.logStart
         try durability.prepare(replica, app: app)
         ledgerVersion = unfolded ? original.ledgerVersion : try replica.version
+        try openProcesses()
+    }
+
+    /// Opens the second process's replica beside the app's own when the device has one; the app's acts.
+    private func openProcesses() throws {
+        processes = [replica]
+        guard durability.quirks.secondProcess else { return }
+        let second = try Replica(path: path, configuration: configuration)
+        try durability.prepare(second)
+        processes.append(second)
+    }
+
+    /// Makes the replica of process `index` (modulo the device's processes) the one that syncs, folds,
+    /// exports and is checked until the next call; the app's statements always go through its own connection.
+    /// A replica taking over reads the tables again if the other process changed the schema, as its first
+    /// look would: the simulator reads them before it looks (``WriteScope``, ``TableSnapshot``).
+    func act(inProcess index: Int) throws {
+        let next = processes[index % processes.count]
+        guard next !== replica else { return }
+        replica = next
+        try replica.readTablesIfSchemaChanged()
     }
 
     /// The app's statement `sql`, just run when the device's clock read `physical`, with the tables as the
@@ -239,6 +265,7 @@ final class SimulatedDevice {
         replica = try Replica(path: path, configuration: configuration)
         app = try Self.openApp(path, configuration)
         try durability.prepare(replica, app: app)
+        try openProcesses()
         cloud = CloudClient()
         if replica.nodeID != node {
             node = replica.nodeID

@@ -111,12 +111,16 @@ final class SimulationRun {
             for (index, planned) in plan.steps.enumerated() {
                 step = index
                 time += planned.after
-                for device in devices { device.setTime(time) }
+                for device in devices {
+                    device.setTime(time)
+                    try device.act(inProcess: process(of: device, at: index))
+                }
                 try run(planned)
                 try forceArmedCut()
                 if result.failure != nil { return finish() }
             }
             step = plan.steps.count
+            for device in devices { try device.act(inProcess: 0) }
             try forceArmedCut(now: true)
             try liveness()
             if result.failure == nil { try finalChecks() }
@@ -124,6 +128,14 @@ final class SimulationRun {
             fail(.error, "\(error)")
         }
         return finish()
+    }
+
+    /// Which of `device`'s processes syncs at step `index` (one in three steps its second, when it has
+    /// one): drawn from the seed, the step and the device alone, so no other draw shifts.
+    private func process(of device: SimulatedDevice, at index: Int) -> Int {
+        var generator = SeededGenerator(
+            seed: simulation.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index) &* 0x100 &+ UInt64(device.index))
+        return generator.next() % 3 == 0 ? 1 : 0
     }
 
     /// Runs one planned step: deliveries due, the action, the writes it made, the checks; a power failure

@@ -21,6 +21,7 @@ struct ConnectionQuirksTests {
         #expect(draws.contains { $0.shadowTables } && draws.contains { !$0.shadowTables })
         #expect(draws.contains { $0.reverseUnorderedSelects } && draws.contains { $0.caseSensitiveLike })
         #expect(draws.contains { $0.recursiveTriggers } && draws.contains { $0.appRecursiveTriggers })
+        #expect(draws.contains { $0.secondProcess } && draws.contains { !$0.secondProcess })
         #expect(!ConnectionQuirks.draw(seed: 7, device: 0, shadows: false).shadowTables)
     }
 
@@ -39,5 +40,21 @@ struct ConnectionQuirksTests {
             "main's")
         #expect(
             try replica.database.query(#"SELECT "true", "false", x FROM temp."order""#) == [["shadow", .null, .null]])
+    }
+
+    /// A device with a second process syncs through another replica on its file on some steps; one that
+    /// takes over after the other migrated the schema reads the tables as they are now (a rebuilt table's
+    /// new column once crashed the simulator's recording of the next write).
+    @Test func aSecondProcessSyncsOnTheSameFileAndSeesTheOthersMigration() throws {
+        let seed = try #require(
+            (1...200 as ClosedRange<UInt64>).first { seed in
+                (0..<4).contains { ConnectionQuirks.draw(seed: seed, device: $0, shadows: false).secondProcess }
+            })
+        let scenario = try Scenario.load(
+            path: ScenarioFileTests.root.appendingPathComponent("table-rebuild.json").path)
+        let result = try Simulation(scenario: scenario, seed: seed, keepsTrace: true).run()
+        #expect(result.failure == nil, "seed \(seed): \(result.failure.map { "\($0)" } ?? "")")
+        #expect(result.trace?.contains { $0.contains("a second process syncing on some steps") } == true)
+        #expect(result.upgrades > 0)
     }
 }

@@ -54,6 +54,23 @@ extension Replica {
     /// Forgets the last check, so the next one inspects every table (after sync is enabled on one).
     func forgetSchemaCheck() { checkedSchema = nil }
 
+    /// Reads the synced tables' declarations again unless this replica checked the file's schema as it is
+    /// now (another process may have enabled a table or migrated one since); adopts nothing, writes nothing.
+    ///
+    /// Why: ``tables`` is what this replica read when it last looked, and every fold, export, apply or
+    /// check looks first; a simulated device's second process reads ``tables`` before it does any of them.
+    /// The next look inspects every table, as it would have.
+    ///
+    /// ```swift
+    /// try replica.readTablesIfSchemaChanged()
+    /// let columns = replica.tables.map(\.columns)
+    /// ```
+    @_spi(Simulation) public func readTablesIfSchemaChanged() throws {
+        let version = try database.scalar("PRAGMA schema_version")?.integerValue
+        if let checked = checkedSchema, version == checked.version { return }
+        try loadSyncedTables()
+    }
+
     /// The synced tables that do not sync now because their schema changed destructively, in name order.
     ///
     /// Each is a ``ReplicaError/schemaChanged(table:change:fix:)`` naming the

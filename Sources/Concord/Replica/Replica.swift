@@ -252,6 +252,9 @@ public final class Replica {
 
     /// The synced tables, in name order: sorted when the metadata is read (``loadSyncedTables()``),
     /// not on every call, since each fold and export asks for them.
+    ///
+    /// They are what this replica read when it last looked at the file (each fold, export, apply, status
+    /// and check looks first): a table another process enabled, or migrated, shows after the next look.
     public private(set) var tables: [SyncedTable] = []
 
     /// Reads the node id the file holds now (another process may have given it a new one).
