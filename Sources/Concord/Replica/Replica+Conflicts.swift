@@ -70,6 +70,7 @@ extension Replica {
     /// }
     /// ```
     public func restore(conflict id: Int64) throws {
+        forgetNodeCache()
         try database.transaction {
             guard
                 let entry = try database.query(

@@ -36,6 +36,7 @@ extension Replica {
     /// try withForeignKeyEnforcementOffIfWriting { try foldLocalWrites(); return try self.clock }
     /// ```
     func withForeignKeyEnforcementOffIfWriting<T>(_ body: () throws -> T) throws -> T {
+        forgetNodeCache()
         guard !database.inTransaction, !bettingOnNoUserWrites, try foreignKeysEnforced(), try !foldMayWriteUserTables()
         else { return try withoutForeignKeyEnforcement(body) }
         do {
@@ -75,6 +76,7 @@ extension Replica {
 
     /// Runs `body` with foreign-key enforcement off, when no transaction is open (SQLite allows it only then).
     private func withForeignKeysOff<T>(_ body: () throws -> T) throws -> T {
+        forgetNodeCache()
         guard !database.inTransaction else { return try body() }
         let enforced = try foreignKeysEnforced()
         if enforced { try database.execute("PRAGMA foreign_keys = OFF") }

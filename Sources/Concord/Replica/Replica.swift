@@ -475,7 +475,13 @@ public final class Replica {
     /// The index of `node` in `_concord_nodes`, adding the node on first sight.
     func indexRegistering(_ node: NodeID) throws -> Int64 { try nodes.indexRegistering(node) }
 
-    /// Forgets cached node indexes (after a rollback may have undone new ones).
+    /// Forgets cached node indexes: after a rollback may have undone new ones, and as every operation
+    /// starts.
+    ///
+    /// Why: a rollback Concord does not see (the app's own transaction around an apply, a backup restored
+    /// over the open file) can undo a node the cache still maps to an index; the next apply stored a
+    /// peer's stamps under an index the file no longer held, and exported its values as NULL. An operation
+    /// reads each index it needs again, once.
     func forgetNodeCache() { nodes.forget() }
 }
 
