@@ -62,7 +62,7 @@ final class PureDevice: RowGraph {
             return ColumnRegister(value: value, stamp: stamp)
         case .counter:
             let entries = LocalJoin.contribute(
-                value.integerValue ?? 0, to: held?.contributions ?? [], life: life, stamp: stamp)
+                Int128(value.integerValue ?? 0), to: held?.contributions ?? [], life: life, stamp: stamp)
             return LocalJoin.counter(entries, life: life, stamp: stamp)
         case let merge:
             // A write joins with what the register held.

@@ -60,7 +60,7 @@ struct PendingJoins {
                     if !write.isInsert || write.replacedRow { old.integerValue ?? 0 } else if sameLife {
                         RowMerge.counterValue(held?.contributions ?? [], life: life)
                     } else { 0 }
-                let delta = (new.integerValue ?? 0) &- from
+                let delta = Int128(new.integerValue ?? 0) - Int128(from)
                 // A credited change is the original's write of the counter: its register takes that stamp too.
                 let contributor = creditStamp ?? stamp
                 register = LocalJoin.counter(

@@ -14,17 +14,21 @@ public enum LocalJoin {
     /// The contributions after this node changed a counter by `delta` in life `life`, in node order.
     ///
     /// A contribution made in an earlier life no longer counts, so this node's
-    /// entry restarts from `delta` when the life changed.
+    /// entry restarts from `delta` when the life changed. The change is exact (a write from -9e18 to
+    /// 9e18 changes it by more than an `Int64` holds), and this node's contribution is held to the
+    /// `Int64` range, never wrapped to the other sign: a device whose own changes add up past the range
+    /// keeps its end, and the counter shows less than the app wrote there, the same on every device.
     public static func contribute(
-        _ delta: Int64, to entries: [CounterContribution], life: UInt64,
+        _ delta: Int128, to entries: [CounterContribution], life: UInt64,
         stamp: Stamp
     ) -> [CounterContribution] {
         var entries = entries
         if let mine = entries.firstIndex(where: { $0.stamp.node == stamp.node }) {
-            let amount = entries[mine].causalLength == life ? entries[mine].amount &+ delta : delta
+            let held = entries[mine].causalLength == life ? Int128(entries[mine].amount) : 0
+            let amount = Int64(clamping: held + delta)
             entries[mine] = CounterContribution(causalLength: life, amount: amount, stamp: stamp)
         } else {
-            entries.append(CounterContribution(causalLength: life, amount: delta, stamp: stamp))
+            entries.append(CounterContribution(causalLength: life, amount: Int64(clamping: delta), stamp: stamp))
             entries.sort { $0.stamp.node < $1.stamp.node }
         }
         return entries
