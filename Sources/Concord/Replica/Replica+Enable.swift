@@ -250,6 +250,16 @@ extension Replica {
                         "a counter holds integers, but the column is declared with \(affinities[index].rawValue) affinity, "
                         + "which stores them as \(affinities[index] == .text ? "text" : "reals"); declare it INTEGER")
             }
+            if merge == .max || merge == .min,
+                case let collation = try database.columnCollation(table: inspected.name, column: column),
+                collation.uppercased() != "BINARY"
+            {
+                throw ReplicaError.invalidMerge(
+                    table: inspected.name, column: column,
+                    reason: "\(merge) compares text by its bytes, but the column compares with the \(collation) "
+                        + "collation, under which a later write SQLite holds equal or larger ('Banana' after 'apple' "
+                        + "under NOCASE) would lose; declare the column without COLLATE, or merge it lww")
+            }
         }
         return SyncedTable(
             name: inspected.name, key: inspected.key, columns: inspected.columns, policy: policy,
