@@ -8,10 +8,11 @@ struct MergeLawsTests {
     static let ints = Gen.int(in: -100...100)
 
     /// The larger value in SQLite's order, breaking its ties (0 vs 0.0) by
-    /// storage class so that the result never depends on argument order.
+    /// storage class, and -0.0 vs 0.0 by bits, so that the result never depends on argument order.
     static func larger(_ a: SQLiteValue, _ b: SQLiteValue) -> SQLiteValue {
         if a < b { return b }
         if b < a { return a }
+        if case .real(let x) = a, case .real(let y) = b { return x.bitPattern < y.bitPattern ? b : a }
         return a.typeName < b.typeName ? b : a
     }
 
