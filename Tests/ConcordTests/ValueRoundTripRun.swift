@@ -48,9 +48,11 @@ struct TableShape: Sendable, CustomStringConvertible {
             let keyType = ["TEXT", "BLOB", ""][source.int(in: 0...(layout == "strict" ? 1 : 2))]
             let types = layout == "strict" ? strictTypes : plainTypes
             let column = Gen<ColumnShape> { source in
-                ColumnShape(
-                    type: types[source.int(in: 0...types.count - 1)],
-                    merge: merges[source.int(in: 0...merges.count - 1)])
+                let type = types[source.int(in: 0...types.count - 1)]
+                let merge = merges[source.int(in: 0...merges.count - 1)]
+                // max and min compare text by its bytes: enabling refuses them on a collated column.
+                let collated = type.contains("COLLATE") && (merge == .max || merge == .min)
+                return ColumnShape(type: type, merge: collated ? .lww : merge)
             }
             return TableShape(
                 layout: layout, keyType: keyType, policy: policy,
