@@ -61,6 +61,35 @@ struct ConflictRestoreTests {
         #expect(try a.canonicalDump() == b.canonicalDump())
     }
 
+    /// A counter shows 0 while its row is deleted; the restored row comes back with the count it had, on
+    /// the device whose edit lost (its own increment too) and every other.
+    @Test func anEditLostToADeleteComesBackWithItsCount() throws {
+        let devices = try [1, 2].map { node in
+            let replica = try Replica(
+                path: directory.path("counter-\(node).db"),
+                configuration: configuration(node: UInt8(node), clock: clock))
+            try replica.database.execute(
+                "CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, title TEXT, n INTEGER NOT NULL DEFAULT 0)")
+            try replica.enableSync(on: "t", merges: ["n": .counter])
+            return replica
+        }
+        try devices[0].database.execute("INSERT INTO t VALUES ('k', 'v0', 10)")
+        try Replica.sync(devices)
+        try devices[0].database.execute("DELETE FROM t WHERE id = 'k'")
+        clock.advance(by: 1_000)
+        try devices[1].database.execute("UPDATE t SET title = 'edit', n = n + 3 WHERE id = 'k'")
+        clock.advance(by: 1_000)
+        try Replica.sync(devices)
+        let conflict = try #require(try devices[1].conflicts().first)
+        try devices[1].restore(conflict: conflict.id)
+        clock.advance(by: 1_000)
+        try Replica.sync(devices)
+        for replica in devices {
+            #expect(try replica.database.query("SELECT id, title, n FROM t") == [["k", "edit", 13]])
+            #expect(try replica.check().isConsistent)
+        }
+    }
+
     @Test func underTheRowPolicyTheWholeLosingRowComesBack() throws {
         let (a, b) = try pair(policy: .row)
         try a.database.execute("UPDATE reminders SET title = 'oat milk', notes = 'shelf' WHERE id = 'r1'")

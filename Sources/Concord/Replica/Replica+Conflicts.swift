@@ -119,6 +119,12 @@ extension Replica {
                                 + "`concord status DB` says why); restore it once the row shows")
                     }
                     var row = store.shownValues(stored.registers)
+                    // A counter shows 0 while its row is deleted; the row comes back with the count it had.
+                    let life = stored.registers.liveness.causalLength
+                    for index in table.counterColumns where life >= 2 {
+                        guard let register = stored.registers.columns[index] else { continue }
+                        row[index] = .integer(RowMerge.counterValue(register.contributions, life: life - 1))
+                    }
                     for (column, value) in values { row[column] = value }
                     try database.execute(
                         "INSERT INTO \(table.qualifiedName) (\(([table.quotedKey] + table.quotedColumns).joined(separator: ", "))) "
