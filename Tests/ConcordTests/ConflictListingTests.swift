@@ -289,6 +289,38 @@ struct ConflictListingTests {
         #expect(conflict.winner == nil && conflict.winnerStamp.node == node(2))
     }
 
+    /// The edit reaches the deleting device from a device that already merged the delete: the row arrives
+    /// dead, its register newer than the deleter's. Under `Replica.sync`, or relayed through a third device,
+    /// no device listed the edit, and it could be restored nowhere; the deleter lists it.
+    @Test(arguments: [false, true])
+    func anEditArrivingInARowAlreadyDeadIsListedByTheDeletingDevice(relayed: Bool) throws {
+        let (deleter, editor) = try pair()
+        let relay = try makeReplica(directory, "c.sqlite", node: 3, clock: clock)
+        try Replica.sync([deleter, relay])
+        try deleter.database.execute("DELETE FROM reminders WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try editor.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        // The editor's edit leaves it before the delete arrives anywhere it is.
+        let carrier = relayed ? relay : editor
+        if relayed { try relay.apply(editor.changes(since: 0), from: editor.nodeID) }
+        try editor.apply(deleter.changes(since: 0), from: deleter.nodeID)
+        try carrier.apply(deleter.changes(since: 0), from: deleter.nodeID)
+        try deleter.apply(carrier.changes(since: 0), from: carrier.nodeID)
+        try Replica.sync([deleter, editor, relay])
+        let listed = try deleter.conflicts()
+        #expect(listed.count == 1)
+        #expect(listed.first?.kind == .delete && listed.first?.lost == "oat milk")
+        #expect(listed.first?.winnerStamp.node == node(1))
+        // Restored there, the row comes back with the edit everywhere.
+        try deleter.restore(conflict: try #require(listed.first).id)
+        clock.advance(by: 1_000)
+        try Replica.sync([deleter, editor, relay])
+        for replica in [deleter, editor, relay] {
+            #expect(try replica.database.query("SELECT title FROM reminders") == [["oat milk"]])
+        }
+    }
+
     @Test func underTheRowPolicyEachColumnOfTheLosingRowThatDiffersIsListed() throws {
         let (a, b) = try pair(policy: .row)
         try a.database.execute("UPDATE reminders SET title = 'oat milk', notes = 'shelf' WHERE id = 'r1'")

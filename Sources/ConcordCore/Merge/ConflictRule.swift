@@ -275,9 +275,12 @@ public enum ConflictRule {
         node: NodeID
     ) -> [Loss] {
         var result: [Loss] = []
+        // The row is dead by this replica's delete, and the remote side is the row alive, or dead by the
+        // same delete (a device that merged the delete after its app edited the row): an edit that arrives
+        // newer than what this replica held was made without having seen the delete.
         let deletedHere =
-            !merged.liveness.isAlive && remote.liveness.isAlive && merged.liveness == local.liveness
-            && local.liveness.stamp?.node == node
+            !merged.liveness.isAlive && merged.liveness == local.liveness && local.liveness.stamp?.node == node
+            && (remote.liveness.isAlive || remote.liveness == local.liveness)
         switch rules.policy {
         case .row:
             guard let theirs = RowMerge.rowStamp(remote) else { return [] }
