@@ -171,7 +171,7 @@ struct ParsableOptionsTests {
                     "--merge", "u.n=counter",
                 ]))
         #expect(enable.table.map(\.name) == ["t", "u"] && enable.table.map(\.policy) == [.row, .column])
-        #expect(enable.merges == ["u": ["n": .counter]])
+        #expect(try enable.merges == ["u": ["n": .counter]])
         let fuzz = try FuzzOptions(
             parsed(
                 Subcommand.fuzz.spec,
@@ -198,13 +198,13 @@ struct ParsableOptionsTests {
         (["fuzz", "--worker", "d", "--skip", "a"], "--skip takes input indices separated by commas"),
         (["fuzz", "--jobs", "0"], "--jobs must be at least 1"),
         (
-            ["enable", "a.db", "--table", "t:bogus"],
-            "The value 't:bogus' is invalid for '--table <name[:policy]>': the policy must be one of column, row"
+            ["enable", "a.db", "--table", ":row"],
+            "The value ':row' is invalid for '--table <name[:policy]>': the table's name is missing before ':row'"
         ),
         (["enable", "a.db"], "Missing expected argument '--table <name[:policy]>'"),
         (
             ["enable", "a.db", "--table", "t", "--merge", "u.x=max"],
-            "--merge u.x=max names table 'u', which no --table declares"
+            "--merge u.x=max names no table that --table declares (TABLE.COLUMN=KIND)"
         ),
     ])
     func aWrongValueIsAUsageErrorThatExits64(arguments: [String], message: String) {

@@ -97,10 +97,12 @@ struct ArgumentParser: Sendable {
 
     // MARK: - Named arguments
 
-    /// `--name=value` → (`--name`, `value`); anything else is all name.
+    /// `--name=value` → (`--name`, `value`); anything else is all name. Split at the `=` scalar: a value
+    /// starting with a combining mark makes `=` and the mark one `Character`.
     private func splitInlineValue(_ token: String) -> (String, String?) {
-        guard token.hasPrefix("--"), let equals = token.firstIndex(of: "=") else { return (token, nil) }
-        return (String(token[..<equals]), String(token[token.index(after: equals)...]))
+        let scalars = token.unicodeScalars
+        guard token.hasPrefix("--"), let equals = scalars.firstIndex(of: "=") else { return (token, nil) }
+        return (String(scalars[..<equals]), String(scalars[scalars.index(after: equals)...]))
     }
 
     /// The option or flag spelled `--long` or `-s`; help spellings land here only with `=value`.

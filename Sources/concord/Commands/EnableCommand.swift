@@ -3,20 +3,26 @@ import Concord
 /// The arguments of `concord enable`.
 struct EnableOptions: ParsableOptions {
     /// `--table name[:policy]`: a table to sync and its policy (column unless written `:row`).
+    ///
+    /// The policy follows the last colon; a name that holds a colon is written with its policy
+    /// (`a:b:column`), and one whose last colon is not followed by a policy (`a:b`) is all name.
     struct Table: ArgumentValue {
         var name: String
         var policy: TablePolicy
+        /// The argument as given.
+        var written: String
 
         init(argument: String) throws(InvalidArgument) {
-            guard let colon = argument.lastIndex(of: ":") else {
+            written = argument
+            let scalars = argument.unicodeScalars
+            guard let colon = scalars.lastIndex(of: ":"),
+                let policy = TablePolicy(rawValue: String(scalars[scalars.index(after: colon)...]))
+            else {
                 (name, policy) = (argument, .column)
                 return
             }
-            name = String(argument[..<colon])
-            guard !name.isEmpty, let policy = TablePolicy(rawValue: String(argument[argument.index(after: colon)...]))
-            else {
-                throw InvalidArgument("the policy must be one of column, row")
-            }
+            name = String(scalars[..<colon])
+            guard !name.isEmpty else { throw InvalidArgument("the table's name is missing before ':\(policy)'") }
             self.policy = policy
         }
 
@@ -24,30 +30,62 @@ struct EnableOptions: ParsableOptions {
     }
 
     /// `--merge table.column=kind`: how one column merges.
+    ///
+    /// The kind follows the last `=`; which dot ends the table's name is read against the tables `--table`
+    /// declares (``resolved(against:)``), so names holding dots or `=` can be given.
     struct Merge: ArgumentValue {
-        var table: String
-        var column: String
+        /// What precedes the kind: the table's name, a dot, the column's.
+        var target: String
         var merge: ColumnMerge
+        /// The table and column, once read against the declared tables.
+        var table = ""
+        var column = ""
 
         init(argument: String) throws(InvalidArgument) {
-            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let dot = parts[0].firstIndex(of: "."),
-                let merge = ColumnMerge.builtIns.first(where: { $0.name == parts[1] })
+            let scalars = argument.unicodeScalars
+            guard let equals = scalars.lastIndex(of: "="),
+                let merge = ColumnMerge.builtIns.first(where: {
+                    $0.name == String(scalars[scalars.index(after: equals)...])
+                }),
+                String(scalars[..<equals]).unicodeScalars.contains(".")
             else {
                 throw InvalidArgument("expected TABLE.COLUMN=KIND with KIND one of lww, max, min, counter, union")
             }
-            table = String(parts[0][..<dot])
-            column = String(parts[0][parts[0].index(after: dot)...])
+            target = String(scalars[..<equals])
             self.merge = merge
         }
 
-        var argumentText: String { "\(table).\(column)=\(merge.name)" }
+        var argumentText: String { "\(target)=\(merge.name)" }
+
+        /// This merge with its table and column: the one declared table whose name, a dot and a non-empty
+        /// column name spell ``target``.
+        func resolved(against tables: [String]) throws(UsageError) -> Merge {
+            let splits = tables.filter { name in
+                let prefix = Array((name + ".").unicodeScalars)
+                let whole = Array(target.unicodeScalars)
+                return whole.count > prefix.count && whole.starts(with: prefix)
+            }
+            guard splits.count == 1, let name = splits.first else {
+                throw UsageError(
+                    splits.isEmpty
+                        ? "--merge \(argumentText) names no table that --table declares (TABLE.COLUMN=KIND)"
+                        : "--merge \(argumentText) can be read as a column of each of the tables "
+                            + splits.sorted().map { "'\($0)'" }.joined(separator: " and ")
+                            + "; enable them in separate commands")
+            }
+            var resolved = self
+            resolved.table = name
+            resolved.column = String(
+                String.UnicodeScalarView(target.unicodeScalars.dropFirst(name.unicodeScalars.count + 1)))
+            return resolved
+        }
     }
 
     @Positional(help: "The database file.")
     var db: String
     @Option(
-        valueName: "name[:policy]", help: "A table to sync; policy is column (default) or row. Repeat for more tables.")
+        valueName: "name[:policy]",
+        help: "A table to sync; policy is column (default) or row (a name with a colon: NAME:column). Repeatable.")
     var table: [Table]
     @Option(
         valueName: "table.column=kind",
@@ -56,15 +94,18 @@ struct EnableOptions: ParsableOptions {
 
     func validate() throws(UsageError) {
         guard !table.isEmpty else { throw UsageError("Missing expected argument '--table <name[:policy]>'") }
-        for merge in merge where !table.contains(where: { $0.name == merge.table }) {
-            throw UsageError("--merge \(merge.argumentText) names table '\(merge.table)', which no --table declares")
-        }
+        for merge in merge { _ = try merge.resolved(against: table.map(\.name)) }
     }
 
     /// The merges declared for each table, by column.
     var merges: [String: [String: ColumnMerge]] {
-        merge.reduce(into: [:]) { merges, declared in
-            merges[declared.table, default: [:]][declared.column] = declared.merge
+        get throws(UsageError) {
+            var merges: [String: [String: ColumnMerge]] = [:]
+            for declared in merge {
+                let resolved = try declared.resolved(against: table.map(\.name))
+                merges[resolved.table, default: [:]][resolved.column] = resolved.merge
+            }
+            return merges
         }
     }
 }
@@ -82,9 +123,22 @@ extension Subcommand {
             """,
         options: EnableOptions.self
     ) { options, output in
-        let merges = options.merges
+        let merges = try options.merges
         // Refuse the whole command before anything is written.
         let database = try Database(path: options.db, mode: .readWrite)
+        for table in options.table where table.written != table.name {
+            let exists = { (name: String) in
+                try database.scalar(
+                    "SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = ?", [.text(name)])
+                    != .integer(0)
+            }
+            if try !exists(table.name), try exists(table.written) {
+                throw UsageError(
+                    "--table '\(table.written)' reads as the table '\(table.name)' under the \(table.policy) policy, and "
+                        + "there is no such table; for the table named '\(table.written)' write --table '\(table.written):column'"
+                )
+            }
+        }
         for table in options.table {
             try Replica.validate(table.name, policy: table.policy, merges: merges[table.name] ?? [:], in: database)
         }
