@@ -39,6 +39,12 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
     /// node indexes), and another process on the file changes the file under it: a copy opened by two
     /// processes once exported under the node id of the file it was copied from.
     var secondProcess = false
+    /// The app applies some changesets first inside a transaction of its own, looks at the result
+    /// (`check()`), and rolls it back (its own validation failed), then applies them again.
+    ///
+    /// Why: a rollback Concord does not see undid a peer's node index the replica kept in memory, and the
+    /// apply after it stored the peer's writes under an index the file no longer held.
+    var rollsBackApplies = false
 
     /// Each setting with even odds, a second process one device in four; shadow tables only where `shadows`
     /// allows (a workload with migrations runs them on the replica's connection, where they would alter
@@ -49,7 +55,7 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
         return ConnectionQuirks(
             shadowTables: shadows && bits & 1 != 0, reverseUnorderedSelects: bits & 2 != 0,
             caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0, appRecursiveTriggers: bits & 16 != 0,
-            secondProcess: bits & 96 == 96)
+            secondProcess: bits & 96 == 96, rollsBackApplies: bits & 128 != 0)
     }
 
     /// Makes the settings on `replica`'s connection, after it opened and its tables exist, and on `app`'s.
@@ -82,6 +88,7 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
             caseSensitiveLike ? "case_sensitive_like" : nil, recursiveTriggers ? "recursive_triggers" : nil,
             appRecursiveTriggers ? "recursive_triggers on its own connection" : nil,
             secondProcess ? "a second process syncing on some steps" : nil,
+            rollsBackApplies ? "some applies first in a transaction of its own, rolled back" : nil,
         ].compactMap { $0 }.joined(separator: ", ")
     }
 }

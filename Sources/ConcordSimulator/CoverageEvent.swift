@@ -73,6 +73,11 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     /// Taking up an upgrade's new columns wrote values of the device's own: a `max` or `min` column's
     /// DEFAULT in every row, or what the migration put there.
     case newColumnTakenUp = "new-column-taken-up"
+    /// An app applied a changeset inside a transaction of its own, checked it, and rolled it back
+    /// (``ConnectionQuirks/rollsBackApplies``), before applying it again.
+    case applyRolledBack = "apply-rolled-back"
+    /// A device's second process synced on a step (``ConnectionQuirks/secondProcess``).
+    case secondProcess = "second-process"
     /// A hostile changeset was refused (by the decoder or the replica).
     case hostileRefused = "hostile-refused"
     /// A hostile changeset was accepted (by the receiver, or by a scratch copy of it).

@@ -167,11 +167,14 @@ final class SimulatedDevice {
     /// exports and is checked until the next call; the app's statements always go through its own connection.
     /// A replica taking over reads the tables again if the other process changed the schema, as its first
     /// look would: the simulator reads them before it looks (``WriteScope``, ``TableSnapshot``).
-    func act(inProcess index: Int) throws {
-        let next = processes[index % processes.count]
-        guard next !== replica else { return }
-        replica = next
+    /// Returns the process acting.
+    @discardableResult
+    func act(inProcess index: Int) throws -> Int {
+        let acting = index % processes.count
+        guard processes[acting] !== replica else { return acting }
+        replica = processes[acting]
         try replica.readTablesIfSchemaChanged()
+        return acting
     }
 
     /// The app's statement `sql`, just run when the device's clock read `physical`, with the tables as the

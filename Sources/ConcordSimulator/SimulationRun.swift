@@ -113,7 +113,9 @@ final class SimulationRun {
                 time += planned.after
                 for device in devices {
                     device.setTime(time)
-                    try device.act(inProcess: process(of: device, at: index))
+                    if try device.act(inProcess: process(of: device, at: index)) == 1 {
+                        result.coverage.record(.secondProcess)
+                    }
                 }
                 try run(planned)
                 try forceArmedCut()
@@ -349,6 +351,9 @@ final class SimulationRun {
         let armed = armedCut?.device == device.index
         let dumpBefore = armed ? try device.replica.canonicalDump() : ""
         do {
+            if !armed, device.durability.quirks.rollsBackApplies, rollsBack(on: device) {
+                try applyRolledBack(changeset, to: device, from: node)
+            }
             if armed { pendingApply = (device.index, knowledge, dumpBefore) }
             defer { if !device.disk.isPoweredOff { pendingApply = nil } }
             let report = try device.replica.apply(changeset, from: node)
@@ -367,6 +372,29 @@ final class SimulationRun {
             log("device \(device.index) refused from \(sender): \(refusal.drift) ms ahead")
             return false
         }
+    }
+
+    /// Whether `device`'s app first applies this step's changeset in a transaction it rolls back (one in
+    /// three steps, from the seed, the step and the device alone, so no other draw shifts).
+    private func rollsBack(on device: SimulatedDevice) -> Bool {
+        var generator = SeededGenerator(
+            seed: simulation.seed &* 0xBF58_476D_1CE4_E5B9 &+ UInt64(step) &* 0x100 &+ UInt64(device.index))
+        return generator.next() % 3 == 0
+    }
+
+    /// Applies `changeset` to `device` inside a transaction of the app's own, checks the result, and rolls
+    /// it all back (``ConnectionQuirks/rollsBackApplies``); a drift refusal is the apply's after it.
+    private func applyRolledBack(_ changeset: Changeset, to device: SimulatedDevice, from node: NodeID?) throws {
+        struct AppRolledBack: Error {}
+        do {
+            try device.replica.database.transaction {
+                _ = try device.replica.apply(changeset, from: node)
+                _ = try device.replica.check()
+                throw AppRolledBack()
+            }
+        } catch is AppRolledBack {
+            result.coverage.record(.applyRolledBack)
+        } catch is ClockDriftError {}
     }
 
     /// Columns where `changeset` and `device`'s registers hold different values under different stamps.

@@ -22,6 +22,7 @@ struct ConnectionQuirksTests {
         #expect(draws.contains { $0.reverseUnorderedSelects } && draws.contains { $0.caseSensitiveLike })
         #expect(draws.contains { $0.recursiveTriggers } && draws.contains { $0.appRecursiveTriggers })
         #expect(draws.contains { $0.secondProcess } && draws.contains { !$0.secondProcess })
+        #expect(draws.contains { $0.rollsBackApplies } && draws.contains { !$0.rollsBackApplies })
         #expect(!ConnectionQuirks.draw(seed: 7, device: 0, shadows: false).shadowTables)
     }
 
