@@ -169,7 +169,8 @@ struct Statement {
 
     /// The values written to `row`, by column: every column for an insert or a row-policy table, else
     /// those whose stored value changed; for a `counter` column, the change made (new minus old — for an
-    /// insert that replaced a row the table showed, `INSERT OR REPLACE`, minus what that row showed).
+    /// insert that replaced a row the table showed, `INSERT OR REPLACE`, minus what that row showed), exact
+    /// (``Ledger/counterChange(_:)``).
     func values(of row: RowRef, kind: Ledger.Kind, table: TableSchema) -> [Int: SQLiteValue] {
         guard kind != .delete, let new = after[row] else { return [:] }
         let old = kind == .insert ? nil : before[row]
@@ -187,7 +188,8 @@ struct Statement {
             if !rebuilds, let old, index < old.count, old[index] == new[index] { continue }
             values[index] =
                 table.merges[index] == .counter
-                ? .integer((new[index].integerValue ?? 0) &- (was?.integerValue ?? 0)) : new[index]
+                ? Ledger.counterChange(Int128(new[index].integerValue ?? 0) - Int128(was?.integerValue ?? 0))
+                : new[index]
         }
         return values
     }

@@ -58,6 +58,10 @@ extension Workload {
         "UPDATE {name:owners} SET {name:low} = {value} WHERE {name:id} = {key}",
         "UPDATE {name:owners} SET {name:taps} = {name:taps} + {1..3} WHERE {name:id} = {key}",
         "UPDATE {name:owners} SET {name:taps} = {name:taps} - {1..3} WHERE {name:id} = {key}",
+        // Counts near the ends of the 64-bit range: a device's share past it keeps its end, never wraps.
+        "UPDATE {name:owners} SET {name:taps} = 9000000000000000000 WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:taps} = -9000000000000000000 WHERE {name:id} = {key}",
+        "UPDATE {name:owners} SET {name:taps} = {name:taps} + 8000000000000000000 WHERE {name:id} = '1'",
         "UPDATE {name:owners} SET {name:tags} = {union} WHERE {name:id} = {key}",
         "UPDATE {name:owners} SET {name:longest} = {value} WHERE {name:id} = {key}",
         "UPDATE {name:owners} SET {name:label} = {value}, {name:score} = {value}, {name:taps} = {name:taps} + 1 "

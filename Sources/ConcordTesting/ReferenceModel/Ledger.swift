@@ -31,8 +31,9 @@ public struct Ledger: Sendable {
         public let row: RowRef
         /// Whether it inserted, updated or deleted the row.
         public let kind: Kind
-        /// Column position → the value written; for a `counter` column, the change it made. An insert
-        /// lists every column, and so does any write to a row-policy table (it supplies the whole row).
+        /// Column position → the value written; for a `counter` column, the change it made
+        /// (``Ledger/counterChange(_:)``). An insert lists every column, and so does any write to a
+        /// row-policy table (it supplies the whole row).
         public let values: [Int: SQLiteValue]
         /// The ids of the earlier writes of this row its device knew of when it wrote.
         public let seen: Set<Int>
@@ -53,5 +54,25 @@ public struct Ledger: Sendable {
         let id = operations.count
         operations.append(Operation(id: id, node: node, stamp: stamp, row: row, kind: kind, values: values, seen: seen))
         return id
+    }
+
+    /// A counter's change as an operation records it: an integer, or its digits as text when it is past the
+    /// 64-bit range (one write from -9e18 to 9e18 changes it by 1.8e19).
+    ///
+    /// ```swift
+    /// Ledger.counterChange(3)                          // .integer(3)
+    /// Ledger.counterChange(Int128(Int64.max) + 1)      // .text("9223372036854775808")
+    /// ```
+    public static func counterChange(_ change: Int128) -> SQLiteValue {
+        Int64(exactly: change).map { .integer($0) } ?? .text(String(change))
+    }
+
+    /// The change a counter's recorded value stands for (``counterChange(_:)``); NULL and anything else is 0.
+    public static func counterChange(of value: SQLiteValue?) -> Int128 {
+        switch value {
+        case .integer(let change)?: Int128(change)
+        case .text(let digits)?: digits.string.flatMap { Int128($0) } ?? 0
+        default: 0
+        }
     }
 }

@@ -176,7 +176,8 @@ public struct ReferenceModel: Sendable {
         }
     }
 
-    /// Each device's contribution to a counter: the sum of its changes in the life of its latest one.
+    /// Each device's contribution to a counter: the sum of its changes in the life of its latest one, in
+    /// stamp order, held to the 64-bit range after each (a device's share past it keeps its end).
     private static func contributions(
         _ index: Int, _ writes: [Ledger.Operation],
         _ lengths: [(before: UInt64, after: UInt64)]
@@ -184,8 +185,8 @@ public struct ReferenceModel: Sendable {
         Dictionary(grouping: writes, by: \.node).map { node, own in
             let last = own.max { $0.stamp < $1.stamp }!
             let life = lengths[last.id].after
-            let amount = own.filter { lengths[$0.id].after == life }
-                .reduce(Int64(0)) { $0 &+ ($1.values[index]?.integerValue ?? 0) }
+            let amount = own.filter { lengths[$0.id].after == life }.sorted { $0.stamp < $1.stamp }
+                .reduce(Int64(0)) { Int64(clamping: Int128($0) + Ledger.counterChange(of: $1.values[index])) }
             return CounterContribution(causalLength: life, amount: amount, stamp: last.stamp)
         }.sorted { $0.stamp.node < $1.stamp.node }
     }
