@@ -182,7 +182,7 @@ struct InjectedBugTests {
         }
         // Shrinking stops once the plan is small enough: the claim is "at most 12 steps", not the minimum.
         let shrunk = try simulation.shrink(
-            choices, failing: result, maxRuns: 300, goal: Self.mostStepsAfterShrinking)
+            choices, failing: result, maxRuns: 500, goal: Self.mostStepsAfterShrinking)
         let steps = shrunk.plan.steps.map(\.description).joined(separator: "\n  ")
         #expect(shrunk.result.failure?.kind == result.failure?.kind)
         #expect(
