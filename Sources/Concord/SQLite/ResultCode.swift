@@ -25,6 +25,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let locked = ResultCode(rawValue: 6)
     /// `SQLITE_READONLY`: a write to a database that cannot be written.
     public static let readOnly = ResultCode(rawValue: 8)
+    /// `SQLITE_READONLY_DBMOVED`: the file was deleted, moved or replaced while the connection had it open.
+    public static let readOnlyDatabaseMoved = ResultCode(rawValue: 1032)
     /// `SQLITE_CORRUPT`: the file is damaged.
     public static let corrupt = ResultCode(rawValue: 11)
     /// `SQLITE_FULL`: the disk is full.

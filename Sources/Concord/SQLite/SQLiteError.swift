@@ -38,7 +38,11 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     /// What to do about the failures an app's user can act on.
     private var hint: String? {
-        switch resultCode.primary {
+        if resultCode == .readOnlyDatabaseMoved {
+            return "the database file was deleted, moved or replaced while it was open; the write that failed "
+                + "changed nothing: open the file again where it is now"
+        }
+        return switch resultCode.primary {
         // What failed is undone, and only that: a sync keeps the changesets it applied before (the
         // disk may fill only as it records how far a peer has read).
         case .busy, .locked:
