@@ -84,6 +84,34 @@ struct ConflictsCommandCLITests {
         for value: SQLiteValue in ["X'61'", "'q'", "plain", "it's", .blob([0x61])] {
             #expect(try key(RowKey.spelling(of: value)) == value, "\(value)")
         }
+        // A key holding control characters or direction overrides is printed escaped, and taken back so.
+        #expect(try key("U&'a\\000Ab'") == "a\nb")
+        #expect(try key("u&'\\+01F600'") == "\u{1F600}")
+        #expect(throws: (any Error).self) { try key("U&'\\12'") }
+        for value: SQLiteValue in [
+            "a\nb", "\u{1B}[31mred", "nul\u{0}", "\u{202E}evil", "back\\slash\n'q'", "U&'x'", "tab\t\u{85}",
+        ] {
+            let spelled = RowKey.spelling(of: value)
+            #expect(!spelled.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+            #expect(try key(spelled) == value, "\(spelled)")
+        }
+    }
+
+    /// A peer's key holding a newline or an escape sequence once printed as it was: a forged line in
+    /// `changed`, a colour change on the terminal. Listings print it escaped, and `--key` takes it back.
+    @Test func aKeyHoldingControlCharactersIsListedEscaped() throws {
+        let directory = TemporaryDirectory()
+        for name in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(name), "CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);")
+            try concordOK(["enable", name, "--table", "t"], in: directory)
+        }
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO t VALUES ('line1' || char(10) || '  t/forged', 'a');")
+        try concordOK(["sync", "a.db", "b.db"], in: directory)
+        let changed = try concordOK(["changed", "b.db"], in: directory).text
+        #expect(changed.split(separator: "\n").count == 2, "\(changed)")
+        #expect(changed.contains(#"t/U&'line1\000A  t/forged'"#), "\(changed)")
+        let rows = try concordOK(["changed", "b.db", "--json"], in: directory).text
+        #expect(rows.contains(#""key" : "line1\n  t\/forged""#), "JSON carries the key as it is")
     }
 
     @Test func aTextKeyThatReadsLikeABlobIsListedQuotedAndSelectedSo() throws {

@@ -9,8 +9,9 @@ struct ConflictsOptions: ParsableOptions {
     var table: String?
     @Option(
         valueName: "key",
-        help: "Only conflicts of the row with this key: TEXT as it is, X'hex' for a BLOB key, or 'text' quoted as "
-            + "SQL quotes it for a TEXT key that reads like those (listings print it so).")
+        help: "Only conflicts of the row with this key: TEXT as it is, X'hex' for a BLOB key, 'text' quoted as "
+            + "SQL quotes it for a TEXT key that reads like those, or U&'a\\000Ab' (SQL's Unicode escapes) for one "
+            + "holding control characters (listings print keys so).")
     var key: RowKey?
     @Flag(help: "Print machine-readable JSON.")
     var json = false
@@ -38,10 +39,10 @@ extension Subcommand {
         }
         print("\(options.db): \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s"), newest first", to: &output)
         for conflict in conflicts {
-            let winner = conflict.winner.map { "\($0)" } ?? "a delete of the row"
+            let winner = conflict.winner.map { RowKey.printable("\($0)") } ?? "a delete of the row"
             print(
                 "  \(conflict.id)  \(conflict.table)/\(conflict.keyText) \(conflict.column): "
-                    + "\(conflict.lost) by \(conflict.lostStamp.node.description.prefix(8)) at \(conflict.lostStamp.hlc) "
+                    + "\(RowKey.printable("\(conflict.lost)")) by \(conflict.lostStamp.node.description.prefix(8)) at \(conflict.lostStamp.hlc) "
                     + "lost to \(winner) by \(conflict.winnerStamp.node.description.prefix(8)) "
                     + "at \(conflict.winnerStamp.hlc); recorded \(Self.time(conflict.recordedAt))", to: &output)
         }
