@@ -90,6 +90,24 @@ struct ConflictRestoreTests {
         }
     }
 
+    /// The app deleted the row and nothing folded the delete yet: the restore folds it first, and brings the
+    /// row back, where it once refused, calling the row parked.
+    @Test func aRestoreRightAfterTheAppDeletedTheRowBringsItBack() throws {
+        let (a, b) = try pair()
+        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        let conflict = try #require(try a.conflicts().first)
+        try a.database.execute("DELETE FROM reminders WHERE id = 'r1'")
+        try a.restore(conflict: conflict.id)
+        #expect(try title(a) == "oat milk")
+        clock.advance(by: 1_000)
+        try Replica.sync([a, b])
+        #expect(try title(b) == "oat milk")
+    }
+
     @Test func underTheRowPolicyTheWholeLosingRowComesBack() throws {
         let (a, b) = try pair(policy: .row)
         try a.database.execute("UPDATE reminders SET title = 'oat milk', notes = 'shelf' WHERE id = 'r1'")

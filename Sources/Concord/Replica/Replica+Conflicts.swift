@@ -70,6 +70,8 @@ extension Replica {
     /// }
     /// ```
     public func restore(conflict id: Int64) throws {
+        // The app's writes not folded yet first: a row its app just deleted is deleted, not "not shown".
+        try foldLocalWrites()
         forgetNodeCache()
         try database.transaction {
             guard
