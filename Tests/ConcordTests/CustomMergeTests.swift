@@ -67,4 +67,19 @@ struct CustomMergeTests {
             try other.enableSync(on: "notes", merges: ["title": .custom("longest")])
         }
     }
+
+    /// A replica opened without the merge its waiting write needs cannot send its changes: the sync says so
+    /// of that replica, where it once said the other, which has the merge, refused them.
+    @Test func aSyncNamesTheReplicaThatCannotFoldForWantOfAMerge() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock(unixMilliseconds: epoch2026)
+        _ = try replica(directory, "a.db", node: 1, clock: clock)
+        let b = try replica(directory, "b.db", node: 2, clock: clock)
+        let bare = try Replica(path: directory.path("a.db"), configuration: .init(clock: clock))
+        try bare.database.execute("INSERT INTO notes VALUES ('n1', 'short')")
+        let incomplete = #expect(throws: SyncIncomplete.self) { try Replica.sync([bare, b]) }
+        let refusal = try #require(incomplete?.report.refusals.first)
+        #expect(refusal.source == 0 && refusal.atSource)
+        #expect("\(refusal)".hasPrefix("replica 0 could not send its changes (to replica 1): "), "\(refusal)")
+    }
 }

@@ -28,9 +28,16 @@ public struct SyncReport: Hashable, Sendable {
         public var target: Int
         /// The refusal's message (a ``ClockDriftError``'s description, or a ``ReplicaError``'s).
         public var reason: String
+        /// Whether the source could not send its changes at all (it could not fold its own writes: a merge
+        /// function it was opened without), rather than the target refusing them.
+        public var atSource = false
 
         /// Which replica refused which one's changes, and why, in one line.
-        public var description: String { "replica \(target) refused the changes of replica \(source): \(reason)" }
+        public var description: String {
+            atSource
+                ? "replica \(source) could not send its changes (to replica \(target)): \(reason)"
+                : "replica \(target) refused the changes of replica \(source): \(reason)"
+        }
     }
 }
 
@@ -122,8 +129,10 @@ extension Replica {
             report.rounds += 1
             for (s, source) in replicas.enumerated() {
                 for (t, target) in replicas.enumerated() where target !== source && !refused.contains([s, t]) {
+                    var exporting = true
                     do {
                         let changeset = try source.changes(since: target.peerVersion(source.nodeID))
+                        exporting = false
                         let applyReport = try target.apply(changeset)
                         // The source learns how far the target has read it (for `status()`), unless rows were
                         // held back and must come again.
@@ -136,7 +145,7 @@ extension Replica {
                         moved = moved || applied > 0
                     } catch let error where Self.isRefusalOfOneDirection(error) {
                         refused.insert([s, t])
-                        report.refusals.append(.init(source: s, target: t, reason: "\(error)"))
+                        report.refusals.append(.init(source: s, target: t, reason: "\(error)", atSource: exporting))
                     } catch {
                         throw SyncStopped(source: s, target: t, error: error, report: report)
                     }

@@ -39,7 +39,7 @@ private struct SyncSummary: Encodable {
         rounds = report.rounds
         settled = report.settled
         applied = report.applied
-        refused = report.refusals.map { "\(paths[$0.target]) refused the changes of \(paths[$0.source]): \($0.reason)" }
+        refused = report.refusals.map { $0.sentence(paths: paths) }
         replicas = zip(paths, report.changes).map { Changed(db: $0, changes: $1) }
     }
 }
@@ -104,12 +104,19 @@ extension Subcommand {
                         + "\(report.refusals.count) direction(s) refused", to: &output)
             }
             for refusal in report.refusals {
-                print(
-                    "Error: \(paths[refusal.target]) refused the changes of \(paths[refusal.source]): \(refusal.reason)",
-                    to: &output.standardError)
+                print("Error: \(refusal.sentence(paths: paths))", to: &output.standardError)
             }
             try output.failOnSchemaRefusals(of: Array(zip(paths, replicas)))
             throw ExitCode.failure
         }
+    }
+}
+
+extension SyncReport.Refusal {
+    /// Which database refused which one's changes (or could not send them), and why, naming them by path.
+    func sentence(paths: [String]) -> String {
+        atSource
+            ? "\(paths[source]) could not send its changes (to \(paths[target])): \(reason)"
+            : "\(paths[target]) refused the changes of \(paths[source]): \(reason)"
     }
 }
