@@ -102,14 +102,11 @@ extension Replica {
             throw ReplicaError.alreadyEnabled(
                 table: existing.name, existing: existing.declaration, requested: requested.declaration)
         }
+        // Another merge for a column: refused as another policy is; the table goes on syncing as declared.
         for (column, merge) in zip(existing.columns, existing.merges) {
             guard let asked = merges[column], asked != merge else { continue }
-            throw ReplicaError.schemaChanged(
-                table: existing.name, change: "the merge of column \(column) would change from \(merge) to \(asked)",
-                fix: SchemaChange.fix(
-                    existing.name,
-                    "keep its merge (\(merge)); to merge the values another way, add a new column declared "
-                        + "\(asked) and copy the values into it"))
+            throw ReplicaError.alreadyEnabled(
+                table: existing.name, existing: existing.declaration, requested: requested.declaration)
         }
         let change = try schemaChange(of: existing)
         guard change.needsAdoption else { return }
