@@ -19,13 +19,19 @@ struct ConflictRestoreTests {
         try replica.database.scalar("SELECT title FROM reminders WHERE id = 'r1'")
     }
 
-    @Test func aRestoredValueComesBackOnEveryDeviceAfterSync() throws {
+    /// A pair where `a` titled the reminder 'oat milk' and `b`, later, 'soy milk', synced: `b`'s won.
+    private func concurrentTitles() throws -> (Replica, Replica) {
         let (a, b) = try pair()
         try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
         clock.advance(by: 1_000)
         try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
         clock.advance(by: 1_000)
         try Replica.sync([a, b])
+        return (a, b)
+    }
+
+    @Test func aRestoredValueComesBackOnEveryDeviceAfterSync() throws {
+        let (a, b) = try concurrentTitles()
         #expect(try title(a) == "soy milk" && title(b) == "soy milk")
         let conflict = try #require(try b.conflicts().first)
 
@@ -93,12 +99,7 @@ struct ConflictRestoreTests {
     /// The app deleted the row and nothing folded the delete yet: the restore folds it first, and brings the
     /// row back, where it once refused, calling the row parked.
     @Test func aRestoreRightAfterTheAppDeletedTheRowBringsItBack() throws {
-        let (a, b) = try pair()
-        try a.database.execute("UPDATE reminders SET title = 'oat milk' WHERE id = 'r1'")
-        clock.advance(by: 1_000)
-        try b.database.execute("UPDATE reminders SET title = 'soy milk' WHERE id = 'r1'")
-        clock.advance(by: 1_000)
-        try Replica.sync([a, b])
+        let (a, b) = try concurrentTitles()
         let conflict = try #require(try a.conflicts().first)
         try a.database.execute("DELETE FROM reminders WHERE id = 'r1'")
         try a.restore(conflict: conflict.id)
