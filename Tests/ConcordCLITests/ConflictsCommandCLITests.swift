@@ -114,6 +114,28 @@ struct ConflictsCommandCLITests {
         #expect(rows.contains(#""key" : "line1\n  t\/forged""#), "JSON carries the key as it is")
     }
 
+    /// A peer's value holding an escape sequence or a newline once reached the terminal as it was: the
+    /// conflict listing prints such characters as `\u{…}`, in the lost value and in the winner.
+    @Test func aValueHoldingControlCharactersIsListedEscaped() throws {
+        let directory = TemporaryDirectory()
+        for name in ["a.db", "b.db"] {
+            try sqlite3Shell(directory.path(name), "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT);")
+            try concordOK("enable", name, "--table", "notes", in: directory)
+        }
+        try sqlite3Shell(directory.path("a.db"), "INSERT INTO notes VALUES ('n1', 'first');")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        try sqlite3Shell(
+            directory.path("a.db"), "UPDATE notes SET body = char(27) || '[31mred' || char(10) || '  forged';")
+        Thread.sleep(forTimeInterval: 0.01)
+        try sqlite3Shell(directory.path("b.db"), "UPDATE notes SET body = 'ok' || char(155) || char(8238) || 'x';")
+        try concordOK("sync", "a.db", "b.db", in: directory)
+        let text = try concordOK("conflicts", "b.db", in: directory).text
+        #expect(text.split(separator: "\n").count == 2, "\(text)")
+        #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" || $0 == "\u{202E}" }, "\(text)")
+        #expect(text.contains(#"notes/n1 body: '\u{1B}[31mred\u{A}  forged' by "#), "\(text)")
+        #expect(text.contains(#"lost to 'ok\u{9B}\u{202E}x' by "#), "\(text)")
+    }
+
     @Test func aTextKeyThatReadsLikeABlobIsListedQuotedAndSelectedSo() throws {
         let directory = TemporaryDirectory()
         for name in ["a.db", "b.db"] {
