@@ -245,6 +245,27 @@ struct DestructiveMigrationTests {
         #expect(try b.database.scalar("SELECT title FROM reminders WHERE id = 'r1'") == "still syncing")
     }
 
+    /// The refusal says the table goes on syncing as declared and how to merge a column another way; a user
+    /// told only that the declarations differ was left to guess whether sync had stopped.
+    @Test func aCounterEnabledWithAnotherMergeSaysItGoesOnSyncingAndHowToMergeOtherwise() throws {
+        let a = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        try a.database.execute("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL DEFAULT 0)")
+        try a.enableSync(on: "t", merges: ["n": .counter])
+        let merge = #expect(throws: ReplicaError.self) { try a.enableSync(on: "t", merges: ["n": .max]) }
+        #expect(
+            merge?.description
+                == "table 't' already syncs as column policy, n=counter, not column policy, n=max, and goes on "
+                + "syncing as column policy, n=counter; nothing was changed. Every replica of a table must use the "
+                + "same declaration: keep each column's merge, and to merge a column's values another way, add a "
+                + "new column declared with that merge and copy the values into it")
+        let policy = #expect(throws: ReplicaError.self) { try a.enableSync(on: "t", policy: .row) }
+        #expect(
+            policy?.description.hasSuffix(
+                "Every replica of a table must use the same declaration: "
+                    + "enable it as column policy, n=counter") == true, "\(String(describing: policy))")
+        #expect(a.schemaRefusals.isEmpty)
+    }
+
     @Test func exportLeavesTheRefusedTableOutAndStopsShortOfItsChanges() throws {
         let (a, b) = try pair()
         try a.database.execute("UPDATE reminders SET title = 'unsent' WHERE id = 'r1'")

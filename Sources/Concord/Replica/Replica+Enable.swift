@@ -96,7 +96,8 @@ extension Replica {
     ///
     /// Columns `merges` does not name keep their merge; naming another merge
     /// for an existing column would re-interpret registers other devices hold,
-    /// so it is refused as a destructive change.
+    /// so it is refused as another policy is, with nothing changed: the table
+    /// goes on syncing as declared.
     private func enableAgain(_ existing: SyncedTable, requested: SyncedTable, merges: [String: ColumnMerge]) throws {
         guard existing.policy == requested.policy else {
             throw ReplicaError.alreadyEnabled(

@@ -74,8 +74,14 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .unsupportedTable(let table, let reason, let fix):
             return "cannot sync table '\(table)': \(reason). To fix: \(fix)"
         case .alreadyEnabled(let table, let existing, let requested):
-            return "table '\(table)' already syncs as \(existing), not \(requested); "
-                + "every replica of a table must use the same declaration"
+            // The declaration starts with its policy; the merges of columns not `lww` follow it.
+            let samePolicy = existing.prefix { $0 != "," } == requested.prefix { $0 != "," }
+            return "table '\(table)' already syncs as \(existing), not \(requested), and goes on syncing as "
+                + "\(existing); nothing was changed. Every replica of a table must use the same declaration: "
+                + (samePolicy
+                    ? "keep each column's merge, and to merge a column's values another way, add a new column "
+                        + "declared with that merge and copy the values into it"
+                    : "enable it as \(existing)")
         case .tableNotSynced(let table):
             return "the changeset has changes to table '\(table)', which this replica does not sync; "
                 + "enable it first (`concord enable DB --table \(table)`); nothing was applied"
