@@ -72,7 +72,6 @@ extension Replica {
     public func restore(conflict id: Int64) throws {
         // The app's writes not folded yet first: a row its app just deleted is deleted, not "not shown".
         try foldLocalWrites()
-        forgetNodeCache()
         try database.transaction {
             guard
                 let entry = try database.query(
