@@ -8,12 +8,18 @@ import Testing
 /// `concord conflicts` lists the values that lost to a concurrent write; `concord restore` brings one back.
 @Suite("concord conflicts and restore", .tags(.cli), .timeLimit(.hangGuard))
 struct ConflictsCommandCLITests {
-    @Test func aLostValueIsListedAndRestoredOnEveryDevice() throws {
+    /// Two replicas, `a.db` and `b.db`, whose table `table` (a TEXT key and one TEXT column `column`) syncs.
+    private func syncedPair(_ table: String, _ column: String) throws -> TemporaryDirectory {
         let directory = TemporaryDirectory()
         for name in ["a.db", "b.db"] {
-            try sqlite3Shell(directory.path(name), "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT);")
-            try concordOK("enable", name, "--table", "notes", in: directory)
+            try sqlite3Shell(directory.path(name), "CREATE TABLE \(table) (id TEXT PRIMARY KEY, \(column) TEXT);")
+            try concordOK("enable", name, "--table", table, in: directory)
         }
+        return directory
+    }
+
+    @Test func aLostValueIsListedAndRestoredOnEveryDevice() throws {
+        let directory = try syncedPair("notes", "body")
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO notes VALUES ('n1', 'first');")
         try concordOK("sync", "a.db", "b.db", in: directory)
         // Both edit the body without seeing the other's edit; b's is the later write.
@@ -100,11 +106,7 @@ struct ConflictsCommandCLITests {
     /// A peer's key holding a newline or an escape sequence once printed as it was: a forged line in
     /// `changed`, a colour change on the terminal. Listings print it escaped, and `--key` takes it back.
     @Test func aKeyHoldingControlCharactersIsListedEscaped() throws {
-        let directory = TemporaryDirectory()
-        for name in ["a.db", "b.db"] {
-            try sqlite3Shell(directory.path(name), "CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);")
-            try concordOK(["enable", name, "--table", "t"], in: directory)
-        }
+        let directory = try syncedPair("t", "v")
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO t VALUES ('line1' || char(10) || '  t/forged', 'a');")
         try concordOK(["sync", "a.db", "b.db"], in: directory)
         let changed = try concordOK(["changed", "b.db"], in: directory).text
@@ -117,11 +119,7 @@ struct ConflictsCommandCLITests {
     /// A peer's value holding an escape sequence or a newline once reached the terminal as it was: the
     /// conflict listing prints such characters as `\u{…}`, in the lost value and in the winner.
     @Test func aValueHoldingControlCharactersIsListedEscaped() throws {
-        let directory = TemporaryDirectory()
-        for name in ["a.db", "b.db"] {
-            try sqlite3Shell(directory.path(name), "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT);")
-            try concordOK("enable", name, "--table", "notes", in: directory)
-        }
+        let directory = try syncedPair("notes", "body")
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO notes VALUES ('n1', 'first');")
         try concordOK("sync", "a.db", "b.db", in: directory)
         try sqlite3Shell(
@@ -137,11 +135,7 @@ struct ConflictsCommandCLITests {
     }
 
     @Test func aTextKeyThatReadsLikeABlobIsListedQuotedAndSelectedSo() throws {
-        let directory = TemporaryDirectory()
-        for name in ["a.db", "b.db"] {
-            try sqlite3Shell(directory.path(name), "CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);")
-            try concordOK(["enable", name, "--table", "t"], in: directory)
-        }
+        let directory = try syncedPair("t", "v")
         try sqlite3Shell(directory.path("a.db"), "INSERT INTO t VALUES ('X''61''', 'A');")
         try concordOK(["sync", "a.db", "b.db"], in: directory)
         try sqlite3Shell(directory.path("b.db"), "UPDATE t SET v = 'B';")
