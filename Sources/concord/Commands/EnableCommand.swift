@@ -37,9 +37,6 @@ struct EnableOptions: ParsableOptions {
         /// What precedes the kind: the table's name, a dot, the column's.
         var target: String
         var merge: ColumnMerge
-        /// The table and column, once read against the declared tables.
-        var table = ""
-        var column = ""
 
         init(argument: String) throws(InvalidArgument) {
             let scalars = argument.unicodeScalars
@@ -57,12 +54,12 @@ struct EnableOptions: ParsableOptions {
 
         var argumentText: String { "\(target)=\(merge.name)" }
 
-        /// This merge with its table and column: the one declared table whose name, a dot and a non-empty
-        /// column name spell ``target``.
-        func resolved(against tables: [String]) throws(UsageError) -> Merge {
+        /// The table and column ``target`` names: the one declared table whose name, a dot and a non-empty
+        /// column name spell it.
+        func resolved(against tables: [String]) throws(UsageError) -> (table: String, column: String) {
+            let whole = Array(target.unicodeScalars)
             let splits = tables.filter { name in
                 let prefix = Array((name + ".").unicodeScalars)
-                let whole = Array(target.unicodeScalars)
                 return whole.count > prefix.count && whole.starts(with: prefix)
             }
             guard splits.count == 1, let name = splits.first else {
@@ -73,11 +70,8 @@ struct EnableOptions: ParsableOptions {
                             + splits.sorted().map { "'\($0)'" }.joined(separator: " and ")
                             + "; enable them in separate commands")
             }
-            var resolved = self
-            resolved.table = name
-            resolved.column = String(
-                String.UnicodeScalarView(target.unicodeScalars.dropFirst(name.unicodeScalars.count + 1)))
-            return resolved
+            let column = whole.dropFirst(name.unicodeScalars.count + 1)
+            return (name, String(String.UnicodeScalarView(column)))
         }
     }
 
@@ -102,8 +96,8 @@ struct EnableOptions: ParsableOptions {
         get throws(UsageError) {
             var merges: [String: [String: ColumnMerge]] = [:]
             for declared in merge {
-                let resolved = try declared.resolved(against: table.map(\.name))
-                merges[resolved.table, default: [:]][resolved.column] = resolved.merge
+                let (name, column) = try declared.resolved(against: table.map(\.name))
+                merges[name, default: [:]][column] = declared.merge
             }
             return merges
         }
