@@ -38,6 +38,12 @@ public struct Visibility<Graph: RowGraph> {
     private var revived: [RowRef: Bool] = [:]
     /// Wraps decisions to re-create known bugs in tests; `nil` in an app.
     @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
+    /// Rows taken to show while they were still being decided, met again through a loop that a stand-in's
+    /// key closes (see ``Visiting/closesHidingCycle(at:)``); each is checked once it is decided.
+    private var assumedShown: Set<RowRef> = []
+    /// The rows decided since the outermost decision began, in order: those decided under an assumption
+    /// that turned out wrong are forgotten, to be decided again.
+    private var decidedSince: [RowRef] = []
 
     /// A decider over `graph` that has answered nothing yet.
     public init(graph: Graph) { self.graph = graph }
@@ -46,7 +52,7 @@ public struct Visibility<Graph: RowGraph> {
     public mutating func placement(of row: RowRef) throws -> Placement {
         if let known = placements[row] { return known }
         try decideRelativesFirst(of: row)
-        var visiting: Set<RowRef> = []
+        var visiting = Visiting()
         return try placement(row, &visiting)
     }
 
@@ -79,7 +85,7 @@ public struct Visibility<Graph: RowGraph> {
             onPath.remove(last.row)
             // `row` itself is left to the caller.
             guard !path.isEmpty else { return }
-            var visiting: Set<RowRef> = []
+            var visiting = Visiting()
             _ = try placement(last.row, &visiting)
         }
     }
@@ -114,36 +120,70 @@ public struct Visibility<Graph: RowGraph> {
     /// Records where `row` went when it was materialized (a constraint may have parked it).
     public mutating func settle(_ row: RowRef, at placement: Placement) { placements[row] = placement }
 
-    private mutating func placement(_ row: RowRef, _ visiting: inout Set<RowRef>) throws -> Placement {
+    private mutating func placement(
+        _ row: RowRef, _ visiting: inout Visiting, throughStandIn: Bool = false
+    ) throws -> Placement {
         if let known = placements[row] { return known }
         guard let registers = try graph.registers(of: row) else { return .hidden(nil) }
         guard try mayShow(row, registers) else {
             placements[row] = .hidden(nil)
             return .hidden(nil)
         }
-        visiting.insert(row)
-        defer { visiting.remove(row) }
+        let firstDecided = decidedSince.count
+        visiting.enter(row, throughStandIn: throughStandIn)
         var result = try hidingParent(of: row, registers, &visiting).map(Placement.hidden) ?? .shown
         if case .shown = result {
             let (overrides, unshowable) = try standIns(for: row, registers, &visiting)
             result = unshowable.map(Placement.hidden) ?? .shown(overrides: overrides)
-            // A row whose values break a constraint of its table stays parked until its registers change.
-            if unshowable == nil, !retrying.contains(row), let message = try graph.constraint(of: row) {
+            // A row whose own values break a constraint of its table stays parked until its registers change.
+            if unshowable == nil, !retrying.contains(row), !mayShowStandIns(row, registers),
+                let message = try graph.constraint(of: row)
+            {
                 result = .hidden(.constraint(message))
             }
         }
+        visiting.leave(row)
+        // Rows decided while this one was taken to show, when it does not, are decided again when asked.
+        if assumedShown.remove(row) != nil, !result.isShown {
+            for decided in decidedSince[firstDecided...] { placements[decided] = nil }
+            decidedSince.removeSubrange(firstDecided...)
+        }
         placements[row] = result
+        if visiting.isEmpty {
+            decidedSince.removeAll(keepingCapacity: true)
+            assumedShown.removeAll(keepingCapacity: true)
+        } else {
+            decidedSince.append(row)
+        }
         return result
+    }
+
+    /// Whether a `SET NULL` or `SET DEFAULT` key of `row` names a parent, so that what the row shows, and
+    /// whether its table's constraints take it, depend on whether that parent shows.
+    ///
+    /// Why: such a row parked by a constraint (a `NOT NULL` column showing NULL for its deleted parent) must
+    /// show again when the parent does; held until its own registers changed, it stayed parked on every
+    /// device that had seen the delete, while a device that never had showed it.
+    private func mayShowStandIns(_ row: RowRef, _ registers: RowRegisters) -> Bool {
+        graph.parents(of: row.table).contains { key in
+            !key.action.hidesChild && !(registers.columns[key.column]?.value.isNull ?? true)
+        }
     }
 
     /// Why a parent through a hiding key keeps `row` from showing, or `nil` when none does.
     private mutating func hidingParent(
         of row: RowRef, _ registers: RowRegisters,
-        _ visiting: inout Set<RowRef>
+        _ visiting: inout Visiting
     ) throws -> ParkReason? {
         for key in graph.parents(of: row.table) where key.action.hidesChild {
             guard let parent = try self.parent(of: registers, through: key) else { continue }
-            if visiting.contains(parent) { return .onCycle(table: parent.table, key: parent.key) }
+            if visiting.contains(parent) {
+                if visiting.closesHidingCycle(at: parent) { return .onCycle(table: parent.table, key: parent.key) }
+                // Met again through a stand-in's key: its hiding keys are being followed, or let it show; it
+                // is taken to show, and what follows from that is forgotten if it does not.
+                assumedShown.insert(parent)
+                continue
+            }
             guard case .hidden = try placement(parent, &visiting) else { continue }
             let missing = try graph.registers(of: parent) == nil
             if let interceptor, !interceptor.parentHides(row, parentKnown: !missing, arrivedNow: arrived.contains(row))
@@ -196,21 +236,23 @@ public struct Visibility<Graph: RowGraph> {
     /// A row whose placement is being decided further up (`visiting`: these keys lead back to it) is taken
     /// to show as a parent, since nothing there hides it, and not to as a default's row, which must show first.
     private mutating func standIns(
-        for row: RowRef, _ registers: RowRegisters, _ visiting: inout Set<RowRef>
+        for row: RowRef, _ registers: RowRegisters, _ visiting: inout Visiting
     ) throws -> ([Int: SQLiteValue], ParkReason?) {
         var overrides: [Int: SQLiteValue] = [:]
         for key in graph.parents(of: row.table) where !key.action.hidesChild {
-            guard let parent = try self.parent(of: registers, through: key), !visiting.contains(parent) else {
+            guard let parent = try self.parent(of: registers, through: key) else { continue }
+            if visiting.contains(parent) {
+                assumedShown.insert(parent)
                 continue
             }
-            guard case .hidden = try placement(parent, &visiting) else { continue }
+            guard case .hidden = try placement(parent, &visiting, throughStandIn: true) else { continue }
             let standIn = key.action == .setNull ? SQLiteValue.null : key.defaultValue
             overrides[key.column] = standIn
             guard !standIn.isNull else { continue }
             let named = RowRef(table: key.parent, key: try graph.parentKey(of: standIn, through: key))
             guard named != row else { continue }
             if visiting.contains(named) { return (overrides, .onCycle(table: named.table, key: named.key)) }
-            guard case .hidden = try placement(named, &visiting) else { continue }
+            guard case .hidden = try placement(named, &visiting, throughStandIn: true) else { continue }
             return (
                 overrides,
                 try graph.registers(of: named) == nil
