@@ -68,7 +68,8 @@ struct StandInParkingTests {
             CREATE TABLE d (id TEXT PRIMARY KEY, pid TEXT NOT NULL REFERENCES p(id) ON DELETE SET NULL, v TEXT);
             """
         let devices = try replicas(2, schema: schema, tables: ["p", "d"])
-        try devices[0].database.execute("INSERT INTO p VALUES ('p1', 'one'); INSERT INTO d VALUES ('d1', 'p1', 'child')")
+        try devices[0].database.execute(
+            "INSERT INTO p VALUES ('p1', 'one'); INSERT INTO d VALUES ('d1', 'p1', 'child')")
         try Replica.sync(devices)
         clock.advance(by: 10)
         try devices[0].database.execute("DELETE FROM p WHERE id = 'p1'")
