@@ -37,6 +37,21 @@ struct ParkedRowsCLITests {
         try concordOK("check", "b.db", in: directory)
     }
 
+    @Test func enableSaysHowManyRowsOfTheTableItParked() throws {
+        let directory = TemporaryDirectory()
+        try sqlite3Shell(
+            directory.path("a.db"),
+            """
+            CREATE TABLE lists (id TEXT PRIMARY KEY, name TEXT);
+            CREATE TABLE reminders (id TEXT PRIMARY KEY, list_id TEXT REFERENCES lists(id), title TEXT);
+            INSERT INTO reminders VALUES ('R', 'gone', 'orphan');
+            """)
+        let run = try concordOK("enable", "a.db", "--table", "lists", "--table", "reminders", in: directory)
+        #expect(run.text.contains("a.db: 1 row(s) of these tables parked"), "\(run.text)")
+        #expect(try concordOK("status", "a.db", in: directory).text.contains("reminders/R  missing parent lists/gone"))
+        try concordOK("check", "a.db", in: directory)
+    }
+
     @Test func enablingAChildBeforeItsParentIsRefusedWithTheFix() throws {
         let directory = TemporaryDirectory()
         try sqlite3Shell(

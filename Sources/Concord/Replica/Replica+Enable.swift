@@ -47,7 +47,7 @@ extension Replica {
         var synced = syncedTables
         synced[inspected.name] = inspected
         let foreignKeys = try TableInspector(database).foreignKeys(
-            of: inspected, synced: synced, refusingGenerated: true)
+            of: inspected, synced: synced, refusingGenerated: true, refusingCycles: true)
         var enabledMeanwhile = false
         try withoutForeignKeyEnforcement {
             // Another process may have enabled it since this one looked: decided again under the write lock
@@ -79,6 +79,7 @@ extension Replica {
             do {
                 try loadSyncedTables()
                 try foldLocalWrites()
+                try parkExistingRowsThatCannotShow(of: table, foreignKeys: foreignKeys)
                 try takeUpRelayedRows(of: table)
             } catch {
                 try? loadSyncedTables()
@@ -395,6 +396,30 @@ extension Replica {
             try RetiredRows.forget(table.name, in: database)
         }
         try storeClock(clock, version: version, stamped: true)
+    }
+
+    /// Parks the rows a table held when sync was enabled on it that cannot show: a child of a missing parent
+    /// (written while the app left foreign keys off), a row on a cycle of references, a `SET NULL` child of a
+    /// missing parent (which shows NULL there).
+    ///
+    /// Why: they were recorded as shown, as the table held them, while every other device, deciding from the
+    /// registers, parked them; and `check` here found the table and the registers apart.
+    private func parkExistingRowsThatCannotShow(of table: SyncedTable, foreignKeys: [ForeignKey]) throws {
+        let references = foreignKeys.filter { $0.child == table.name }
+        guard !references.isEmpty else { return }
+        let referencing = references.map { "\(table.quotedColumns[$0.column]) IS NOT NULL" }
+        let keys = try database.query(
+            "SELECT \(table.quotedKey) FROM \(table.qualifiedName) WHERE \(referencing.joined(separator: " OR ")) "
+                + "ORDER BY \(table.quotedKey)"
+        ).map { RowRef(table: table.name, key: $0[0]) }
+        guard !keys.isEmpty else { return }
+        try withoutCapture {
+            let reprojection = Reprojection(replica: self)
+            try reprojection.reproject([], retrying: keys)
+            let version = try self.version
+            let last = try reprojection.renumberMoved(after: version)
+            if last != version { try storeClock(try clock, version: last) }
+        }
     }
 
     /// Refuses to enable sync on a table whose rows hold a value one of its counter or union columns

@@ -150,6 +150,14 @@ extension Subcommand {
         let replica = isReplica ? try enable() : try database.transaction(enable)
         let summary = replica.tables.map { "\($0.name) (\($0.declaration))" }.joined(separator: ", ")
         print("\(options.db): syncing \(summary)", to: &output)
+        // Rows the tables held that cannot show (a missing parent, a cycle) left them, kept: said here.
+        let enabled = Set(options.table.map(\.name))
+        let parked = try replica.parked().filter { enabled.contains($0.table) }
+        if !parked.isEmpty {
+            print(
+                "\(options.db): \(parked.count) row(s) of these tables parked, kept but not shown until they can be: "
+                    + "concord status \(options.db) lists them", to: &output)
+        }
         try output.failOnSchemaRefusals(of: [(options.db, replica)])
     }
 }
