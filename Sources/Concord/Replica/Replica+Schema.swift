@@ -180,7 +180,7 @@ extension Replica {
             name: table.name, key: table.key, columns: columns, policy: table.policy,
             merges: table.merges + Array(repeating: .lww, count: columns.count - table.columns.count))
         do {
-            _ = try TableInspector(database).foreignKeys(of: adopted, synced: syncedTables)
+            _ = try TableInspector(database).foreignKeys(of: adopted, synced: syncedTables, refusingCycles: true)
             return nil
         } catch ReplicaError.unsupportedTable(_, let reason, let fix) {
             return .schemaChanged(
