@@ -41,9 +41,13 @@ struct DisableSyncTests {
         #expect(throws: ReplicaError.notSynced(table: "p")) { try replica.disableSync(on: "p") }
         try replica.enableSync(on: "p")
         try replica.enableSync(on: "c")
-        #expect {
+        #expect(throws: ReplicaError.referencedBySyncedTable(table: "p", child: "c")) {
             try replica.disableSync(on: "p")
-        } throws: { error in "\(error)".contains("disable sync on 'c' first") }
+        }
+        // Said as what was asked: to stop syncing it (it read "cannot sync table 'p'").
+        #expect(
+            ReplicaError.referencedBySyncedTable(table: "p", child: "c").description
+                .hasPrefix("cannot stop syncing table 'p': synced table 'c' references it"))
         try replica.disableSync(on: "c")
         try replica.disableSync(on: "p")
         #expect(replica.tables.isEmpty)

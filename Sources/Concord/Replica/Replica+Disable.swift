@@ -24,14 +24,11 @@ extension Replica {
     /// ```
     ///
     /// - Throws: ``ReplicaError/notSynced(table:)`` when the table does not sync here, or
-    ///   ``ReplicaError/unsupportedTable(table:reason:fix:)`` when a synced table references it.
+    ///   ``ReplicaError/referencedBySyncedTable(table:child:)`` when another synced table references it.
     public func disableSync(on name: String) throws {
         guard let table = syncedTable(named: name) else { throw ReplicaError.notSynced(table: name) }
         if let child = children(of: table.name).map(\.child).sorted().first(where: { $0 != table.name }) {
-            throw ReplicaError.unsupportedTable(
-                table: table.name,
-                reason: "synced table '\(child)' references it, and whether its rows show depends on this table's",
-                fix: "disable sync on '\(child)' first")
+            throw ReplicaError.referencedBySyncedTable(table: table.name, child: child)
         }
         try withoutForeignKeyEnforcement {
             try foldLocalWrites()

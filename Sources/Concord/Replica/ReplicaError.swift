@@ -51,6 +51,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case schemaChanged(table: String, change: String, fix: String)
     /// Sync was to be disabled on a table that does not sync.
     case notSynced(table: String)
+    /// Sync was to be disabled on a table that another synced table references.
+    case referencedBySyncedTable(table: String, child: String)
     /// A table asked about by name does not sync here.
     case notASyncedTable(String)
     /// No entry with that id in the conflict log.
@@ -73,6 +75,9 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
             return "there is no table named '\(name)'; create it first or check the spelling"
         case .unsupportedTable(let table, let reason, let fix):
             return "cannot sync table '\(table)': \(reason). To fix: \(fix)"
+        case .referencedBySyncedTable(let table, let child):
+            return "cannot stop syncing table '\(table)': synced table '\(child)' references it, and whether its rows "
+                + "show depends on this table's. To fix: disable sync on '\(child)' first"
         case .alreadyEnabled(let table, let existing, let requested):
             // The declaration starts with its policy; the merges of columns not `lww` follow it.
             let samePolicy = existing.prefix { $0 != "," } == requested.prefix { $0 != "," }
