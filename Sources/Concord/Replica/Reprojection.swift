@@ -124,6 +124,10 @@ final class Reprojection {
         // Why a row parked before is parked now may change with no change of its own: a cycle closed or
         // opened above it. Its children's reasons follow from its own, so they are looked at again too.
         var reasonChanged = false
+        // Whether a deleted row was brought back (shown, or parked with a reason) before this.
+        let wasKept =
+            try stored.registers.liveness.isAlive
+            ? nil : stored.shown || replica.store(table).marks.reason(table: table.id, key: row.key) != nil
         // A row shown with a stand-in keeps its real values hidden: once its parent shows again, it is
         // shown as it is, and its hidden copy goes.
         if isChanged || placement.isShown != stored.shown || placement != .shown || stored.hasHiddenValues {
@@ -171,7 +175,9 @@ final class Reprojection {
                 }
             }
         }
-        for key in replica.parents(of: row.table) where key.action.revivesParent && isChanged {
+        // A deleted row a grandchild brings back, or no longer does, brings back its own parents, or no longer.
+        let keptChanged = wasKept.map { $0 != (placement != .hidden(nil)) } ?? false
+        for key in replica.parents(of: row.table) where key.action.revivesParent && (isChanged || keptChanged) {
             if let parent = try visibility.parent(of: stored.registers, through: key) { next.append(parent) }
         }
         next += try cycleAbove(row, placement, changed: isChanged || reasonChanged)

@@ -283,19 +283,50 @@ public struct Visibility<Graph: RowGraph> {
         return answer
     }
 
-    /// A deleted row comes back while an alive child references it through a
-    /// RESTRICT or NO ACTION key written after the delete.
+    /// A deleted row comes back while a child references it through a `RESTRICT` or `NO ACTION` key written
+    /// after the delete — an alive child, or one that is deleted and brought back itself by a grandchild
+    /// written after both deletes.
+    ///
+    /// Why the chain: a device deletes a child, then its parent (legal: the parent had no child left),
+    /// while another adds a grandchild under the child. The grandchild brought the child back, but the child
+    /// needed its deleted parent, so neither showed: the concurrent grandchild was parked, not kept.
+    ///
+    /// ```swift
+    /// // p ← c ← g, RESTRICT: c deleted, then p; g written under c after both
+    /// try visibility.isRevived(p, registers(p))   // true: g keeps c, and c keeps p
+    /// ```
     public func isRevived(_ row: RowRef, _ registers: RowRegisters) throws -> Bool {
         guard let deleted = registers.liveness.stamp else { return false }
+        var path: Set<RowRef> = [row]
+        var failed: [RowRef: Stamp] = [:]
+        return try isKept(row, after: deleted, path: &path, failed: &failed)
+    }
+
+    /// Whether a child keeps `row` through a `RESTRICT` or `NO ACTION` key by a write newer than `threshold`:
+    /// an alive child's link, or what keeps a deleted child, newer than its own delete too.
+    ///
+    /// A row that was not kept after some threshold is not kept after a later one (`failed`); a row on the
+    /// `path` is not followed again, as what keeps it the second time kept it the first.
+    private func isKept(
+        _ row: RowRef, after threshold: Stamp, path: inout Set<RowRef>, failed: inout [RowRef: Stamp]
+    ) throws -> Bool {
+        if let lowest = failed[row], threshold >= lowest { return false }
         for key in graph.children(of: row.table) where key.action.revivesParent {
             for child in try graph.keys(referencing: row, through: key) {
-                guard let register = try graph.registers(of: RowRef(table: key.child, key: child)),
-                    register.liveness.isAlive, let link = register.columns[key.column],
-                    try graph.parentKey(of: link.value, through: key) == row.key, link.stamp > deleted
+                let ref = RowRef(table: key.child, key: child)
+                guard let register = try graph.registers(of: ref), let link = register.columns[key.column],
+                    try graph.parentKey(of: link.value, through: key) == row.key
                 else { continue }
-                return true
+                if register.liveness.isAlive {
+                    if link.stamp > threshold { return true }
+                    continue
+                }
+                guard let deleted = register.liveness.stamp, path.insert(ref).inserted else { continue }
+                defer { path.remove(ref) }
+                if try isKept(ref, after: max(threshold, deleted), path: &path, failed: &failed) { return true }
             }
         }
+        failed[row] = min(failed[row] ?? threshold, threshold)
         return false
     }
 }

@@ -259,15 +259,24 @@ public struct ReferenceModel: Sendable {
         return overrides
     }
 
-    /// A deleted row shows again while an alive child points at it through a RESTRICT / NO ACTION key written after the delete.
+    /// A deleted row shows again while a child points at it through a RESTRICT / NO ACTION key written after
+    /// the delete: an alive child, or a deleted one that a grandchild written after both deletes brings back.
     private func isRevived(_ row: RowRef, _ held: RowRegisters) -> Bool {
         guard let deleted = held.liveness.stamp else { return false }
-        return foreignKeys.filter { $0.parent == row.table && Self.revives($0.action) }.contains { key in
+        return isKept(row, after: deleted, path: [row])
+    }
+
+    /// Whether a child points at `row` through a RESTRICT / NO ACTION key by a write newer than `threshold`,
+    /// followed down through deleted children (each newer than its own delete too), every chain tried.
+    private func isKept(_ row: RowRef, after threshold: Stamp, path: Set<RowRef>) -> Bool {
+        foreignKeys.filter { $0.parent == row.table && Self.revives($0.action) }.contains { key in
             registers.contains { child, registers in
-                guard child.table == key.child, registers.liveness.isAlive,
-                    let link = registers.columns[key.column]
+                guard child.table == key.child, let link = registers.columns[key.column],
+                    key.parentKey(of: link.value) == row.key
                 else { return false }
-                return key.parentKey(of: link.value) == row.key && link.stamp > deleted
+                if registers.liveness.isAlive { return link.stamp > threshold }
+                guard let deleted = registers.liveness.stamp, !path.contains(child) else { return false }
+                return isKept(child, after: max(threshold, deleted), path: path.union([child]))
             }
         }
     }

@@ -1,0 +1,80 @@
+import ConcordTestSupport
+import Testing
+
+@testable import Concord
+
+/// A child written after its parent's delete through `RESTRICT` or `NO ACTION` brings the parent back, and
+/// a parent brought back so brings back its own deleted parent when the child was written after that
+/// delete too: a concurrent grandchild is kept, not parked.
+///
+/// Before, one device deleted a child and then its parent (legal: the parent had no child left) while
+/// another added a grandchild under the child; the child came back but waited for its deleted parent, so
+/// neither the child nor the grandchild showed anywhere.
+@Suite(.tags(.replica))
+struct RevivalChainTests {
+    let clock = ManualClock(unixMilliseconds: epoch2026)
+
+    private func devices(_ action: String) throws -> [Replica] {
+        try inMemoryReplicas(2, clock: clock) { replica, _ in
+            try replica.database.execute(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY, v TEXT);
+                CREATE TABLE c (id TEXT PRIMARY KEY, pid TEXT REFERENCES p(id) ON DELETE \(action), v TEXT);
+                CREATE TABLE g (id TEXT PRIMARY KEY, cid TEXT REFERENCES c(id) ON DELETE \(action), v TEXT);
+                """)
+            for table in ["p", "c", "g"] { try replica.enableSync(on: table) }
+        }
+    }
+
+    private func shown(_ replica: Replica) throws -> [String] {
+        try ["p", "c", "g"].flatMap { table in
+            try replica.database.query("SELECT id FROM \(table) ORDER BY id").compactMap { $0[0].textValue }
+        }
+    }
+
+    @Test(arguments: ["RESTRICT", "NO ACTION"])
+    func aGrandchildWrittenAfterBothDeletesBringsBackTheWholeChain(action: String) throws {
+        let devices = try devices(action)
+        try devices[0].database.execute("INSERT INTO p VALUES ('p1', 'P'); INSERT INTO c VALUES ('c1', 'p1', 'C')")
+        try Replica.sync(devices)
+        clock.advance(by: 10)
+        try devices[0].database.execute(
+            "PRAGMA foreign_keys = ON; DELETE FROM c WHERE id = 'c1'; DELETE FROM p WHERE id = 'p1'")
+        clock.advance(by: 10)
+        try devices[1].database.execute("PRAGMA foreign_keys = ON; INSERT INTO g VALUES ('g1', 'c1', 'G')")
+        try Replica.sync(devices)
+        for device in devices {
+            #expect(try shown(device) == ["p1", "c1", "g1"])
+            #expect(try device.parked().isEmpty)
+            #expect(try device.check().isConsistent)
+        }
+        // Once the grandchild goes, nothing keeps the chain: both deletes hold again.
+        clock.advance(by: 10)
+        try devices[1].database.execute("DELETE FROM g WHERE id = 'g1'")
+        try Replica.sync(devices)
+        for device in devices {
+            #expect(try shown(device).isEmpty)
+            #expect(try device.parked().isEmpty)
+            #expect(try device.check().isConsistent)
+        }
+    }
+
+    @Test func aGrandchildWrittenBeforeTheGrandparentsDeleteDoesNotBringItBack() throws {
+        let devices = try devices("RESTRICT")
+        try devices[0].database.execute("INSERT INTO p VALUES ('p1', 'P'); INSERT INTO c VALUES ('c1', 'p1', 'C')")
+        try Replica.sync(devices)
+        clock.advance(by: 10)
+        try devices[0].database.execute("PRAGMA foreign_keys = ON; DELETE FROM c WHERE id = 'c1'")
+        clock.advance(by: 10)
+        try devices[1].database.execute("INSERT INTO g VALUES ('g1', 'c1', 'G')")
+        clock.advance(by: 10)
+        try devices[0].database.execute("PRAGMA foreign_keys = ON; DELETE FROM p WHERE id = 'p1'")
+        try Replica.sync(devices)
+        // g1 keeps c1 (written after its delete), but not p1 (deleted after g1 was written): parked, listed.
+        for device in devices {
+            #expect(try shown(device).isEmpty)
+            #expect(try device.parked().map { "\($0.table) \($0.key)" } == ["c c1", "g g1"])
+            #expect(try device.check().isConsistent)
+        }
+    }
+}
