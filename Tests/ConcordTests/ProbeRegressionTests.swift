@@ -196,6 +196,42 @@ struct ProbeRegressionTests {
         #expect(restored.nodeID == node(5))
     }
 
+    /// A backup restored over the same file on a device whose clock ran minutes fast when it wrote what the
+    /// restore lost, and was set right since: what it writes next is stamped below what its peer read, then a
+    /// later write moves it past. The peer sends the lost write back, which the file's registers do not hold:
+    /// the replica takes a new node id, and the peer reads it again from its start. (The write in between
+    /// reached the peer never, `sync` and `check` ok on both.)
+    @Test func aRestoreInPlaceAfterTheClockWasSetBackLosesNoWrite() throws {
+        let directory = TemporaryDirectory()
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        var a: Replica? = try makeReplica(directory, "a.db", node: 1, clock: clock)
+        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('base', 'synced')")
+        try Replica.sync([a!, b])
+        let backup = try fileBytes(directory.path("a.db"))
+        clock.advance(by: 240_000)  // four minutes fast
+        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('x', 'lost on a')")
+        try Replica.sync([a!, b])
+        a = nil
+        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: backup)
+        try handle.close()
+        clock.advance(by: -239_000)  // set right, a second later
+        let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('y', 'after the restore')")
+        try restored.foldLocalWrites()
+        clock.advance(by: 300_000)
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('z', 'later')")
+        try restored.foldLocalWrites()  // its clock is past the lost write now
+        try Replica.sync([restored, b])
+        for replica in [restored, b] {
+            #expect(
+                try replica.database.query("SELECT id FROM reminders ORDER BY id") == [["base"], ["x"], ["y"], ["z"]])
+            #expect(try replica.check().isConsistent)
+        }
+        #expect(restored.nodeID == node(5))
+    }
+
     /// A counter change made after a backup and synced, then lost with the file to a restore in place, counts
     /// once the restored file's app counts again before its next sync, in either order of that sync. (The
     /// restored file used to stamp its app's change under its old node id, over the lost one: 110, not 111.)

@@ -156,6 +156,10 @@ final class ApplySession {
     /// The newest stamp of this replica's own node the changeset holds (a sign it was rolled back).
     var newestOwnStamp: HLCTimestamp? { validated.newestOwn }
 
+    /// Whether a merged row held a write of this replica's own that its registers had lost (see
+    /// ``RowMerge/holdsLostWrite(of:local:remote:rules:)``): this file was rolled back.
+    private(set) var heldLostWrite = false
+
     /// Merges every row, inside the caller's transaction; returns whether anything changed.
     func merge<Rows: ChangeIterator>(_ rows: Rows) throws -> Bool {
         let folded = try replica.foldLocalWrites()
@@ -245,6 +249,10 @@ final class ApplySession {
             ? nil
             : plan.isRelated ? try run.reprojection.rows.stored(ref) : try store.load(row.key)
         guard let remote = try incoming(row, plan: plan, stored: stored, run: run) else { return report.ignored += 1 }
+        if !heldLostWrite {
+            heldLostWrite = RowMerge.holdsLostWrite(
+                of: replica.nodeID, local: stored?.registers, remote: remote, rules: plan.rules)
+        }
         if let extras = plan.extras {
             return try merge(row, remote, extras, plan: plan, stored: stored, into: &run)
         }

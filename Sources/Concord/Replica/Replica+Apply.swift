@@ -107,6 +107,8 @@ extension Replica {
             defer { session.findRepeatedRows = nil }
             try tentativelyWithoutForeignKeyEnforcement { try session.merge(rows()) ? .commit : .rollBack }
         }
+        // A peer held a write of this node's that its registers lost: peers read it again under a new id.
+        if session.heldLostWrite { try adoptNewNodeID() }
         return session.report
     }
 
