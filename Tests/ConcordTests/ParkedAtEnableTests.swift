@@ -54,4 +54,33 @@ struct ParkedAtEnableTests {
             #expect(try device.database.query("SELECT id, pid FROM s") == [["s1", "ghost"]])
         }
     }
+
+    /// A `RESTRICT` child the app wrote while sync was off, under a parent a peer deleted meanwhile, brings
+    /// the parent back when sync is enabled again, here as on the peer (here it stayed deleted, the child
+    /// showing with a dangling key and `check` failing).
+    @Test func aRestrictChildWrittenWhileSyncWasOffBringsBackItsDeletedParent() throws {
+        let devices = try inMemoryReplicas(2, clock: clock) { replica, _ in
+            try replica.database.execute(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY, v TEXT);
+                CREATE TABLE r (id TEXT PRIMARY KEY, pid TEXT REFERENCES p(id) ON DELETE RESTRICT);
+                """)
+            for table in ["p", "r"] { try replica.enableSync(on: table) }
+        }
+        try devices[0].database.execute("INSERT INTO p VALUES ('p1', 'one')")
+        try Replica.sync(devices)
+        for table in ["r", "p"] { try devices[1].disableSync(on: table) }
+        clock.advance(by: 10)
+        try devices[0].database.execute("DELETE FROM p WHERE id = 'p1'")
+        try Replica.sync(devices)
+        clock.advance(by: 10)
+        try devices[1].database.execute("INSERT INTO r VALUES ('r1', 'p1')")
+        for table in ["p", "r"] { try devices[1].enableSync(on: table) }
+        try Replica.sync(devices)
+        for device in devices {
+            #expect(try device.database.query("SELECT id, v FROM p") == [["p1", "one"]])
+            #expect(try device.database.query("SELECT id, pid FROM r") == [["r1", "p1"]])
+            #expect(try device.check().isConsistent)
+        }
+    }
 }

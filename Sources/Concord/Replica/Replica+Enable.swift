@@ -408,11 +408,23 @@ extension Replica {
         let references = foreignKeys.filter { $0.child == table.name }
         guard !references.isEmpty else { return }
         let referencing = references.map { "\(table.quotedColumns[$0.column]) IS NOT NULL" }
-        let keys = try database.query(
+        var keys = try database.query(
             "SELECT \(table.quotedKey) FROM \(table.qualifiedName) WHERE \(referencing.joined(separator: " OR ")) "
                 + "ORDER BY \(table.quotedKey)"
         ).map { RowRef(table: table.name, key: $0[0]) }
         guard !keys.isEmpty else { return }
+        // Recorded now, after any delete of a parent they name through RESTRICT or NO ACTION: such a parent
+        // comes back (a row the app wrote while sync was off, under a parent a peer deleted meanwhile).
+        var parents: Set<RowRef> = []
+        for key in references where key.action.revivesParent {
+            let column = table.quotedColumns[key.column]
+            for row in try database.query(
+                "SELECT DISTINCT \(column) FROM \(table.qualifiedName) WHERE \(column) IS NOT NULL ORDER BY 1")
+            {
+                let parent = RowRef(table: key.parent, key: try parentKey(of: row[0], through: key))
+                if parents.insert(parent).inserted { keys.append(parent) }
+            }
+        }
         try withoutCapture {
             let reprojection = Reprojection(replica: self)
             try reprojection.reproject([], retrying: keys)
