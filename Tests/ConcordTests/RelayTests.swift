@@ -150,6 +150,30 @@ struct RelayTests {
         #expect(try shown(d[2], "SELECT views FROM reminders") == [[6]])
     }
 
+    /// A table this device kept its peers' rows of is enabled as they declare it; enabled otherwise, the
+    /// refusal says what they declare and how to enable it so (it read as an import's: "the changeset merges
+    /// table ...; nothing was applied").
+    @Test func enablingAKeptTableOtherwiseThanThePeersSaysHowTheyDeclareIt() throws {
+        let d = try devices(migration: RelayTests.notes)
+        try d[0].enableSync(on: "notes", policy: .row)
+        try d[0].database.execute(
+            """
+            INSERT INTO lists VALUES ('l1', 'home'); INSERT INTO reminders VALUES ('r1', 'l1', 'milk');
+            INSERT INTO notes VALUES ('n1', 'r1', 'two litres');
+            """)
+        try Replica.sync(d)
+        try d[1].database.execute(RelayTests.notes)
+        #expect {
+            try d[1].enableSync(on: "notes")
+        } throws: { error in
+            "\(error)".contains("its peers declare it row policy, and this enable declares column policy")
+                && "\(error)".contains(
+                    "concord enable DB --table notes:row, or in Swift enableSync(on: \"notes\", policy: .row)")
+        }
+        try d[1].enableSync(on: "notes", policy: .row)
+        #expect(try shown(d[1], "SELECT id, body FROM notes") == [["n1", "two litres"]])
+    }
+
     /// Rows kept for a table this device lacked passed the drift check when they came; a clock set back
     /// since must not refuse them when the migration takes them up (the upgrade failed on that).
     @Test func keptRowsAreTakenUpAfterTheClockWasSetBack() throws {

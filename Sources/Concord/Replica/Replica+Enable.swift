@@ -49,6 +49,23 @@ extension Replica {
         let foreignKeys = try TableInspector(database).foreignKeys(
             of: inspected, synced: synced, refusingGenerated: true, refusingCycles: true)
         var enabledMeanwhile = false
+        // What the replica read of the tables goes back with a refusal's rollback: read again after it.
+        do {
+            try enable(inspected, policy: policy, foreignKeys: foreignKeys, enabledMeanwhile: &enabledMeanwhile)
+        } catch {
+            try? loadSyncedTables()
+            throw error
+        }
+        try loadSyncedTables()
+        if enabledMeanwhile, let existing = syncedTables[inspected.name] {
+            try enableAgain(existing, requested: inspected, merges: merges)
+        }
+    }
+
+    /// Enables `inspected` in one transaction, or sets `enabledMeanwhile` when another process did first.
+    private func enable(
+        _ inspected: SyncedTable, policy: TablePolicy, foreignKeys: [ForeignKey], enabledMeanwhile: inout Bool
+    ) throws {
         try withoutForeignKeyEnforcement {
             // Another process may have enabled it since this one looked: decided again under the write lock
             // (the second of two `concord enable` at once failed on a UNIQUE constraint of Concord's own).
@@ -76,19 +93,10 @@ extension Replica {
             try refuseUnmergeableValues(of: table, facts: facts)
             try recordExistingRows(of: table, facts: facts, foreignKeys: foreignKeys)
             // Rows peers sent of this table while it did not sync here were kept: they merge now.
-            do {
-                try loadSyncedTables()
-                try foldLocalWrites()
-                try parkExistingRowsThatCannotShow(of: table, foreignKeys: foreignKeys)
-                try takeUpRelayedRows(of: table)
-            } catch {
-                try? loadSyncedTables()
-                throw error
-            }
-        }
-        try loadSyncedTables()
-        if enabledMeanwhile, let existing = syncedTables[inspected.name] {
-            try enableAgain(existing, requested: inspected, merges: merges)
+            try loadSyncedTables()
+            try foldLocalWrites()
+            try parkExistingRowsThatCannotShow(of: table, foreignKeys: foreignKeys)
+            try takeUpRelayedRows(of: table)
         }
     }
 

@@ -84,10 +84,49 @@ extension Replica {
         }
         try relay.deleteRows(of: table.name)
         guard !rows.isEmpty else { return }
-        let session = try ApplySession(
-            replica: self, source: nodeID, since: 0, upTo: 0, tables: [declared], batchSize: Self.applyBatch,
-            keptHere: true)
-        try session.validate(rows.makeIterator())
+        let session: ApplySession
+        do {
+            session = try ApplySession(
+                replica: self, source: nodeID, since: 0, upTo: 0, tables: [declared], batchSize: Self.applyBatch,
+                keptHere: true)
+            try session.validate(rows.makeIterator())
+        } catch ReplicaError.policyMismatch(_, let local, let remote) {
+            throw Self.declaredOtherwise(table, by: declared, local: local, remote: remote)
+        } catch ReplicaError.schemaMismatch(_, let detail) {
+            throw Self.declaredOtherwise(table, by: declared, local: nil, remote: detail)
+        }
         _ = try session.merge(rows.makeIterator())
+    }
+
+    /// How Swift code spells `merge`: `.counter`, `.custom("longest")`.
+    private static func swiftLiteral(_ merge: ColumnMerge) -> String {
+        if case .custom(let name) = merge { return ".custom(\"\(name)\")" }
+        return ".\(merge)"
+    }
+
+    /// Why `table` cannot be enabled as declared here: its peers, whose rows of it this replica kept while it
+    /// did not sync here, declare it otherwise; with the declaration to repeat, on the command line and in Swift.
+    ///
+    /// Why: the refusal read as an import's ("the changeset merges table ...; nothing was applied") though
+    /// no changeset was given, and did not say how to enable the table as the peers do.
+    private static func declaredOtherwise(
+        _ table: SyncedTable, by peers: TableSchema, local: String?, remote: String
+    ) -> ReplicaError {
+        let merged = zip(peers.columns, peers.merges).filter { $0.1 != .lww }
+        let options =
+            ["--table \(table.name)\(peers.policy == .row ? ":row" : "")"]
+            + merged.map { "--merge \(table.name).\($0.0)=\($0.1)" }
+        let swift =
+            "enableSync(on: \"\(table.name)\", policy: .\(peers.policy.rawValue)"
+            + (merged.isEmpty
+                ? "" : ", merges: [\(merged.map { "\"\($0.0)\": \(swiftLiteral($0.1))" }.joined(separator: ", "))]")
+            + ")"
+        let what = local.map { "its peers declare it \(remote), and this enable declares \($0)" } ?? remote
+        return .unsupportedTable(
+            table: table.name,
+            reason: "\(what); every replica must declare a table the same (this replica kept the peers' rows of it "
+                + "while it did not sync here)",
+            fix: "enable it as the peers declare it: concord enable DB \(options.joined(separator: " ")), or in Swift "
+                + swift)
     }
 }
