@@ -16,7 +16,11 @@ extension Workload {
     /// - `folders` (by row): a TEXT key holding numbers as text (`'2'`, `'02'`) and a `CASCADE` key to
     ///   itself in an INTEGER column, which SQLite compares under the key's affinity (`2` names `'2'`,
     ///   and `'2'` written there is stored as `2`). With foreign keys on, SQLite hands the delete trigger
-    ///   such a key as a number (see `CaptureTriggers`).
+    ///   such a key as a number (see `CaptureTriggers`). A `buddy`, a `SET NULL` key to any folder, its
+    ///   own descendants too: a loop such a key closes is no cycle (`StandInLoopTests`);
+    /// - `comments` (by column): a `RESTRICT` child of a link, itself a `RESTRICT` child of an owner and a
+    ///   place: a comment written after its link and the link's owner were deleted keeps all three
+    ///   (`RevivalChainTests`).
     ///
     /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
     /// the sign is the value, and a write of one over the other changed the row.
@@ -37,15 +41,16 @@ extension Workload {
             CREATE TABLE {name:notes} ({name:id} PRIMARY KEY NOT NULL,
                 {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE CASCADE,
                 {name:place} DEFAULT '1' REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
-            """ + wideColumns + wideFoldersSchema,
+            """ + wideColumns + wideFoldersSchema + wideCommentsSchema,
         tables: [
             Table(
                 name: "owners",
                 merges: ["score": "max", "low": "min", "taps": "counter", "tags": "union", "longest": "longest"]),
             Table(name: "places", policy: "row"), Table(name: "links"), Table(name: "notes", policy: "row"),
-            Table(name: "folders", policy: "row"),
+            Table(name: "folders", policy: "row"), Table(name: "comments"),
         ],
-        operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves,
+        operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves
+            + wideBuddies + wideComments,
         names: "drawn")
 
     private static let wideOwners = [
@@ -126,6 +131,7 @@ extension Workload {
 
         CREATE TABLE {name:folders} ({name:id} TEXT PRIMARY KEY NOT NULL, {name:label},
             {name:parent} INTEGER REFERENCES {name:folders}({name:id}) ON DELETE CASCADE);
+        ALTER TABLE {name:folders} ADD COLUMN {name:buddy} REFERENCES {name:folders}({name:id}) ON DELETE SET NULL;
         """
 
     // Appended after the others, so the operations of existing reproducers keep their numbers.
@@ -143,6 +149,29 @@ extension Workload {
     private static let wideZeros = [
         "UPDATE {name:owners} SET {name:label} = 0.0 WHERE {name:id} = '1'",
         "UPDATE {name:owners} SET {name:label} = -0.0 WHERE {name:id} = '1'",
+    ]
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideBuddies = [
+        "UPDATE {name:folders} SET {name:buddy} = '{1..4}' WHERE {name:id} = '{1..4}'",
+        "UPDATE {name:folders} SET {name:buddy} = '0{1..4}' WHERE {name:id} = '{1..4}'",
+        "INSERT INTO {name:folders} ({name:id}, {name:label}, {name:parent}, {name:buddy}) "
+            + "VALUES ('0{1..4}', {value}, '{1..4}', '{1..4}')",
+    ]
+
+    /// Made after every other table and column, so that reproducers recorded before keep their names.
+    private static let wideCommentsSchema = """
+
+        CREATE TABLE {name:comments} ({name:id} PRIMARY KEY NOT NULL,
+            {name:link} REFERENCES {name:links}({name:id}) ON DELETE RESTRICT, {name:body});
+        """
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideComments = [
+        "INSERT INTO {name:comments} ({name:id}, {name:link}, {name:body}) VALUES ({key}, {key}, {value})",
+        "INSERT INTO {name:comments} ({name:id}, {name:link}, {name:body}) VALUES ({key}, {key}, {value})",
+        "UPDATE {name:comments} SET {name:body} = {value} WHERE {name:id} = {key}",
+        "DELETE FROM {name:comments} WHERE {name:id} = {key}",
     ]
 
     // Appended after the others, so the operations of existing reproducers keep their numbers.
