@@ -158,14 +158,16 @@ struct ProbeRegressionTests {
 
     /// Runs `before` on `a` and syncs with `b`, backs `a`'s file up, runs `after` and syncs again, closes
     /// `a` and writes the backup back over its file: the same inode, so the file's identity cannot tell.
+    /// Its clock moves by `clockMovesBy` between the backup and `after`.
     private func restoreInPlace(
-        _ a: Replica, in directory: TemporaryDirectory, syncingWith b: Replica, before: String, after: String
+        _ a: Replica, in directory: TemporaryDirectory, syncingWith b: Replica, before: String, after: String,
+        clockMovesBy: Int64 = 1_000
     ) throws {
         var a: Replica? = a
         try a!.database.execute(before)
         try Replica.sync([a!, b])
         let backup = try fileBytes(directory.path("a.db"))
-        clock.advance(by: 1_000)
+        clock.advance(by: clockMovesBy)
         try a!.database.execute(after)
         try Replica.sync([a!, b])
         a = nil
@@ -204,18 +206,10 @@ struct ProbeRegressionTests {
     @Test func aRestoreInPlaceAfterTheClockWasSetBackLosesNoWrite() throws {
         let directory = TemporaryDirectory()
         let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
-        var a: Replica? = try makeReplica(directory, "a.db", node: 1, clock: clock)
-        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('base', 'synced')")
-        try Replica.sync([a!, b])
-        let backup = try fileBytes(directory.path("a.db"))
-        clock.advance(by: 240_000)  // four minutes fast
-        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('x', 'lost on a')")
-        try Replica.sync([a!, b])
-        a = nil
-        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: backup)
-        try handle.close()
+        try restoreInPlace(
+            try makeReplica(directory, "a.db", node: 1, clock: clock), in: directory, syncingWith: b,
+            before: "INSERT INTO reminders (id, title) VALUES ('base', 'synced')",
+            after: "INSERT INTO reminders (id, title) VALUES ('x', 'lost on a')", clockMovesBy: 240_000)  // 4 min fast
         clock.advance(by: -239_000)  // set right, a second later
         let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
         try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('y', 'after the restore')")
