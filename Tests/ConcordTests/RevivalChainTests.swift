@@ -77,4 +77,35 @@ struct RevivalChainTests {
             #expect(try device.check().isConsistent)
         }
     }
+
+    /// The app updates a row a child brought back, then saves it whole (`INSERT OR REPLACE`), at one instant:
+    /// the fold takes the update first, as it happened. (It took a deleted row's update for one logged before
+    /// the row's insert, which no UPDATE can reach, and moved the insert first: the `max` column's 9 was lost
+    /// to the 5 the update wrote, on every device; `batched-wide` seed 143.)
+    @Test func anUpdateOfABroughtBackRowBeforeItIsSavedWholeFoldsFirst() throws {
+        let replica = try Replica.inMemory(configuration: configuration(node: 1, clock: clock))
+        try replica.database.execute(
+            """
+            CREATE TABLE o (id TEXT PRIMARY KEY, score INTEGER, label TEXT);
+            CREATE TABLE l (id TEXT PRIMARY KEY, oid TEXT REFERENCES o(id) ON DELETE RESTRICT);
+            """)
+        try replica.enableSync(on: "o", merges: ["score": .max])
+        try replica.enableSync(on: "l")
+        try replica.database.execute("INSERT INTO o VALUES ('o1', 9, 'first')")
+        try replica.foldLocalWrites()
+        clock.advance(by: 10)
+        try replica.database.execute("DELETE FROM o WHERE id = 'o1'")
+        try replica.foldLocalWrites()
+        clock.advance(by: 10)
+        // Foreign keys off, as the app leaves them: a link under the deleted owner brings it back.
+        try replica.database.execute("INSERT INTO l VALUES ('l1', 'o1')")
+        try replica.foldLocalWrites()
+        #expect(try replica.database.query("SELECT id, score FROM o") == [["o1", 9]])
+        clock.advance(by: 10)
+        try replica.database.execute(
+            "UPDATE o SET score = 5 WHERE id = 'o1'; INSERT OR REPLACE INTO o VALUES ('o1', NULL, 'saved')")
+        try replica.foldLocalWrites()
+        #expect(try replica.database.query("SELECT id, score, label FROM o") == [["o1", 9, "saved"]])
+        #expect(try replica.check().isConsistent)
+    }
 }

@@ -222,8 +222,9 @@ final class FoldSession {
     /// in it) fires before the capture of the insert that set it off, so the updates it makes of the
     /// new row are logged before the row's insert. Folded in log order, the insert's values (the count
     /// as inserted, 0) replaced the updates' (1), on every device. Such an update is one of a row the
-    /// registers do not hold alive, which no UPDATE can reach; the insert is the first later write of
-    /// the row that is not an update, made at the same instant. A batch may end between them.
+    /// registers do not hold alive, which no UPDATE can reach — unless a child brought the deleted row
+    /// back, and the table shows it; the insert is the first later write of the row that is not an
+    /// update, made at the same instant. A batch may end between them.
     ///
     /// Linear in the batch, and reads registers only for an update with such an insert after it, and for
     /// at most ``carriedChecks`` updates at the end of a full batch: a fold of plain updates pays nothing.
@@ -252,7 +253,11 @@ final class FoldSession {
             }
         }
         let notAlive = { (write: LoggedWrite) in
-            try self.replica.store(write.table).loadStamps(write.key)?.registers.liveness.isAlive != true
+            let store = self.replica.store(write.table)
+            guard let stored = try store.loadStamps(write.key) else { return true }
+            if stored.registers.liveness.isAlive { return false }
+            // A deleted row a RESTRICT child brought back is in the table: an UPDATE reaches it.
+            return try store.load(write.key)?.shown != true
         }
         // Each insert to move, with the first update of its row it goes before; a row this batch inserted
         // before the update is alive, whatever its registers say yet.
