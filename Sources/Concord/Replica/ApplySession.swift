@@ -208,6 +208,10 @@ final class ApplySession {
             throw ReplicaError.changesetChanged
         }
         if conflictsRecorded > 0 { try conflictLog.prune(replica.configuration.conflictRetention, now: physical) }
+        // A peer held a write of this node's that its registers lost: peers read it again under a new id. Taken
+        // in this transaction, before the read position below, so that applying the same changes again finds
+        // the same node (its former id a peer like any other) and changes nothing.
+        if heldLostWrite { try replica.adoptNewNodeID() }
         // Rows held back must come again: the peer's read position moves only when none was.
         let peerMoved =
             report.heldBack == 0 && movesReadPosition
@@ -220,7 +224,7 @@ final class ApplySession {
             }
             try replica.storeClock(clock, version: run.version)
         }
-        return report.applied > 0 || peerMoved || !declarations.isEmpty || conflictsRecorded > 0
+        return report.applied > 0 || peerMoved || !declarations.isEmpty || conflictsRecorded > 0 || heldLostWrite
     }
 
     /// What merging the rows of one apply carries from row to row.

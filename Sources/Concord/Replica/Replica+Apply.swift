@@ -101,14 +101,18 @@ extension Replica {
         try adoptNewNodeIDIfRolledBack(newestOwnStamp: session.newestOwnStamp)
         defer { forgetNodeCache() }
         // Nothing changed (a changeset applied before, or one's own): the transaction is rolled back, the file untouched.
-        try withoutActuallyEscaping(rows) { rows in
-            // Read a third time only if a loss is to be recorded, to find the rows the changeset repeats.
-            session.findRepeatedRows = rereadRows
-            defer { session.findRepeatedRows = nil }
-            try tentativelyWithoutForeignKeyEnforcement { try session.merge(rows()) ? .commit : .rollBack }
+        do {
+            try withoutActuallyEscaping(rows) { rows in
+                // Read a third time only if a loss is to be recorded, to find the rows the changeset repeats.
+                session.findRepeatedRows = rereadRows
+                defer { session.findRepeatedRows = nil }
+                try tentativelyWithoutForeignKeyEnforcement { try session.merge(rows()) ? .commit : .rollBack }
+            }
+        } catch {
+            // A node id the merge took went back with its transaction: write under the one the file names.
+            if session.heldLostWrite { try? refreshNodeID() }
+            throw error
         }
-        // A peer held a write of this node's that its registers lost: peers read it again under a new id.
-        if session.heldLostWrite { try adoptNewNodeID() }
         return session.report
     }
 
