@@ -253,11 +253,10 @@ final class FoldSession {
             }
         }
         let notAlive = { (write: LoggedWrite) in
-            let store = self.replica.store(write.table)
-            guard let stored = try store.loadStamps(write.key) else { return true }
+            guard let stored = try self.replica.store(write.table).loadStamps(write.key) else { return true }
             if stored.registers.liveness.isAlive { return false }
             // A deleted row a RESTRICT child brought back is in the table: an UPDATE reaches it.
-            return try store.load(write.key)?.shown != true
+            return try !self.replica.isShownRevived(RowRef(table: write.table.name, key: write.key))
         }
         // Each insert to move, with the first update of its row it goes before; a row this batch inserted
         // before the update is alive, whatever its registers say yet.

@@ -410,6 +410,13 @@ public final class Replica {
             }
     }
 
+    /// Whether `row`, deleted, is shown because a child brought it back (see ``markRevived(_:_:)``).
+    func isShownRevived(_ row: RowRef) throws -> Bool {
+        guard isRevivable(row.table) else { return false }
+        return try database.cached("SELECT EXISTS (SELECT 1 FROM \(Metadata.revived) WHERE tbl = ? AND pk = ?)")
+            .all([.integer(id(of: row.table)), row.key]).first?.first == .integer(1)
+    }
+
     /// Forgets a row's parking, once it is shown or deleted.
     func unpark(_ row: RowRef) throws {
         try RowMarks(database: database).unpark(table: id(of: row.table), key: row.key)
