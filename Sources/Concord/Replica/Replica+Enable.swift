@@ -48,10 +48,10 @@ extension Replica {
         synced[inspected.name] = inspected
         let foreignKeys = try TableInspector(database).foreignKeys(
             of: inspected, synced: synced, refusingGenerated: true, refusingCycles: true)
-        var enabledMeanwhile = false
         // What the replica read of the tables goes back with a refusal's rollback: read again after it.
+        let enabledMeanwhile: Bool
         do {
-            try enable(inspected, policy: policy, foreignKeys: foreignKeys, enabledMeanwhile: &enabledMeanwhile)
+            enabledMeanwhile = try enable(inspected, policy: policy, foreignKeys: foreignKeys)
         } catch {
             try? loadSyncedTables()
             throw error
@@ -62,18 +62,16 @@ extension Replica {
         }
     }
 
-    /// Enables `inspected` in one transaction, or sets `enabledMeanwhile` when another process did first.
-    private func enable(
-        _ inspected: SyncedTable, policy: TablePolicy, foreignKeys: [ForeignKey], enabledMeanwhile: inout Bool
-    ) throws {
+    /// Enables `inspected` in one transaction; returns `true`, changing nothing, when another process did first.
+    private func enable(_ inspected: SyncedTable, policy: TablePolicy, foreignKeys: [ForeignKey]) throws -> Bool {
         try withoutForeignKeyEnforcement {
             // Another process may have enabled it since this one looked: decided again under the write lock
             // (the second of two `concord enable` at once failed on a UNIQUE constraint of Concord's own).
-            enabledMeanwhile =
+            let enabledMeanwhile =
                 try database.scalar(
                     "SELECT EXISTS (SELECT 1 FROM \(Metadata.tables) WHERE name = ?)", [.text(inspected.name)])
                 == .integer(1)
-            if enabledMeanwhile { return }
+            if enabledMeanwhile { return true }
             try foldLocalWrites()
             try database.execute(
                 "INSERT INTO \(Metadata.tables) (name, key, columns, policy, merges) VALUES (?, ?, ?, ?, ?)",
@@ -97,6 +95,7 @@ extension Replica {
             try foldLocalWrites()
             try parkExistingRowsThatCannotShow(of: table, foreignKeys: foreignKeys)
             try takeUpRelayedRows(of: table)
+            return false
         }
     }
 

@@ -124,10 +124,15 @@ final class Reprojection {
         // Why a row parked before is parked now may change with no change of its own: a cycle closed or
         // opened above it. Its children's reasons follow from its own, so they are looked at again too.
         var reasonChanged = false
-        // Whether a deleted row was brought back (shown, or parked with a reason) before this.
+        // Whether a deleted row that can be brought back, and bring back its own parents, was brought back
+        // (shown, or parked with a reason) before this; read only for such a row, as merged deletes pass here.
+        let keepsParents =
+            !stored.registers.liveness.isAlive && replica.isRevivable(row.table)
+            && replica.parents(of: row.table).contains { $0.action.revivesParent }
         let wasKept =
-            try stored.registers.liveness.isAlive
-            ? nil : stored.shown || replica.store(table).marks.reason(table: table.id, key: row.key) != nil
+            try keepsParents
+            ? replica.isShownRevived(row) || replica.store(table).marks.reason(table: table.id, key: row.key) != nil
+            : nil
         // A row shown with a stand-in keeps its real values hidden: once its parent shows again, it is
         // shown as it is, and its hidden copy goes.
         if isChanged || placement.isShown != stored.shown || placement != .shown || stored.hasHiddenValues {
