@@ -5,6 +5,12 @@ import Testing
 /// Foreign keys through the command line: a child imported before its parent waits, visibly.
 @Suite("Parked rows on the command line", .tags(.cli), .timeLimit(.hangGuard))
 struct ParkedRowsCLITests {
+    /// Lists and their reminders, whose key has no `ON DELETE` action.
+    static let listsAndReminders = """
+        CREATE TABLE lists (id TEXT PRIMARY KEY, name TEXT);
+        CREATE TABLE reminders (id TEXT PRIMARY KEY, list_id TEXT REFERENCES lists(id), title TEXT);
+        """
+
     @Test func statusListsAParkedChildAndImportingTheParentShowsIt() throws {
         let directory = TemporaryDirectory()
         let schema = """
@@ -41,11 +47,7 @@ struct ParkedRowsCLITests {
         let directory = TemporaryDirectory()
         try sqlite3Shell(
             directory.path("a.db"),
-            """
-            CREATE TABLE lists (id TEXT PRIMARY KEY, name TEXT);
-            CREATE TABLE reminders (id TEXT PRIMARY KEY, list_id TEXT REFERENCES lists(id), title TEXT);
-            INSERT INTO reminders VALUES ('R', 'gone', 'orphan');
-            """)
+            Self.listsAndReminders + "INSERT INTO reminders VALUES ('R', 'gone', 'orphan');")
         let run = try concordOK("enable", "a.db", "--table", "lists", "--table", "reminders", in: directory)
         #expect(run.text.contains("a.db: 1 row(s) of these tables parked"), "\(run.text)")
         #expect(try concordOK("status", "a.db", in: directory).text.contains("reminders/R  missing parent lists/gone"))
@@ -56,10 +58,7 @@ struct ParkedRowsCLITests {
         let directory = TemporaryDirectory()
         try sqlite3Shell(
             directory.path("a.db"),
-            """
-            CREATE TABLE lists (id TEXT PRIMARY KEY, name TEXT);
-            CREATE TABLE reminders (id TEXT PRIMARY KEY, list_id TEXT REFERENCES lists(id), title TEXT);
-            """)
+            Self.listsAndReminders)
         let run = try concord(["enable", "a.db", "--table", "reminders"], in: directory)
         #expect(run.status == 1)
         #expect(run.errors.contains("references lists, which does not sync"), "\(run.errors)")
