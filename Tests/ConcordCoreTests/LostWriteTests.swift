@@ -55,4 +55,50 @@ struct LostWriteTests {
         #expect(!RowMerge.holdsLostWrite(of: me, local: newer, remote: mine, rules: rules))
         #expect(RowMerge.holdsLostWrite(of: me, local: older, remote: mine, rules: rules))
     }
+
+    @Test func aPeersWriteThatSawAWriteOfMineIHaveNotShowsItLostToo() {
+        // The peer's write replaced my write at 10, which a restore took from here: its register is the
+        // peer's, and only what it saw names mine.
+        let theirs = registers(at: stamp(2), [ColumnRegister(value: "p", stamp: stamp(12, peer)), nil])
+        let restored = registers(at: stamp(2), [ColumnRegister(value: "old", stamp: stamp(2)), nil])
+        #expect(
+            RowMerge.holdsLostWrite(
+                of: me, local: restored, remote: theirs, remoteSeen: [stamp(10), nil], rules: column))
+        #expect(
+            RowMerge.holdsLostWrite(of: me, local: nil, remote: theirs, remoteSeen: [stamp(10), nil], rules: column))
+        // Holding that write, or a newer one, or the peer's write having seen another device's, says nothing.
+        let kept = registers(at: stamp(2), [ColumnRegister(value: "x", stamp: stamp(10)), nil])
+        #expect(
+            !RowMerge.holdsLostWrite(of: me, local: kept, remote: theirs, remoteSeen: [stamp(10), nil], rules: column))
+        let later = registers(at: stamp(2), [ColumnRegister(value: "q", stamp: stamp(11, node(3))), nil])
+        #expect(
+            !RowMerge.holdsLostWrite(of: me, local: later, remote: theirs, remoteSeen: [stamp(10), nil], rules: column))
+        #expect(
+            !RowMerge.holdsLostWrite(
+                of: me, local: restored, remote: theirs, remoteSeen: [stamp(10, node(3)), nil], rules: column))
+        // Unknown (an older format) or about a column this replica does not have: nothing.
+        #expect(!RowMerge.holdsLostWrite(of: me, local: restored, remote: theirs, remoteSeen: nil, rules: column))
+        let narrow = registers(at: stamp(2), [])
+        #expect(
+            !RowMerge.holdsLostWrite(
+                of: me, local: narrow, remote: theirs, remoteSeen: [nil, stamp(10)], rules: column))
+    }
+
+    @Test func whatAMaxColumnsWriteSawSaysNothingAndUnderTheRowPolicyTheRowsNewestDecides() {
+        let theirs = registers(at: stamp(2), [nil, ColumnRegister(value: 9, stamp: stamp(12, peer))])
+        let restored = registers(at: stamp(2), [nil, ColumnRegister(value: 1, stamp: stamp(2))])
+        #expect(
+            !RowMerge.holdsLostWrite(
+                of: me, local: restored, remote: theirs, remoteSeen: [nil, stamp(10)], rules: column))
+        let rules = RowMerge.Rules(policy: .row, merges: [.lww, .lww])
+        let rowTheirs = registers(at: stamp(2), [ColumnRegister(value: "p", stamp: stamp(12, peer)), nil])
+        let rowRestored = registers(at: stamp(2), [ColumnRegister(value: "o", stamp: stamp(4)), nil])
+        #expect(
+            RowMerge.holdsLostWrite(
+                of: me, local: rowRestored, remote: rowTheirs, remoteSeen: [stamp(10), nil], rules: rules))
+        let rowKept = registers(at: stamp(2), [ColumnRegister(value: "x", stamp: stamp(10)), nil])
+        #expect(
+            !RowMerge.holdsLostWrite(
+                of: me, local: rowKept, remote: rowTheirs, remoteSeen: [stamp(10), nil], rules: rules))
+    }
 }

@@ -226,6 +226,37 @@ struct ProbeRegressionTests {
         #expect(restored.nodeID == node(5))
     }
 
+    /// The same restore, but the peer overwrote the lost write before the restore: nothing the peer sends back
+    /// is a write of the restored file's own, so only the peer's read position can tell the file went back.
+    @Test func aRestoreInPlaceAfterTheClockWasSetBackLosesNoWriteWhenThePeerReplacedTheLostOne() throws {
+        let directory = TemporaryDirectory()
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        try restoreInPlace(
+            try makeReplica(directory, "a.db", node: 1, clock: clock), in: directory, syncingWith: b,
+            before: "INSERT INTO reminders (id, title) VALUES ('base', 'synced')",
+            after: "UPDATE reminders SET title = 'lost on a' WHERE id = 'base'", clockMovesBy: 240_000)  // 4 min fast
+        clock.advance(by: 1_000)
+        try b.database.execute("UPDATE reminders SET title = 'replaced on b' WHERE id = 'base'")
+        try b.foldLocalWrites()
+        clock.advance(by: -240_000)  // set right
+        let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('y', 'after the restore')")
+        try restored.foldLocalWrites()
+        clock.advance(by: 300_000)
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('z', 'later')")
+        try restored.foldLocalWrites()  // its clock is past everything b read of it now
+        try Replica.sync([restored, b])
+        for replica in [restored, b] {
+            #expect(
+                try replica.database.query("SELECT id, title FROM reminders ORDER BY id") == [
+                    ["base", "replaced on b"], ["y", "after the restore"], ["z", "later"],
+                ])
+            #expect(try replica.check().isConsistent)
+        }
+        // b's write says it saw a's lost one: a took a new node id, and b read it again from its start.
+        #expect(restored.nodeID == node(5))
+    }
+
     /// A counter change made after a backup and synced, then lost with the file to a restore in place, counts
     /// once the restored file's app counts again before its next sync, in either order of that sync. (The
     /// restored file used to stamp its app's change under its old node id, over the lost one: 110, not 111.)

@@ -157,7 +157,7 @@ final class ApplySession {
     var newestOwnStamp: HLCTimestamp? { validated.newestOwn }
 
     /// Whether a merged row held a write of this replica's own that its registers had lost (see
-    /// ``RowMerge/holdsLostWrite(of:local:remote:rules:)``): this file was rolled back.
+    /// ``RowMerge/holdsLostWrite(of:local:remote:remoteSeen:rules:)``): this file was rolled back.
     private(set) var heldLostWrite = false
 
     /// Merges every row, inside the caller's transaction; returns whether anything changed.
@@ -253,15 +253,15 @@ final class ApplySession {
             ? nil
             : plan.isRelated ? try run.reprojection.rows.stored(ref) : try store.load(row.key)
         guard let remote = try incoming(row, plan: plan, stored: stored, run: run) else { return report.ignored += 1 }
+        let remoteSeen = plan.localSeen(row.seen)
         if !heldLostWrite {
             heldLostWrite = RowMerge.holdsLostWrite(
-                of: replica.nodeID, local: stored?.registers, remote: remote, rules: plan.rules)
+                of: replica.nodeID, local: stored?.registers, remote: remote, remoteSeen: remoteSeen, rules: plan.rules)
         }
         if let extras = plan.extras {
             return try merge(row, remote, extras, plan: plan, stored: stored, into: &run)
         }
         let outcome = RowMerge.merge(local: stored?.registers, remote: remote, rules: plan.rules)
-        let remoteSeen = plan.localSeen(row.seen)
         // A value may lose to a register held here without changing anything here.
         if let stored { try recordLosses(row, stored, remote, remoteSeen, outcome.merged, plan: plan) }
         guard outcome.changed else { return report.ignored += 1 }

@@ -10,14 +10,19 @@ extension RowMerge {
     /// restore and has been set right since, for the lost write's stamp is then behind it. Only registers
     /// whose merge keeps the newer stamp are compared (`max` and `min` keep the larger or smaller value's).
     ///
+    /// A lost write that a peer's newer write replaced there is in none of the peer's registers, but that
+    /// write remembers it: `remoteSeen` (what the writes of `remote` saw, lined up with its columns, `nil`
+    /// when unknown) naming a write of `node` that beats what `local` holds shows the same loss.
+    ///
     /// ```swift
     /// // this replica inserted row X, a peer read it, then a backup from before X was restored here
     /// RowMerge.holdsLostWrite(of: me, local: nil, remote: xFromThePeer, rules: rules)   // true
     /// ```
-    public static func holdsLostWrite(of node: NodeID, local: RowRegisters?, remote: RowRegisters, rules: Rules)
-        -> Bool
-    {
+    public static func holdsLostWrite(
+        of node: NodeID, local: RowRegisters?, remote: RowRegisters, remoteSeen: [Stamp?]? = nil, rules: Rules
+    ) -> Bool {
         let own = { (stamp: Stamp?) in stamp?.node == node }
+        if sawLostWrite(of: node, local: local, remoteSeen: remoteSeen, rules: rules) { return true }
         guard let local else { return own(remote.liveness.stamp) || remote.columns.contains { own($0?.stamp) } }
         if own(remote.liveness.stamp), mergeLiveness(local.liveness, remote.liveness) != local.liveness { return true }
         switch rules.policy {
@@ -31,5 +36,27 @@ extension RowMerge {
             if let theirs = rowStamp(remote), own(theirs), rowStamp(local).map({ theirs > $0 }) ?? true { return true }
         }
         return false
+    }
+
+    /// Whether the writes of a peer's row saw a write of `node` that beats what `local` holds (see
+    /// ``holdsLostWrite(of:local:remote:remoteSeen:rules:)``); only last-writer-wins columns say what they saw.
+    private static func sawLostWrite(of node: NodeID, local: RowRegisters?, remoteSeen: [Stamp?]?, rules: Rules)
+        -> Bool
+    {
+        guard let remoteSeen else { return false }
+        switch rules.policy {
+        case .column:
+            for (index, merge) in zip(remoteSeen.indices, rules.merges) where merge == .lww {
+                guard let seen = remoteSeen[index], seen.node == node else { continue }
+                guard let local else { return true }
+                guard local.columns.indices.contains(index) else { continue }
+                guard let mine = local.columns[index], mine.stamp >= seen else { return true }
+            }
+            return false
+        case .row:
+            guard let seen = remoteSeen.compactMap({ $0 }).max(), seen.node == node else { return false }
+            guard let local else { return true }
+            return rowStamp(local).map { seen > $0 } ?? true
+        }
     }
 }
