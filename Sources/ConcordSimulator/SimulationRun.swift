@@ -169,7 +169,14 @@ final class SimulationRun {
             }
         }
         let full = simulation.scenario.checks.isFull(step: step)
-        for index in touched.sorted() where result.failure == nil { try check(devices[index], full: full) }
+        for index in touched.sorted() where result.failure == nil {
+            // A check folds what the app wrote, so the armed failure may land in it too.
+            do { try check(devices[index], full: full) } catch {
+                guard let failed = poweredOffDevice() else { throw error }
+                try settlePowerFailure(failed)
+                try check(failed)
+            }
+        }
     }
 
     /// Does one planned action on `device`.
