@@ -204,15 +204,27 @@ extension Gen where Value == SQLiteValue {
     /// Values an app may write to a `union` column that are not arrays of strings and integers, which
     /// a union counts as the empty set: other JSON (reals, objects, nested arrays, `true`), JSON that
     /// SQLite refuses (a trailing comma, an open string, a raw control byte), values of other types,
-    /// and, a third of the time, a ``unionArray`` cut off before its closing bracket (mid-string,
-    /// mid-number, after a comma), as a write that was cut short leaves it.
+    /// a ``unionArray`` cut off before its closing bracket (mid-string, mid-number, after a comma), as a
+    /// write that was cut short leaves it, and one that SQLite's JSON functions read as an array though it
+    /// is none: a BLOB (an app binding the JSON's bytes, as `Data`) or text with a NUL and more after it.
     ///
     /// ```swift
     /// let tags = Gen.frequency([(weight: 1, gen: .notAUnionArray), (weight: 9, gen: .unionArray)])
     /// ```
     public static var notAUnionArray: Gen<SQLiteValue> {
-        let weighted: [(weight: UInt64, gen: Gen<SQLiteValue>)] = [(2, notAUnionOddities), (1, cutUnionArray)]
+        let weighted: [(weight: UInt64, gen: Gen<SQLiteValue>)] = [
+            (4, notAUnionOddities), (2, cutUnionArray), (1, disguisedUnionArray),
+        ]
         return .frequency(weighted)
+    }
+
+    /// A ``unionArray`` that SQLite's JSON functions read as one, but that is no union's TEXT: its bytes as a
+    /// BLOB, or the text with a NUL and more after it (those functions stop reading at the NUL).
+    private static var disguisedUnionArray: Gen<SQLiteValue> {
+        Gen { source in
+            guard case .text(let text) = unionArray.generate(using: &source) else { return .blob(Array("[]".utf8)) }
+            return source.bool() ? .blob(text.bytes) : .text(SQLiteText(bytes: text.bytes + [0] + Array("]x".utf8)))
+        }
     }
 
     /// A ``unionArray`` cut somewhere after its opening bracket and before its closing one.

@@ -146,7 +146,8 @@ struct AnySQLiteValueGenTests {
             #expect(UnionValue.parse(value) == nil, "\(value)")
             let shape = try database.scalar(
                 "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'array' ELSE 0 END", [value])
-            if case .text(let text) = value, shape == .integer(1) {
+            // (SQLite's JSON functions read text only up to a NUL: past one, what they see is no value.)
+            if case .text(let text) = value, shape == .integer(1), !text.bytes.contains(0) {
                 let elements = try database.scalar(
                     "SELECT count(*) FROM json_each(?) WHERE type NOT IN ('integer', 'text')", [value])
                 #expect(elements != .integer(0), "\(text): an array of strings and integers")

@@ -191,10 +191,13 @@ struct CaptureTriggers {
                         "\(c) IS NOT NULL"
                     ))
             case .union:
+                // SQLite's JSON functions read a BLOB as text, and text only up to a NUL: a union holds neither,
+                // and its merge, which reads every byte of a TEXT, would take such a value for an empty set.
                 guards.append(
                     (
-                        index, "concord: union column \(name) holds a JSON array of strings and integers",
-                        "\(c) IS NOT NULL AND CASE WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
+                        index, "concord: union column \(name) holds a JSON array of strings and integers, as TEXT",
+                        "\(c) IS NOT NULL AND CASE WHEN typeof(\(c)) <> 'text' OR instr(CAST(\(c) AS BLOB), X'00') THEN 1 "
+                            + "WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
                             + "THEN \((walker ?? .each).hasElement(of: c, where: "type NOT IN ('integer', 'text')")) ELSE 1 END"
                     ))
             default: break
