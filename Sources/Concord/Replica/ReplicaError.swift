@@ -94,13 +94,17 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
             return "the changeset's table '\(table)' does not match this replica's: \(detail); nothing was applied"
         case .policyMismatch(let table, let local, let remote):
             return "the changeset merges table '\(table)' with \(remote), but this replica declares \(local); "
-                + "every replica must declare the same policies; nothing was applied"
+                + "every replica must declare the same policies; nothing was applied. To change a declaration, "
+                + "disable the table on every device and enable it again with one declaration "
+                + "(`concord disable DB --table \(table)`, then `concord enable DB --table \(table)[:POLICY] "
+                + "[--merge \(table).COLUMN=KIND]`)"
         case .invalidMerge(let table, let column, let reason):
             return "cannot merge column '\(column)' of table '\(table)' that way: \(reason)"
         case .unregisteredMerge(let table, let column, let name):
             return
                 "column '\(column)' of table '\(table)' merges with '\(name)', which this replica has not registered; "
-                + "pass a MergeFunction named '\(name)' in Replica.Configuration(merges:)"
+                + "pass a MergeFunction named '\(name)' in Replica.Configuration(merges:) (the concord command "
+                + "registers none: sync this table through an app that does)"
         case .sharedNodeID(let node):
             return
                 "this replica needs a node id of its own (it is a copy, or it was rolled back), but the configuration's "
