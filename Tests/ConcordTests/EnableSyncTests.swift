@@ -127,8 +127,8 @@ struct EnableSyncTests {
         #expect(changes.rows.allSatisfy { $0.registers.liveness.causalLength == 1 })
         // Each row got a version of its own, the last two this replica issued.
         let version = try replica.version
-        #expect(try replica.changes(since: version - 2).rows.count == 2)
-        #expect(try replica.changes(since: version - 1).rows.map(\.key) == ["b"])
+        #expect(try replica.changedRows(since: version - 2).rows.count == 2)
+        #expect(try replica.changedRows(since: version - 1).rows.map(\.key) == ["b"])
         #expect(throws: ReplicaError.self) { try replica.enableSync(on: "reminders", policy: .row) }
         #expect(try replica.check().isConsistent)
     }

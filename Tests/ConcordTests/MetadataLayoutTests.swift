@@ -18,7 +18,7 @@ struct MetadataLayoutTests {
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
             "layout-9", "layout-10", "layout-11", "layout-12", "layout-13", "layout-14", "layout-15",
-            "layout-16",
+            "layout-16", "layout-17",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -44,6 +44,10 @@ struct MetadataLayoutTests {
                 == .integer(0),
             "layout 13's store of what disabled tables leave is there, empty")
         #expect(
+            try replica.database.scalar(
+                "SELECT min(pos) <= (SELECT version FROM _concord_state) FROM _concord_positions") == .integer(1),
+            "layout 18 keeps the read positions it hands out, from the version it was upgraded at")
+        #expect(
             try replica.database.scalar("SELECT count(*) FROM _concord_credits") == .integer(copiedAt == nil ? 0 : 1),
             "layout 16 keeps the credit a copy gives the original for what its log holds, until it is folded")
         #expect(
@@ -51,7 +55,7 @@ struct MetadataLayoutTests {
                 == .integer(
                     [
                         "layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12", "layout-13",
-                        "layout-14", "layout-15", "layout-16",
+                        "layout-14", "layout-15", "layout-16", "layout-17",
                     ]
                     .contains(
                         fixture)

@@ -257,6 +257,71 @@ struct ProbeRegressionTests {
         #expect(restored.nodeID == node(5))
     }
 
+    /// A backup restored in place that lost no write of its own, only one it merged while its clock ran fast:
+    /// the clock set right, what it stores next lands below what its peer read of it. Nothing the peer sends
+    /// back names the loss; the peer's read position, which the restored file never handed out, does.
+    @Test(arguments: [240_000, -600_000] as [Int64])
+    func aRestoreInPlaceThatLostOnlyAMergeLosesNoWriteOnceTheClockIsBehind(clockOff: Int64) throws {
+        let directory = TemporaryDirectory()
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        var a: Replica? = try makeReplica(directory, "a.db", node: 1, clock: clock)
+        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('base', 'synced')")
+        try Replica.sync([a!, b])
+        let backup = try fileBytes(directory.path("a.db"))
+        clock.advance(by: max(clockOff, 1_000))  // fast, or on time
+        try b.database.execute("INSERT INTO reminders (id, title) VALUES ('x', 'from b')")
+        try Replica.sync([a!, b])  // a merges x, and b reads a past it
+        a = nil
+        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: backup)
+        try handle.close()
+        clock.advance(by: clockOff > 0 ? -clockOff + 1_000 : clockOff)  // set right, or set back
+        let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('y', 'after the restore')")
+        try restored.foldLocalWrites()
+        clock.advance(by: 900_000)
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('z', 'later')")
+        try restored.foldLocalWrites()  // its versions are past what b read now
+        try Replica.sync([restored, b])
+        for replica in [restored, b] {
+            #expect(
+                try replica.database.query("SELECT id FROM reminders ORDER BY id") == [["base"], ["x"], ["y"], ["z"]])
+            #expect(try replica.check().isConsistent)
+        }
+        #expect(restored.nodeID == node(5))
+    }
+
+    /// The same, with the clock behind the file's versions before the backup and after the restore: both
+    /// histories count up from the same version, and only the offset each transaction starts its versions at
+    /// keeps the positions they hand out apart.
+    @Test func aRestoreInPlaceWithTheClockBehindItsVersionsThroughoutLosesNoWrite() throws {
+        let directory = TemporaryDirectory()
+        let b = try makeReplica(directory, "b.db", node: 2, clock: clock)
+        var a: Replica? = try makeReplica(directory, "a.db", node: 1, clock: clock)
+        try a!.database.execute("INSERT INTO reminders (id, title) VALUES ('base', 'synced')")
+        try Replica.sync([a!, b])
+        clock.advance(by: -200_000)  // set back, before the backup
+        let backup = try fileBytes(directory.path("a.db"))
+        clock.advance(by: 1_000)
+        try b.database.execute("INSERT INTO reminders (id, title) VALUES ('x', 'from b')")
+        try Replica.sync([a!, b])
+        a = nil
+        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: backup)
+        try handle.close()
+        clock.advance(by: 1_000)
+        let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
+        try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('y', 'after the restore')")
+        try restored.foldLocalWrites()
+        try Replica.sync([restored, b])
+        for replica in [restored, b] {
+            #expect(try replica.database.query("SELECT id FROM reminders ORDER BY id") == [["base"], ["x"], ["y"]])
+        }
+        #expect(restored.nodeID == node(5))
+    }
+
     /// A counter change made after a backup and synced, then lost with the file to a restore in place, counts
     /// once the restored file's app counts again before its next sync, in either order of that sync. (The
     /// restored file used to stamp its app's change under its old node id, over the lost one: 110, not 111.)

@@ -56,6 +56,8 @@ enum Metadata {
     static let revived = "_concord_revived"
     static let conflicts = "_concord_conflicts"
     static let readers = "_concord_readers"
+    /// The versions a peer or caller can hold as a read position (``ReadPositions``).
+    static let positions = "_concord_positions"
     /// The copy credits a file keeps while writes they cover wait in its log (``CopyCredits``).
     static let credits = "_concord_credits"
     static let prefix = "_concord_"
@@ -90,8 +92,10 @@ enum Metadata {
     /// columns end what an insert of the same key may replace (see `CaptureTriggers+Replace.swift`).
     /// Layout 17 never gives a conflict entry's id to another (`AUTOINCREMENT`): before, the id of the
     /// newest entry, once restored, went to the next loss, and `restore` of the id read earlier wrote that.
+    /// Layout 18 keeps the versions it handed out as read positions (``ReadPositions``), so that a peer
+    /// that read one this file never handed out tells it that it lost history (a backup restored over it).
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 17
+    static let layoutVersion: Int64 = 18
 
     static let createSQL = """
         CREATE TABLE \(state) (
@@ -131,6 +135,7 @@ enum Metadata {
         \(pendingKeysSQL)
         \(RetiredRows.createSQL)
         \(CopyCredits.createSQL)
+        \(ReadPositions.createSQL)
         """
 
     static let pendingKeysSQL =

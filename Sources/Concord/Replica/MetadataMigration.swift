@@ -64,7 +64,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...16
+    static let upgradable: ClosedRange<Int64> = 1...17
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -116,6 +116,10 @@ struct MetadataMigration {
             // the delete triggers of tables whose columns convert values, layout 16 those of tables with
             // value-merged columns; layouts 1 to 4 got them new above.
             if (5...15).contains(found) { try reinstallTriggers() }
+            // Layout 18 keeps the read positions it hands out; those handed out before cannot be told apart.
+            try database.execute(ReadPositions.createSQL)
+            try ReadPositions(database: database).start(
+                at: try database.scalar("SELECT version FROM \(Metadata.state)")?.integerValue ?? 0)
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }

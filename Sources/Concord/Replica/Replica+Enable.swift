@@ -476,5 +476,6 @@ extension Replica {
         try database.execute(
             "UPDATE \(Metadata.state) SET hlc = ?, version = ?" + (stamped ? ", own = ?" : ""),
             [.integer(clock.last.sqliteValue), .integer(version)] + (stamped ? [.integer(clock.last.sqliteValue)] : []))
+        try ReadPositions(database: database).record(version)
     }
 }

@@ -53,7 +53,10 @@ extension Replica {
             // counter change the file lost with the restore, which its peers hold under the old one, counts.
             try checkIdentity()
             var version = version
-            if version > (try self.version) {
+            // A position past this file's version, or one it never handed out: the peer read a history of
+            // this node's that the file no longer holds (a copy, a backup restored over it; see ReadPositions).
+            let positions = ReadPositions(database: database)
+            if try version > self.version || !positions.isKnown(version) {
                 try adoptNewNodeID()
                 version = 0
             }
@@ -70,9 +73,11 @@ extension Replica {
             let exported = synced.map { table in
                 extras[SQLiteName.Key(table.name)].map { table.schema.appending($0) } ?? table.schema
             }
+            let upTo = try exportedUpTo(since: version)
+            try positions.record(upTo)
             try header(
                 ChangesetHeader(
-                    source: nodeID, since: version, upTo: try exportedUpTo(since: version),
+                    source: nodeID, since: version, upTo: upTo,
                     tables: (exported + relayed).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }))
             // Every stored change has a version no higher than the replica's: none is newer than that.
             guard version < current else { return }

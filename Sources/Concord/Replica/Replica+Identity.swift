@@ -92,9 +92,18 @@ extension Replica {
     /// Versions are local and only compared with versions of the same replica; tying them to the
     /// physical clock costs nothing and makes "no version number is ever reused" hold across a
     /// restore for as long as the clock does not run backwards.
+    ///
+    /// The floor is moved up by an amount below 2^16 (under a millisecond's worth) drawn from the clock's
+    /// reading, the floor and the node id: two histories of one file that go back to the same version (a
+    /// backup restored over it while its clock is behind both) then hand out different versions, which a
+    /// peer's read position tells apart (``ReadPositions``).
     func versionFloor(after stored: Int64) throws -> Int64 {
-        let physical = HybridLogicalClock.floor(try physicalTime())
-        return max(stored, Int64(clamping: physical) - 1)
+        let now = try physicalTime()
+        let floor = max(stored, Int64(clamping: HybridLogicalClock.floor(now)) - 1)
+        var hash = FNV1a()
+        for value in [now, floor] { hash.add(withUnsafeBytes(of: value.littleEndian, Array.init)) }
+        hash.add(nodeID.bytes)
+        return floor + Int64(hash.value & 0xFFFF)
     }
 
     /// The physical clock's reading, in Unix milliseconds; refused past ``latestClockReading``.

@@ -35,7 +35,7 @@ extension Replica {
         let rules = RowMerge.Rules(policy: table.policy, merges: table.merges, functions: configuration.merges)
         let reprojection = Reprojection(replica: self)
         var dirty: [RowRef] = []
-        var version = try self.version
+        var version = try versionFloor(after: try self.version)
         for (key, registers) in rows {
             guard let stored = try store.load(key) else { continue }
             version += 1
@@ -65,6 +65,7 @@ extension Replica {
         try withoutCapture { try reprojection.reproject(dirty) }
         version = try reprojection.renumberMoved(after: version)
         try database.execute("UPDATE \(Metadata.state) SET version = max(version, ?)", [.integer(version)])
+        try ReadPositions(database: database).record(try self.version)
     }
 
     /// Merges the rows the relay store kept of `table` (sync was just enabled on it) as if a peer sent them;

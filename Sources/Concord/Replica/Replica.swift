@@ -187,6 +187,7 @@ public final class Replica {
                 try database.execute(
                     "INSERT INTO \(Metadata.state) (id, layout, hlc, version, node, file) VALUES (0, ?, 0, 0, 1, ?)",
                     [.integer(Metadata.layoutVersion), fileIdentity.map { .text($0) } ?? .null])
+                try ReadPositions(database: database).start(at: 0)
             }
         }
         let layout = try database.scalar("SELECT layout FROM \(Metadata.state)")?.integerValue ?? 0

@@ -343,6 +343,9 @@ CREATE TABLE _concord_parked (
 -- _concord_peers
 CREATE TABLE _concord_peers (node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER) WITHOUT ROWID;
 
+-- _concord_positions
+CREATE TABLE _concord_positions (pos INTEGER PRIMARY KEY);
+
 -- _concord_readers
 CREATE TABLE _concord_readers (
     node BLOB PRIMARY KEY, version INTEGER NOT NULL, at INTEGER NOT NULL
