@@ -172,6 +172,11 @@ public final class Replica {
             !Metadata.isCaptureTrigger(trigger) && self?.syncedTable(named: table) != nil
         }
         if database.vfs == nil { try database.execute("PRAGMA temp_store = MEMORY") }
+        // Before anything is written: a file with two names keeps a journal beside each (see the error).
+        if configuration.disk == nil, let path = database.filePath, let links = Database.linkCount(of: path), links > 1
+        {
+            throw ReplicaError.hardLinked(path: path, links: links)
+        }
         try Self.checkpointWriteAheadLog(database)
         let exists =
             try database.scalar(

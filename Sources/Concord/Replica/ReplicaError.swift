@@ -13,6 +13,8 @@
 public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     /// The file has no Concord metadata.
     case notAReplica(path: String)
+    /// The database file has more than one name (hard links), which SQLite cannot keep consistent.
+    case hardLinked(path: String, links: Int)
     /// The metadata has a layout this build neither reads nor upgrades.
     case unsupportedLayout(found: Int64, supported: Int64)
     /// No table by that name.
@@ -65,7 +67,15 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notAReplica(let path):
             return "'\(path)' is not a Concord replica (it has no Concord metadata); "
-                + "run `concord enable \(path) --table NAME` first"
+                + "run `concord enable \(path) --table NAME` first. If it is a backup from before sync was enabled, "
+                + "restored over a replica, enabling makes its rows new writes that replace every device's newer "
+                + "edits: copy a peer's file over it instead (the copy takes a node id of its own), or empty its "
+                + "synced tables before enabling and sync to fill them"
+        case .hardLinked(let path, let links):
+            return "'\(path)' has \(links) names (hard links): SQLite keeps a database's journal or write-ahead log "
+                + "beside the name it was opened by, so a connection that opens another name misses commits made "
+                + "through this one, and they are lost; give the file one name (remove the other links) and open "
+                + "it by that name; nothing was changed"
         case .unsupportedLayout(let found, let supported):
             return "the replica's metadata has layout \(found), but this build reads layout \(supported)"
                 + (found > supported

@@ -300,6 +300,13 @@ public final class Database {
         return String(cString: name)
     }
 
+    /// How many names (hard links) the file at `path` has, or `nil` when it cannot be read.
+    public static func linkCount(of path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_nlink)
+    }
+
     /// `"device:inode"` of the file at `path`, or `nil` when it cannot be read.
     public static func deviceAndInode(of path: String) -> String? {
         var info = stat()
