@@ -98,4 +98,24 @@ struct MergePolicyCLITests {
         let rowPolicy = try concord(["enable", "a.db", "--table", "t:row", "--merge", "t.n=max"], in: directory)
         #expect(rowPolicy.status == 1 && rowPolicy.errors.contains("row policy"), "\(rowPolicy.errors)")
     }
+
+    /// A merge cannot be changed once a table syncs: two for one column are a slip, refused as a usage error
+    /// (the last one used to win, silently), and a merge on the key says it is the key.
+    @Test func twoMergesForOneColumnOrOneForTheKeyAreRefused() throws {
+        let directory = TemporaryDirectory()
+        try sqlite3Shell(directory.path("a.db"), "CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER);")
+        let twice = try concord(
+            ["enable", "a.db", "--table", "t", "--merge", "t.n=counter", "--merge", "t.n=max"], in: directory)
+        #expect(twice.status == 64)
+        #expect(twice.errors.contains("two merges, counter and max"), "\(twice.errors)")
+        let key = try concord(["enable", "a.db", "--table", "t", "--merge", "t.id=max"], in: directory)
+        #expect(key.status == 1)
+        #expect(key.errors.contains("it is the table's key"), "\(key.errors)")
+        #expect(
+            try sqlite3Shell(directory.path("a.db"), "SELECT count(*) FROM sqlite_schema WHERE name LIKE '_concord%';")
+                == "0\n")
+        // The same merge given twice is the same declaration.
+        try concordOK(
+            "enable", "a.db", "--table", "t", "--merge", "t.n=counter", "--merge", "t.n=counter", in: directory)
+    }
 }

@@ -180,7 +180,11 @@ struct CaptureTriggers {
             switch merge {
             case .counter:
                 guards.append(
-                    (index, "concord: counter column \(name) holds integers", "typeof(\(c)) NOT IN ('integer', 'null')")
+                    (
+                        index,
+                        "concord: counter column \(name) holds integers (SQL makes a sum past the 64-bit range a REAL)",
+                        "typeof(\(c)) NOT IN ('integer', 'null')"
+                    )
                 )
             case .union where walker == nil:
                 guards.append(

@@ -236,7 +236,9 @@ extension Replica {
             guard inspected.columns.contains(column) else {
                 throw ReplicaError.invalidMerge(
                     table: inspected.name, column: column,
-                    reason: "the table has no synced column by that name")
+                    reason: SQLiteName.same(column, inspected.key)
+                        ? "it is the table's key, which tells rows apart and never merges"
+                        : "the table has no synced column by that name")
             }
             if policy == .row && merge != .lww {
                 throw ReplicaError.invalidMerge(

@@ -88,7 +88,7 @@ struct EnableOptions: ParsableOptions {
 
     func validate() throws(UsageError) {
         guard !table.isEmpty else { throw UsageError("Missing expected argument '--table <name[:policy]>'") }
-        for merge in merge { _ = try merge.resolved(against: table.map(\.name)) }
+        _ = try merges
     }
 
     /// The merges declared for each table, by column.
@@ -97,6 +97,12 @@ struct EnableOptions: ParsableOptions {
             var merges: [String: [String: ColumnMerge]] = [:]
             for declared in merge {
                 let (name, column) = try declared.resolved(against: table.map(\.name))
+                // A merge cannot be changed once sync is on: a second one for a column is a slip, not an override.
+                if let earlier = merges[name]?[column], earlier != declared.merge {
+                    throw UsageError(
+                        "--merge gives column '\(column)' of table '\(name)' two merges, \(earlier.name) and "
+                            + "\(declared.merge.name); a column merges one way, for good: give one")
+                }
                 merges[name, default: [:]][column] = declared.merge
             }
             return merges
