@@ -250,4 +250,9 @@ enum Metadata {
         case update = 2
         case delete = 3
     }
+
+    /// The `mask` of a logged delete that nothing captured (``Replica/logLostRow(_:of:log:)``): its row's
+    /// values are not known (``LocalWrite/deleteUncaptured(forgetting:)``). A captured delete logs NULL, and an
+    /// update never a negative mask.
+    static let uncapturedMask: Int64 = -1
 }

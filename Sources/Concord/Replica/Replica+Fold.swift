@@ -321,6 +321,8 @@ final class FoldSession {
         let localWrite: LocalWrite =
             switch write.operation {
             case .insert: .insert
+            case .delete where write.mask == .integer(Metadata.uncapturedMask):
+                .deleteUncaptured(forgetting: LocalWrite.forgottenByUncapturedDelete(write.table.merges))
             case .delete: .delete
             case .update: .update(changed: changed)
             }

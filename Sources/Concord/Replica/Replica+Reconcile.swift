@@ -173,7 +173,9 @@ extension Replica {
     /// by; its values left with it. `log` is a statement of ``logWriteSQL``.
     func logLostRow(_ key: SQLiteValue, of table: SyncedTable, log: Statement) throws {
         try database.execute("INSERT OR IGNORE INTO \(table.hiddenTable) (pk) VALUES (?)", [key])
-        try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
+        try log.run([
+            .integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .integer(Metadata.uncapturedMask),
+        ])
     }
 
     /// Appends one write to the capture log, as the capture triggers do: table id, key, operation, mask.

@@ -16,6 +16,25 @@ public enum LocalWrite: Hashable, Sendable {
     case update(changed: [Bool])
     /// A DELETE.
     case delete
+    /// A DELETE nothing captured (a row gone from its table while triggers were off, or from a table rebuilt
+    /// without them): the row's values left with it unread, so the registers of the columns flagged `true`
+    /// are forgotten rather than kept holding NULL under the stamps of the values they held.
+    ///
+    /// Why: NULL under another value's stamp is a second write claiming that stamp, which a merge settles by
+    /// value; a `min` column (or a user-defined join) keeps NULL, the smallest value, for good, on every
+    /// device once the row is inserted again. Forgotten, the register is what the peers still hold. (The
+    /// other merges settle such a tie on the value: NULL loses it.)
+    case deleteUncaptured(forgetting: [Bool])
+
+    /// The columns a delete nothing captured forgets, by their merges: those where NULL would win a tie.
+    public static func forgottenByUncapturedDelete(_ merges: [ColumnMerge]) -> [Bool] {
+        merges.map {
+            switch $0 {
+            case .min, .custom: true
+            case .lww, .max, .counter, .union: false
+            }
+        }
+    }
 
     /// The registers after this write, stamped `stamp`.
     ///
@@ -39,6 +58,11 @@ public enum LocalWrite: Hashable, Sendable {
             }
         case .delete:
             result.liveness = Liveness(causalLength: Liveness.afterDelete(result.liveness.causalLength), stamp: stamp)
+        case .deleteUncaptured(let forgetting):
+            result = LocalWrite.delete.applied(to: result, columnCount: columnCount, stamp: stamp, policy: policy)
+            for index in result.columns.indices where forgetting.indices.contains(index) && forgetting[index] {
+                result.columns[index] = nil
+            }
         }
         return result
     }

@@ -27,9 +27,16 @@ extension RowMerge {
         if own(remote.liveness.stamp), mergeLiveness(local.liveness, remote.liveness) != local.liveness { return true }
         switch rules.policy {
         case .column:
+            // A register a delete nothing captured forgot (see LocalWrite.deleteUncaptured) belongs to a life
+            // this replica ended: a peer's copy of it says nothing.
+            let ended =
+                local.liveness.causalLength % 2 == 0 && remote.liveness.causalLength <= local.liveness.causalLength
             for (index, merge) in zip(remote.columns.indices, rules.merges) where merge != .max && merge != .min {
                 guard let theirs = remote.columns[index], own(theirs.stamp) else { continue }
-                guard let mine = local.columns[index] else { return true }
+                guard let mine = local.columns[index] else {
+                    if ended { continue }
+                    return true
+                }
                 if theirs.stamp > mine.stamp { return true }
             }
         case .row:
