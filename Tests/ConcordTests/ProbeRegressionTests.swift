@@ -171,7 +171,12 @@ struct ProbeRegressionTests {
         try a!.database.execute(after)
         try Replica.sync([a!, b])
         a = nil
-        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
+        try restore(backup, overWithSameInode: directory.url.appendingPathComponent("a.db"))
+    }
+
+    /// Writes `backup` over the file at `url`, keeping its inode: a backup restored in place.
+    private func restore(_ backup: Data, overWithSameInode url: URL) throws {
+        let handle = try FileHandle(forWritingTo: url)
         try handle.truncate(atOffset: 0)
         try handle.write(contentsOf: backup)
         try handle.close()
@@ -272,10 +277,7 @@ struct ProbeRegressionTests {
         try b.database.execute("INSERT INTO reminders (id, title) VALUES ('x', 'from b')")
         try Replica.sync([a!, b])  // a merges x, and b reads a past it
         a = nil
-        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: backup)
-        try handle.close()
+        try restore(backup, overWithSameInode: directory.url.appendingPathComponent("a.db"))
         clock.advance(by: clockOff > 0 ? -clockOff + 1_000 : clockOff)  // set right, or set back
         let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
         try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('y', 'after the restore')")
@@ -307,10 +309,7 @@ struct ProbeRegressionTests {
         try b.database.execute("INSERT INTO reminders (id, title) VALUES ('x', 'from b')")
         try Replica.sync([a!, b])
         a = nil
-        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("a.db"))
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: backup)
-        try handle.close()
+        try restore(backup, overWithSameInode: directory.url.appendingPathComponent("a.db"))
         clock.advance(by: 1_000)
         let restored = try Replica(path: directory.path("a.db"), configuration: configuration(node: 5, clock: clock))
         try restored.database.execute("INSERT INTO reminders (id, title) VALUES ('y', 'after the restore')")
