@@ -162,10 +162,16 @@ final class SimulationRun {
             if let accepted, ledger.ledger.operations.count == recorded { written = accepted }
             try settlePowerFailure(failed)
             touched.insert(failed.index)
-            // An upgrade the plan counts on, which a failure during the deliveries before it kept from
-            // running: the plan draws the device's later statements from the new release.
-            if !performed, case .upgrade(let version) = planned.action {
-                try upgrade(devices[planned.device % devices.count], to: version)
+            // An upgrade or a fork the plan counts on, which a failure during the deliveries before it kept
+            // from running: the plan draws the device's later statements from the new release, and the new
+            // device's from its original's (without the fork, they ran on another device, of another release).
+            if !performed {
+                let device = devices[planned.device % devices.count]
+                switch planned.action {
+                case .upgrade(let version): try upgrade(device, to: version)
+                case .fork, .forkAfterWrite, .forkAfterBatch: try fork(device)
+                default: break
+                }
             }
         }
         let full = simulation.scenario.checks.isFull(step: step)

@@ -118,4 +118,16 @@ struct MergePolicyCLITests {
         try concordOK(
             "enable", "a.db", "--table", "t", "--merge", "t.n=counter", "--merge", "t.n=counter", in: directory)
     }
+
+    /// `status` shows how each column merges, so a column left last-writer-wins (sync enabled before the
+    /// `--merge` was given) can be seen.
+    @Test func statusShowsEachColumnsMerge() throws {
+        let directory = try replicas(
+            "CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL DEFAULT 0, title TEXT, tags TEXT);",
+            ["--table", "t", "--merge", "t.n=counter", "--merge", "t.tags=union"])
+        let text = try concordOK("status", "a.db", in: directory).text
+        #expect(text.contains("merges n=counter, tags=union"), "\(text)")
+        let json = try concordOK("status", "a.db", "--json", in: directory).text
+        #expect(json.contains(#""merges" : ["#) && json.contains(#""n=counter""#), "\(json)")
+    }
 }

@@ -22,6 +22,9 @@ public struct ReplicaStatus: Hashable, Sendable, Encodable {
         public var tombstones: Int64
         /// Why the table does not sync now (a destructive schema change, with the fix); `nil` while it syncs.
         public var refused: String?
+        /// Each column that does not merge last-writer-wins, as `column=kind`, in the table's order; `nil`
+        /// when every column does.
+        public var merges: [String]?
     }
 
     /// An alive row that is not shown, and why.
@@ -117,7 +120,8 @@ extension Replica {
                     rows: (try? database.scalar("SELECT count(*) FROM \(table.qualifiedName)"))??.integerValue ?? 0,
                     tombstones: try database.scalar(
                         "SELECT count(*) FROM \(table.rowsTable) WHERE cl % 2 = 0")?.integerValue ?? 0,
-                    refused: refusedTables[table.name]?.description)
+                    refused: refusedTables[table.name]?.description,
+                    merges: table.mergedColumnNames)
             }
             let parked = try parkedRows()
             return ReplicaStatus(
@@ -202,5 +206,13 @@ extension Replica {
             guard local == nil || (!lacking.isEmpty && rows > 0) else { return nil }
             return ReplicaStatus.Relayed(table: declaration.name, columns: lacking, whole: local == nil, rows: rows)
         }
+    }
+}
+
+extension SyncedTable {
+    /// ``ReplicaStatus/Table/merges``: `column=kind` for each column that does not merge last-writer-wins.
+    var mergedColumnNames: [String]? {
+        let merged = zip(columns, merges).filter { $0.1 != .lww }.map { "\($0.0)=\($0.1.name)" }
+        return merged.isEmpty ? nil : merged
     }
 }

@@ -38,6 +38,7 @@ extension Subcommand {
         for table in status.tables {
             print(
                 "  \(table.name)  policy \(table.policy)  rows \(table.rows)  tombstones \(table.tombstones)"
+                    + (table.merges.map { "  merges " + $0.joined(separator: ", ") } ?? "")
                     + (table.refused == nil ? "" : "  NOT SYNCING (schema changed)"), to: &output)
         }
         if status.tables.isEmpty { print("  (none; run `concord enable`)", to: &output) }
