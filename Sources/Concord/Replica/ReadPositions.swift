@@ -31,19 +31,21 @@ struct ReadPositions {
     static let kept = 4_096
 
     /// Starts the record at `version`, the floor at or below which positions cannot be told apart.
-    func start(at version: Int64) throws {
-        try database.execute("INSERT OR IGNORE INTO \(Metadata.positions) (pos) VALUES (?)", [.integer(version)])
-    }
+    func start(at version: Int64) throws { try insert(version) }
 
     /// Records `position` as handed out; about one time in 512 (by the position's low bits, which the floor's
     /// offset makes vary), lets go of all but the newest ``kept``.
     func record(_ position: Int64) throws {
-        try database.cached("INSERT OR IGNORE INTO \(Metadata.positions) (pos) VALUES (?)").run([.integer(position)])
+        try insert(position)
         guard position & 0x1FF == 0 else { return }
         try database.cached(
             "DELETE FROM \(Metadata.positions) WHERE pos < "
                 + "(SELECT pos FROM \(Metadata.positions) ORDER BY pos DESC LIMIT 1 OFFSET \(Self.kept - 1))"
         ).run([])
+    }
+
+    private func insert(_ position: Int64) throws {
+        try database.cached("INSERT OR IGNORE INTO \(Metadata.positions) (pos) VALUES (?)").run([.integer(position)])
     }
 
     /// Whether `position` is one this file handed out, or at or below the oldest kept (0 always is).
