@@ -18,7 +18,7 @@ struct MetadataLayoutTests {
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
             "layout-9", "layout-10", "layout-11", "layout-12", "layout-13", "layout-14", "layout-15",
-            "layout-16", "layout-17",
+            "layout-16", "layout-17", "layout-18",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -55,7 +55,7 @@ struct MetadataLayoutTests {
                 == .integer(
                     [
                         "layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12", "layout-13",
-                        "layout-14", "layout-15", "layout-16", "layout-17",
+                        "layout-14", "layout-15", "layout-16", "layout-17", "layout-18",
                     ]
                     .contains(
                         fixture)
@@ -151,6 +151,10 @@ struct MetadataLayoutTests {
                 on: table.name, policy: table.policy,
                 merges: Dictionary(uniqueKeysWithValues: zip(table.columns, table.merges).filter { $0.1 != .lww }))
         }
+        let triggers = "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name"
+        #expect(
+            try lines(replica.database, triggers) == lines(peer.database, triggers),
+            "the upgrade makes every trigger as enabling makes it now")
         try Replica.sync([replica, peer])
         #expect(try peer.canonicalDump() == replica.canonicalDump())
         #expect(try peer.check().isConsistent)

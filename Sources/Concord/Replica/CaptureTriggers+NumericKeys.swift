@@ -58,7 +58,8 @@ extension CaptureTriggers {
         switch source {
         case .asWritten: return seen
         case .row(let rowid):
-            recovered = "(SELECT \(table.quotedKey) FROM \(table.quotedName) WHERE \(rowid) = \(row).\(rowid))"
+            // Aliased: a table named `new` or `old` would otherwise hide the trigger's own row.
+            recovered = "(SELECT t.\(table.quotedKey) FROM \(table.quotedName) AS t WHERE t.\(rowid) = \(row).\(rowid))"
         case .kept:
             recovered =
                 "(SELECT pk FROM \(Metadata.pendingKeys) WHERE tbl = \(id) AND CAST(pk AS NUMERIC) = \(seen) "

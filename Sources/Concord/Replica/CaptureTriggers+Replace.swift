@@ -25,15 +25,17 @@ extension CaptureTriggers {
         guard let first = table.joinedColumns.first else { return [] }
         let slot = "\(table.logValuesTable) WHERE seq = \(Self.replacedSlot)"
         let olds = table.joinedColumns.map { Self.old($0) }
-        let values = table.joinedColumns.map { table.quotedColumns[$0] }
+        // Aliased, and every column named through the alias: a table named `new` would otherwise hide
+        // the trigger's own row, and the insert would copy every row of the table as the one it replaces.
+        let values = table.joinedColumns.map { "r." + table.quotedColumns[$0] }
         return [
             trigger(
                 "prereplace", "BEFORE INSERT", "1",
                 [
                     "DELETE FROM \(slot)",
                     "INSERT INTO \(table.logValuesTable) (seq, \(Self.new(first)), \(olds.joined(separator: ", "))) "
-                        + "SELECT \(Self.replacedSlot), \(table.quotedKey), \(values.joined(separator: ", ")) "
-                        + "FROM \(table.quotedName) WHERE \(table.quotedKey) = NEW.\(table.quotedKey)",
+                        + "SELECT \(Self.replacedSlot), r.\(table.quotedKey), \(values.joined(separator: ", ")) "
+                        + "FROM \(table.quotedName) AS r WHERE r.\(table.quotedKey) = NEW.\(table.quotedKey)",
                 ])
         ]
     }

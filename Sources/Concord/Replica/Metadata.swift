@@ -94,8 +94,11 @@ enum Metadata {
     /// newest entry, once restored, went to the next loss, and `restore` of the id read earlier wrote that.
     /// Layout 18 keeps the versions it handed out as read positions (``ReadPositions``), so that a peer
     /// that read one this file never handed out tells it that it lost history (a backup restored over it).
+    /// Layout 19's triggers name the synced table through an alias wherever they read it: in a trigger of a
+    /// table named `new` (or `old`), the table's own name hid the row being written, and the trigger that
+    /// keeps the row an `INSERT OR REPLACE` replaces kept another row's values.
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 18
+    static let layoutVersion: Int64 = 19
 
     static let createSQL = """
         CREATE TABLE \(state) (

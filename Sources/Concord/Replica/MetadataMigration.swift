@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 18: layout 17 plus `_concord_positions`, the read positions the replica handed out (``ReadPositions``);
+///   its triggers name the synced table without an alias where they read it, which a table named `new` or
+///   `old` turns into the row being written (layout 19 makes them anew).
 /// - 17: layout 16 with a conflict log whose ids are never given to another entry (`AUTOINCREMENT`); the
 ///   table is built anew, keeping every entry and its id.
 /// - 16: layout 15 plus `_concord_credits`, where a copy keeps the credit it gives the original for the writes
@@ -64,7 +67,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...17
+    static let upgradable: ClosedRange<Int64> = 1...18
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -114,12 +117,15 @@ struct MetadataMigration {
             // tables of more than 63 columns (see `ChangeMask`), layout 12 the capture triggers of tables with a
             // TEXT key (see `CaptureTriggers+NumericKeys.swift`), layout 14 their delete triggers again, layout 15
             // the delete triggers of tables whose columns convert values, layout 16 those of tables with
-            // value-merged columns; layouts 1 to 4 got them new above.
-            if (5...15).contains(found) { try reinstallTriggers() }
+            // value-merged columns, layout 19 every trigger that reads the synced table (now through an alias);
+            // layouts 1 to 4 got them new above.
+            if (5...18).contains(found) { try reinstallTriggers() }
             // Layout 18 keeps the read positions it hands out; those handed out before cannot be told apart.
-            try database.execute(ReadPositions.createSQL)
-            try ReadPositions(database: database).start(
-                at: try database.scalar("SELECT version FROM \(Metadata.state)")?.integerValue ?? 0)
+            if found < 18 {
+                try database.execute(ReadPositions.createSQL)
+                try ReadPositions(database: database).start(
+                    at: try database.scalar("SELECT version FROM \(Metadata.state)")?.integerValue ?? 0)
+            }
             try database.execute("UPDATE \(Metadata.state) SET layout = ?", [.integer(Metadata.layoutVersion)])
         }
     }

@@ -20,7 +20,7 @@ CREATE INDEX "_concord_1_inplace_guard" ON "lists"("title") WHERE 0;
 CREATE TRIGGER "_concord_1_insert" AFTER INSERT ON "lists"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "lists" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "lists" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
 END;
 
 -- _concord_1_key
@@ -50,7 +50,7 @@ CREATE INDEX "_concord_1_rows_kh" ON "_concord_1_rows"(kh);
 CREATE TRIGGER "_concord_1_update" AFTER UPDATE ON "lists"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "lists" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 0));
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (1, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "lists" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 0));
 END;
 
 -- _concord_2_check_insert
@@ -101,8 +101,8 @@ CREATE INDEX "_concord_2_inplace_guard" ON "items"("list", "title", "done", "lik
 CREATE TRIGGER "_concord_2_insert" AFTER INSERT ON "items"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
-  INSERT INTO "_concord_2_logvalues" (seq, o3, v3, o4, v4) VALUES (last_insert_rowid(), (SELECT o3 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."likes", (SELECT o4 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."tags");
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "items" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
+  INSERT INTO "_concord_2_logvalues" (seq, o3, v3, o4, v4) VALUES (last_insert_rowid(), (SELECT o3 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "items" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."likes", (SELECT o4 FROM "_concord_2_logvalues" WHERE seq = -1 AND v3 IS (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "items" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END)), NEW."tags");
 END;
 
 -- _concord_2_key
@@ -127,7 +127,7 @@ CREATE TRIGGER "_concord_2_prereplace" BEFORE INSERT ON "items"
 WHEN 1
 BEGIN
   DELETE FROM "_concord_2_logvalues" WHERE seq = -1;
-  INSERT INTO "_concord_2_logvalues" (seq, v3, o3, o4) SELECT -1, "id", "likes", "tags" FROM "items" WHERE "id" = NEW."id";
+  INSERT INTO "_concord_2_logvalues" (seq, v3, o3, o4) SELECT -1, r."id", r."likes", r."tags" FROM "items" AS r WHERE r."id" = NEW."id";
 END;
 
 -- _concord_2_rows
@@ -143,7 +143,7 @@ CREATE INDEX "_concord_2_rows_kh" ON "_concord_2_rows"(kh);
 CREATE TRIGGER "_concord_2_update" AFTER UPDATE ON "items"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "items" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."list" IS NOT OLD."list" COLLATE BINARY) << 0) | ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 1) | ((NEW."done" IS NOT OLD."done" COLLATE BINARY OR CASE WHEN NEW."done" = -9223372036854775808 THEN typeof(NEW."done") <> typeof(OLD."done") ELSE 0 END) << 2) | ((NEW."likes" IS NOT OLD."likes" COLLATE BINARY OR CASE WHEN NEW."likes" = -9223372036854775808 THEN typeof(NEW."likes") <> typeof(OLD."likes") ELSE 0 END) << 3) | ((NEW."tags" IS NOT OLD."tags" COLLATE BINARY) << 4));
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (2, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "items" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."list" IS NOT OLD."list" COLLATE BINARY) << 0) | ((NEW."title" IS NOT OLD."title" COLLATE BINARY) << 1) | ((NEW."done" IS NOT OLD."done" COLLATE BINARY OR CASE WHEN NEW."done" = -9223372036854775808 THEN typeof(NEW."done") <> typeof(OLD."done") ELSE 0 END) << 2) | ((NEW."likes" IS NOT OLD."likes" COLLATE BINARY OR CASE WHEN NEW."likes" = -9223372036854775808 THEN typeof(NEW."likes") <> typeof(OLD."likes") ELSE 0 END) << 3) | ((NEW."tags" IS NOT OLD."tags" COLLATE BINARY) << 4));
   INSERT INTO "_concord_2_logvalues" (seq, o3, v3, o4, v4) VALUES (last_insert_rowid(), OLD."likes", NEW."likes", OLD."tags", NEW."tags");
 END;
 
@@ -166,7 +166,7 @@ CREATE INDEX "_concord_3_inplace_guard" ON "settings"("theme", "size", "ratio") 
 CREATE TRIGGER "_concord_3_insert" AFTER INSERT ON "settings"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "settings" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "settings" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 1, julianday('now'), NULL);
 END;
 
 -- _concord_3_key
@@ -196,7 +196,7 @@ CREATE INDEX "_concord_3_rows_kh" ON "_concord_3_rows"(kh);
 CREATE TRIGGER "_concord_3_update" AFTER UPDATE ON "settings"
 WHEN 1
 BEGIN
-  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT "id" FROM "settings" WHERE rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."theme" IS NOT OLD."theme" COLLATE BINARY) << 0) | ((NEW."size" IS NOT OLD."size" COLLATE BINARY OR CASE WHEN NEW."size" = -9223372036854775808 THEN typeof(NEW."size") <> typeof(OLD."size") ELSE 0 END) << 1) | ((NEW."ratio" IS NOT OLD."ratio" COLLATE BINARY) << 2));
+  INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (3, (CASE WHEN typeof(NEW."id") IN ('integer', 'real') THEN COALESCE((SELECT t."id" FROM "settings" AS t WHERE t.rowid = NEW.rowid), NEW."id") ELSE NEW."id" END), 2, julianday('now'), ((NEW."theme" IS NOT OLD."theme" COLLATE BINARY) << 0) | ((NEW."size" IS NOT OLD."size" COLLATE BINARY OR CASE WHEN NEW."size" = -9223372036854775808 THEN typeof(NEW."size") <> typeof(OLD."size") ELSE 0 END) << 1) | ((NEW."ratio" IS NOT OLD."ratio" COLLATE BINARY) << 2));
 END;
 
 -- _concord_4_delete
@@ -287,7 +287,7 @@ CREATE TRIGGER "_concord_5_prereplace" BEFORE INSERT ON "scores"
 WHEN 1
 BEGIN
   DELETE FROM "_concord_5_logvalues" WHERE seq = -1;
-  INSERT INTO "_concord_5_logvalues" (seq, v0, o0) SELECT -1, "id", "best" FROM "scores" WHERE "id" = NEW."id";
+  INSERT INTO "_concord_5_logvalues" (seq, v0, o0) SELECT -1, r."id", r."best" FROM "scores" AS r WHERE r."id" = NEW."id";
 END;
 
 -- _concord_5_rows
