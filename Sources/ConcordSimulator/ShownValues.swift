@@ -12,7 +12,7 @@ import ConcordTesting
 /// written, so before a device's rows are compared with it, the model's go through
 /// the device's columns: an empty copy of each table, typed as the device's and
 /// without constraints, in a scratch database, where SQLite converts them as it
-/// converts Concord's writes. (Not through Concord's own probe of a column's affinity,
+/// converts Concord's writes; a copy of a `STRICT` table is `STRICT`. (Not through Concord's own probe of a column's affinity,
 /// `Database.stored(_:as:)`: the oracle checks the engine, so it does not borrow from it.)
 ///
 /// ```swift
@@ -35,7 +35,11 @@ struct ShownValues {
             }
             let copy = "t\(index)"
             let columns = zip(names.indices, declared).map { "c\($0) \($1)" }
-            try database.execute("CREATE TABLE \(copy) (\(columns.joined(separator: ", ")))")
+            // A STRICT table's `ANY` column keeps what is written (elsewhere `ANY` is NUMERIC), and its
+            // typed columns refuse what they cannot hold: the copy is STRICT too.
+            let strict = try replica.database.pragma("table_list", of: table.name).first?.integer("strict") == 1
+            try database.execute(
+                "CREATE TABLE \(copy) (\(columns.joined(separator: ", ")))" + (strict ? " STRICT" : ""))
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             statements[table.name] = (
                 "INSERT INTO \(copy) VALUES (\(placeholders))",

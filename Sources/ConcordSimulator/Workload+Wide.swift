@@ -20,7 +20,12 @@ extension Workload {
     ///   own descendants too: a loop such a key closes is no cycle (`StandInLoopTests`);
     /// - `comments` (by column): a `RESTRICT` child of a link, itself a `RESTRICT` child of an owner and a
     ///   place: a comment written after its link and the link's owner were deleted keeps all three
-    ///   (`RevivalChainTests`).
+    ///   (`RevivalChainTests`);
+    /// - `gauges` (by column): a `STRICT`, `WITHOUT ROWID` table, a `CASCADE` child of an owner, whose typed
+    ///   columns refuse what their type cannot hold (a blob in a TEXT column) and convert what they can
+    ///   (`5` to `'5'`), with a `max` level and two generated columns, one `VIRTUAL` and one `STORED`, that
+    ///   no replica syncs: each device computes them from the values it shows. Its key is its third column,
+    ///   after a value and a generated column.
     ///
     /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
     /// the sign is the value, and a write of one over the other changed the row.
@@ -41,16 +46,17 @@ extension Workload {
             CREATE TABLE {name:notes} ({name:id} PRIMARY KEY NOT NULL,
                 {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE CASCADE,
                 {name:place} DEFAULT '1' REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
-            """ + wideColumns + wideFoldersSchema + wideCommentsSchema,
+            """ + wideColumns + wideFoldersSchema + wideCommentsSchema + wideGaugesSchema,
         tables: [
             Table(
                 name: "owners",
                 merges: ["score": "max", "low": "min", "taps": "counter", "tags": "union", "longest": "longest"]),
             Table(name: "places", policy: "row"), Table(name: "links"), Table(name: "notes", policy: "row"),
             Table(name: "folders", policy: "row"), Table(name: "comments"),
+            Table(name: "gauges", merges: ["level": "max"]),
         ],
         operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves
-            + wideBuddies + wideComments,
+            + wideBuddies + wideComments + wideGauges,
         names: "drawn")
 
     private static let wideOwners = [
@@ -178,5 +184,31 @@ extension Workload {
     private static let wideSaves = [
         "INSERT OR REPLACE INTO {name:owners} ({name:id}, {name:label}, {name:score}, {name:low}, {name:tags}, "
             + "{name:longest}) VALUES ({key}, {value}, {value}, {value}, {union}, {value})"
+    ]
+
+    /// Made after every other table and column, so that reproducers recorded before keep their names.
+    private static let wideGaugesSchema = """
+
+        CREATE TABLE {name:gauges} ({name:reading} ANY,
+            {name:twice} ANY GENERATED ALWAYS AS ({name:reading} * 2) VIRTUAL, {name:id} TEXT PRIMARY KEY NOT NULL,
+            {name:owner} TEXT REFERENCES {name:owners}({name:id}) ON DELETE CASCADE, {name:unit} TEXT,
+            {name:shout} TEXT GENERATED ALWAYS AS (upper({name:unit})) STORED, {name:level} INTEGER NOT NULL DEFAULT 0)
+            STRICT, WITHOUT ROWID;
+        """
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideGauges = [
+        "INSERT INTO {name:gauges} ({name:id}, {name:owner}, {name:reading}, {name:unit}, {name:level}) "
+            + "VALUES ({key}, {key}, {value}, {value}, {1..4})",
+        "INSERT INTO {name:gauges} ({name:id}, {name:owner}, {name:reading}, {name:unit}, {name:level}) "
+            + "VALUES ({key}, {key}, {value}, {value}, {1..4})",
+        "UPDATE {name:gauges} SET {name:reading} = {value} WHERE {name:id} = {key}",
+        "UPDATE {name:gauges} SET {name:unit} = {value}, {name:level} = {1..4} WHERE {name:id} = {key}",
+        "INSERT OR REPLACE INTO {name:gauges} ({name:id}, {name:owner}, {name:reading}, {name:unit}) "
+            + "VALUES ({key}, {key}, {value}, {value})",
+        "INSERT INTO {name:gauges} ({name:id}, {name:owner}, {name:reading}) VALUES ({key}, {key}, {value}) "
+            + "ON CONFLICT ({name:id}) DO UPDATE SET {name:level} = {name:level} + 1, "
+            + "{name:reading} = excluded.{name:reading}",
+        "DELETE FROM {name:gauges} WHERE {name:id} = {key}",
     ]
 }

@@ -24,6 +24,30 @@ struct WideScenarioTests {
         #expect(merges.count >= 3, "conflicts only under \(merges.sorted())")
     }
 
+    /// The STRICT, WITHOUT ROWID table with generated columns gets rows, shown with the columns each
+    /// device computes, on every device alike.
+    @Test func theStrictTableWithGeneratedColumnsFillsAndConverges() throws {
+        let scenario = try Scenario.load(path: Self.path)
+        let simulation = Simulation(scenario: scenario, seed: 4)
+        let directory = TemporaryDirectory()
+        let result = try simulation.run(simulation.plan().plan, in: directory.url)
+        #expect(result.passed, "\(result.failure?.description ?? "did not converge")")
+        let names = WorkloadNames(logical: Workload.wide.logicalNames, drawn: simulation.plan().plan.names ?? [])
+        let table = quoteIdentifier(names.identifier("gauges"))
+        let reading = quoteIdentifier(names.identifier("reading"))
+        let twice = quoteIdentifier(names.identifier("twice"))
+        var dumps: [[[SQLiteValue]]] = []
+        for device in 0..<scenario.devices {
+            let database = try Database(path: directory.url.appendingPathComponent("device-\(device).sqlite").path)
+            dumps.append(try database.query("SELECT * FROM \(table) ORDER BY 3"))
+            let wrong = try database.scalar(
+                "SELECT count(*) FROM \(table) WHERE \(twice) IS NOT (\(reading) * 2)")
+            #expect(wrong == 0, "device \(device): generated values differ from their expression")
+        }
+        #expect(dumps[0].count >= 2, "the table held \(dumps[0].count) rows at the end")
+        #expect(dumps.allSatisfy { $0 == dumps[0] })
+    }
+
     @Test func theWideAppDeclaresEveryMergeAndBothPolicies() throws {
         let app = try Workload.wide.resolved()
         let merges = Set((app.tables ?? []).flatMap { ($0.merges ?? [:]).values })
