@@ -229,7 +229,9 @@ extension SimulationRun {
     ///
     /// A fold of a batch may have been cut after some of its transactions landed: their writes are
     /// stamped and gone from the capture log, and the relaunched device's fold reports only the rest,
-    /// so the report of the cut fold is kept for the writes whose log positions are gone.
+    /// so the report of the cut fold is kept for the writes whose log positions are gone. The same holds for
+    /// one statement whose replace deleted rows (``Statement/deletesReplacedRows``), folded in more than one
+    /// transaction: without the landed delete's stamp, the ledger took the replace for an update.
     private func settleInterruptedWrite(on device: SimulatedDevice) throws {
         var batch = batchInProgress?.device == device.index ? batchInProgress : nil
         batchInProgress = nil
@@ -248,8 +250,12 @@ extension SimulationRun {
             try finish(&batch, on: device)
             written = batch
         }
-        if let written, written.device == device.index, written.statements.count > 1 {
-            let logged = Set(try device.replica.capturedRows(after: written.logEnds[0]).map(\.seq))
+        // So may the fold of one statement that replaced rows by deleting them: a delete whose transaction
+        // landed before the cut is stamped, and the insert after it overwrites its stamp in the registers.
+        if let written, written.device == device.index,
+            written.statements.count > 1 || written.statements.contains(where: \.deletesReplacedRows)
+        {
+            let logged = Set(try device.replica.capturedRows(after: written.logEnds.first ?? 0).map(\.seq))
             landedReport = foldReport.filter { !logged.contains($0.seq) }
         }
         foldReport = []
