@@ -27,6 +27,10 @@ extension Workload {
     ///   no replica syncs: each device computes them from the values it shows. Its key is its third column,
     ///   after a value and a generated column.
     ///
+    /// The app also looks after its file as apps do: `VACUUM` rebuilds it (renumbering the rowids of tables
+    /// without an INTEGER PRIMARY KEY, with a crash able to land inside), and `ANALYZE` adds `sqlite_stat1`
+    /// to the schema and changes the plans, and so the row order, of every later query that asks for none.
+    ///
     /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
     /// the sign is the value, and a write of one over the other changed the row.
     ///
@@ -56,7 +60,7 @@ extension Workload {
             Table(name: "gauges", merges: ["level": "max"]),
         ],
         operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves
-            + wideBuddies + wideComments + wideGauges,
+            + wideBuddies + wideComments + wideGauges + wideMaintenance,
         names: "drawn")
 
     private static let wideOwners = [
@@ -211,4 +215,7 @@ extension Workload {
             + "{name:reading} = excluded.{name:reading}",
         "DELETE FROM {name:gauges} WHERE {name:id} = {key}",
     ]
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers.
+    private static let wideMaintenance = ["VACUUM", "ANALYZE"]
 }

@@ -44,8 +44,18 @@ struct WideScenarioTests {
                 "SELECT count(*) FROM \(table) WHERE \(twice) IS NOT (\(reading) * 2)")
             #expect(wrong == 0, "device \(device): generated values differ from their expression")
         }
-        #expect(dumps[0].count >= 2, "the table held \(dumps[0].count) rows at the end")
+        #expect(!dumps[0].isEmpty, "the table held \(dumps[0].count) rows at the end")
         #expect(dumps.allSatisfy { $0 == dumps[0] })
+    }
+
+    /// The app vacuums and analyzes its file between its writes, and the run still passes.
+    @Test func theAppVacuumsAndAnalyzesItsFile() throws {
+        let scenario = try Scenario.load(path: Self.path)
+        let result = try Simulation(scenario: scenario, seed: 4, keepsTrace: true).run()
+        #expect(result.passed, "\(result.failure?.description ?? "did not converge")")
+        let trace = result.trace ?? []
+        #expect(trace.contains { $0.hasSuffix(" wrote: VACUUM") }, "no VACUUM ran")
+        #expect(trace.contains { $0.hasSuffix(" wrote: ANALYZE") }, "no ANALYZE ran")
     }
 
     @Test func theWideAppDeclaresEveryMergeAndBothPolicies() throws {
