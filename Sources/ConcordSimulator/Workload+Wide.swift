@@ -216,6 +216,7 @@ extension Workload {
         "DELETE FROM {name:gauges} WHERE {name:id} = {key}",
     ]
 
-    // Appended after the others, so the operations of existing reproducers keep their numbers.
-    private static let wideMaintenance = ["VACUUM", "ANALYZE"]
+    /// The statements that look after the file and write no table. Appended after the others, so the
+    /// operations of existing reproducers keep their numbers.
+    static let wideMaintenance = ["VACUUM", "ANALYZE"]
 }
