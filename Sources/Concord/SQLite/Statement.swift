@@ -35,17 +35,50 @@ public final class Statement {
         (handle, compiledSilencing, codedDeletes) = try Self.compile(sql, on: database.connection)
     }
 
+    /// Compiles `sql`, which must hold one statement: SQLite compiles only the first of several, so the others
+    /// would never run, and nothing would say so.
+    ///
+    /// Why refuse rather than run the first: `execute("INSERT …; UPDATE …", values)` read like one call that
+    /// writes both, and silently wrote only the INSERT. A script of several statements runs through
+    /// ``Database/execute(_:)``, which takes no parameters.
     private static func compile(_ sql: String, on connection: Connection) throws -> (OpaquePointer, Bool?, [String]) {
         let encounters = connection.silencer.encounters
         let mark = connection.silencer.codingMark
         var handle: OpaquePointer?
-        let code = sqlite3_prepare_v2(connection.handle, sql, -1, &handle, nil)
+        let (code, more) = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(connection.handle, text, -1, &handle, &tail)
+            return (code, code == SQLITE_OK && handle != nil && holdsAnotherStatement(tail, connection.handle))
+        }
         let deletes = connection.silencer.codedDeletes(since: mark)
         guard code == SQLITE_OK, let handle else {
             throw SQLiteError(connection: connection.handle, code: code, sql: sql)
         }
+        if more {
+            sqlite3_finalize(handle)
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message: "the SQL holds more than one statement, and a prepared statement runs only the first; "
+                    + "run a script of several with execute(_:), which takes no parameters, or prepare each on its own",
+                sql: sql)
+        }
         let dependent = connection.silencer.encounters != encounters
         return (handle, dependent ? connection.silencer.isSilencing : nil, deletes)
+    }
+
+    /// Whether the text at `tail`, left after a statement was compiled, holds more than spaces, comments and
+    /// semicolons (text SQLite cannot compile counts as more).
+    private static func holdsAnotherStatement(_ tail: UnsafePointer<CChar>?, _ connection: OpaquePointer) -> Bool {
+        var rest = tail
+        while let current = rest, current.pointee != 0 {
+            var next: OpaquePointer?
+            var after: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(connection, current, -1, &next, &after)
+            if let next { sqlite3_finalize(next) }
+            guard code == SQLITE_OK, next == nil, let after, after != current else { return true }
+            rest = after
+        }
+        return false
     }
 
     /// Compiles the statement again when the connection's silencing changed since it was compiled and its
