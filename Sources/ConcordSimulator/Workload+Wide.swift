@@ -30,6 +30,9 @@ extension Workload {
     /// The app also looks after its file as apps do: `VACUUM` rebuilds it (renumbering the rowids of tables
     /// without an INTEGER PRIMARY KEY, with a crash able to land inside), and `ANALYZE` adds `sqlite_stat1`
     /// to the schema and changes the plans, and so the row order, of every later query that asks for none.
+    /// It undoes writes with its own savepoints (`ROLLBACK TO`), a `max` column's among them, and keeps what
+    /// it wrote after one: what Concord captured of the undone writes must go with them. (Not a counter's
+    /// increment: past the 64-bit range Concord refuses it, which would leave the app's savepoint open.)
     ///
     /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
     /// the sign is the value, and a write of one over the other changed the row.
@@ -60,7 +63,7 @@ extension Workload {
             Table(name: "gauges", merges: ["level": "max"]),
         ],
         operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves
-            + wideBuddies + wideComments + wideGauges + wideMaintenance,
+            + wideBuddies + wideComments + wideGauges + wideMaintenance + wideSavepoints,
         names: "drawn")
 
     private static let wideOwners = [
@@ -219,4 +222,13 @@ extension Workload {
     /// The statements that look after the file and write no table. Appended after the others, so the
     /// operations of existing reproducers keep their numbers.
     static let wideMaintenance = ["VACUUM", "ANALYZE"]
+
+    // Appended after the others, so the operations of existing reproducers keep their numbers. Each statement
+    // inside a savepoint is one no constraint refuses: a refusal would leave the app's transaction open.
+    private static let wideSavepoints = [
+        "SAVEPOINT app; UPDATE {name:owners} SET {name:label} = {value}, {name:score} = {value} "
+            + "WHERE {name:id} = {key}; ROLLBACK TO app; RELEASE app",
+        "SAVEPOINT app; UPDATE {name:places} SET {name:data} = {value} WHERE {name:id} = {key}; ROLLBACK TO app; "
+            + "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = {key}; RELEASE app",
+    ]
 }
