@@ -12,8 +12,9 @@ import ConcordTesting
 /// written, so before a device's rows are compared with it, the model's go through
 /// the device's columns: an empty copy of each table, typed as the device's and
 /// without constraints, in a scratch database, where SQLite converts them as it
-/// converts Concord's writes; a copy of a `STRICT` table is `STRICT`. (Not through Concord's own probe of a column's affinity,
-/// `Database.stored(_:as:)`: the oracle checks the engine, so it does not borrow from it.)
+/// converts Concord's writes; a copy of a `STRICT` table is `STRICT`. (Not through
+/// Concord's own probe of a column's affinity, `Database.stored(_:as:)`: the oracle
+/// checks the engine, so it does not borrow from it.)
 ///
 /// ```swift
 /// let shown = try ShownValues(of: replica, tables: schema.tables)

@@ -250,11 +250,7 @@ extension SimulationRun {
             try finish(&batch, on: device)
             written = batch
         }
-        // So may the fold of one statement that replaced rows by deleting them: a delete whose transaction
-        // landed before the cut is stamped, and the insert after it overwrites its stamp in the registers.
-        if let written, written.device == device.index,
-            written.statements.count > 1 || written.statements.contains(where: \.deletesReplacedRows)
-        {
+        if let written, written.device == device.index, written.needsFoldReport {
             let logged = Set(try device.replica.capturedRows(after: written.logEnds.first ?? 0).map(\.seq))
             landedReport = foldReport.filter { !logged.contains($0.seq) }
         }

@@ -20,7 +20,7 @@ extension SimulationRun {
             if let statements = mine?.statements, try holdsBack(statements, on: device, credited: credited) {
                 mine = nil
             }
-            if let mine, mine.statements.count > 1 || mine.statements.contains(where: \.deletesReplacedRows) {
+            if let mine, mine.needsFoldReport {
                 foldReport = []
                 device.replica.foldObserver = { [unowned self] in self.foldReport.append($0) }
             }

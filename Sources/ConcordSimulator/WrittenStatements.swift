@@ -26,6 +26,11 @@ struct WrittenStatements {
     /// when none is.
     var credited: [Bool] = []
 
+    /// Whether the registers alone cannot tell these statements' writes apart, so the fold's report is
+    /// needed: several statements folded together, or one whose replace deleted rows (its delete's stamp
+    /// is overwritten by the insert after it, ``Statement/deletesReplacedRows``).
+    var needsFoldReport: Bool { statements.count > 1 || statements.contains(where: \.deletesReplacedRows) }
+
     /// Derives again what each statement cascaded to (what SQLite did not, ``Statement/cascaded``), as one fold makes
     /// the cascades of all of them: a child a later statement wrote (moved, updated, deleted, inserted
     /// again) is left to that write, and a child an earlier statement's cascade deleted is gone already,

@@ -3,6 +3,8 @@ import ConcordTestSupport
 import Foundation
 import Testing
 
+@testable import ConcordSimulator
+
 /// A device cloned block by block (a disk image, a VM snapshot booted twice) keeps its database file's
 /// device and inode, so the copy goes unnoticed by its identity and both files write under one node id.
 ///
@@ -13,25 +15,14 @@ import Testing
 /// move between rounds or stand still (the two clones then stamp the same instants), both clones syncing
 /// each round or one of them only at the end, and the clones syncing with each other before the peer.
 @Suite struct DeviceCloneTests {
-    /// Node ids handed out in order, the first of each replica being its own.
-    final class NodeIDs: @unchecked Sendable {
-        private var next: UInt8 = 10
-        private var firsts: Set<UInt8> = []
-        func make(_ id: UInt8) -> NodeID {
-            if firsts.insert(id).inserted { return node(id) }
-            next += 1
-            return node(next)
-        }
-    }
-
     @Test(arguments: 0..<16)
     func aCloneThatKeepsTheFilesIdentityLosesNoWrite(order: Int) throws {
         let clock = ManualClock(unixMilliseconds: epoch2026)
         let directory = TemporaryDirectory()
-        let ids = NodeIDs()
         func open(_ name: String, node id: UInt8) throws -> Replica {
             var configuration = configuration(node: id, clock: clock)
-            configuration.makeNodeID = { ids.make(id) }
+            let ids = NodeIDSequence(first: node(id))
+            configuration.makeNodeID = { ids.next() }
             configuration.fileIdentity = { _ in "cloned-disk:7" }
             return try Replica(path: directory.path(name), configuration: configuration)
         }
