@@ -200,7 +200,20 @@ final class SimulatedDevice {
     /// Runs the app's statement `sql` on its own connection: with its string and blob literals bound as
     /// parameters of a statement kept prepared when the app binds values (``Durability/bindsValues``),
     /// as the literal text otherwise, or when the statement cannot take parameters there.
+    ///
+    /// An app's transaction (`BEGIN … COMMIT`, a savepoint) that one of its statements fails inside, or
+    /// whose `COMMIT` a deferred foreign key refuses, stays open: the app rolls it back, as a careful app
+    /// does, so none of it lands and Concord's next fold is not kept waiting on its lock.
     func runAppStatement(_ sql: String) throws {
+        do {
+            try runAppSQL(sql)
+        } catch {
+            if app.inTransaction && !disk.isPoweredOff { try app.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private func runAppSQL(_ sql: String) throws {
         guard durability.bindsValues, let (template, values) = SQLTokens.parameterized(sql) else {
             return try app.execute(sql)
         }

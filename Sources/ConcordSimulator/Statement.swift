@@ -98,15 +98,29 @@ struct Statement {
 
     /// The table an INSERT, UPDATE or DELETE statement names: the word after its first `INTO`, `UPDATE`
     /// or `FROM` outside quotes, unquoted (a drawn name may hold spaces, quotes and keywords).
-    static func table(writtenBy sql: String) -> String? {
-        var named: String?
+    static func table(writtenBy sql: String) -> String? { tables(namedBy: sql).first }
+
+    /// Every table `sql` names after an `INTO`, `UPDATE` or `FROM` outside quotes, in order, unquoted: the
+    /// tables an app's transaction of several statements writes (and any a subquery reads). An upsert's
+    /// `DO UPDATE SET` names none; `UPDATE OR IGNORE` names the word after its conflict clause.
+    static func tables(namedBy sql: String) -> [String] {
+        var named: [String] = []
         var afterKeyword = false
+        var afterOr = 0
         SQLTokens.forEachWord(of: sql) { word in
-            if afterKeyword {
-                named = word.text
-                return false
+            let keyword = word.quoted ? "" : word.text.uppercased()
+            if afterOr > 0 {
+                afterOr -= 1
+                afterKeyword = afterOr == 0
+                return true
             }
-            afterKeyword = !word.quoted && ["INTO", "UPDATE", "FROM"].contains(word.text.uppercased())
+            if afterKeyword, keyword == "OR" {
+                afterOr = 1
+                afterKeyword = false
+                return true
+            }
+            if afterKeyword, keyword != "SET" { named.append(word.text) }
+            afterKeyword = ["INTO", "UPDATE", "FROM"].contains(keyword)
             return true
         }
         return named

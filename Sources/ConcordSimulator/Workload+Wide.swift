@@ -32,7 +32,9 @@ extension Workload {
     /// to the schema and changes the plans, and so the row order, of every later query that asks for none.
     /// It undoes writes with its own savepoints (`ROLLBACK TO`), a `max` column's among them, and keeps what
     /// it wrote after one: what Concord captured of the undone writes must go with them. (Not a counter's
-    /// increment: past the 64-bit range Concord refuses it, which would leave the app's savepoint open.)
+    /// increment: past the 64-bit range Concord refuses it, and the app would roll the whole savepoint back.)
+    /// Its transactions write several tables at once, and insert a child before its parent under
+    /// `defer_foreign_keys`, some refused at `COMMIT` and rolled back.
     ///
     /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
     /// the sign is the value, and a write of one over the other changed the row.
@@ -63,7 +65,7 @@ extension Workload {
             Table(name: "gauges", merges: ["level": "max"]),
         ],
         operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves
-            + wideBuddies + wideComments + wideGauges + wideMaintenance + wideSavepoints,
+            + wideBuddies + wideComments + wideGauges + wideMaintenance + wideSavepoints + wideTransactions,
         names: "drawn")
 
     private static let wideOwners = [
@@ -225,6 +227,21 @@ extension Workload {
 
     // Appended after the others, so the operations of existing reproducers keep their numbers. Each statement
     // inside a savepoint is one no constraint refuses: a refusal would leave the app's transaction open.
+    /// Transactions of several statements, whole or not at all, a power failure able to land inside. With
+    /// `defer_foreign_keys`, a child is inserted before its parent (SQLite checks the key at `COMMIT`), and a
+    /// `COMMIT` is refused when the parent never comes: the app then rolls back (``SimulatedDevice/runAppStatement(_:)``).
+    /// Concord's capture log holds the child before the parent, and no write of the refused one.
+    private static let wideTransactions = [
+        "BEGIN; PRAGMA defer_foreign_keys = ON; INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, "
+            + "{name:body}) VALUES ({key}, '1', NULL, {value}); INSERT OR IGNORE INTO {name:owners} ({name:id}, "
+            + "{name:label}) VALUES ('1', {value}); COMMIT",
+        "BEGIN; PRAGMA defer_foreign_keys = ON; INSERT INTO {name:notes} ({name:id}, {name:owner}, {name:place}, "
+            + "{name:body}) VALUES ({key}, {key}, NULL, {value}); COMMIT",
+        "BEGIN IMMEDIATE; UPDATE {name:owners} SET {name:label} = {value} WHERE {name:id} = {key}; "
+            + "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = {key}; "
+            + "DELETE FROM {name:links} WHERE {name:id} = {key}; COMMIT",
+    ]
+
     private static let wideSavepoints = [
         "SAVEPOINT app; UPDATE {name:owners} SET {name:label} = {value}, {name:score} = {value} "
             + "WHERE {name:id} = {key}; ROLLBACK TO app; RELEASE app",

@@ -47,11 +47,11 @@ struct WriteScope {
 
     /// The tables `sql` can change, in declaration order.
     func tables(writtenBy sql: String) -> [TableSchema] {
-        guard let named = Statement.table(writtenBy: sql),
-            let start = tables.first(where: { SQLiteName.same($0.name, named) })
-        else { return tables }
-        var reached: Set<String> = [start.name]
-        var pending = [start.name]
+        let named = Statement.tables(namedBy: sql)
+        let starts = named.compactMap { name in tables.first { SQLiteName.same($0.name, name) }?.name }
+        guard !named.isEmpty, starts.count == named.count else { return tables }
+        var reached = Set(starts)
+        var pending = starts
         while let parent = pending.popLast() {
             for child in children[parent] ?? [] where reached.insert(child).inserted { pending.append(child) }
         }

@@ -48,20 +48,24 @@ struct WideScenarioTests {
         #expect(dumps.allSatisfy { $0 == dumps[0] })
     }
 
-    /// The app vacuums and analyzes its file and undoes writes with its savepoints between its other writes, and
-    /// the runs still pass: the first seeds from 4 on that reach all three.
-    @Test func theAppVacuumsAnalyzesAndRollsBackToSavepoints() throws {
+    /// The app vacuums and analyzes its file, undoes writes with its savepoints, and writes in transactions
+    /// (a child before its parent under a deferred key; one refused at `COMMIT` and rolled back) between its
+    /// other writes, and the runs still pass: the first seeds from 4 on that reach all of these.
+    @Test func theAppVacuumsAnalyzesRollsBackToSavepointsAndWritesInTransactions() throws {
         let scenario = try Scenario.load(path: Self.path)
-        var missing = [" wrote: VACUUM", " wrote: ANALYZE", " wrote: SAVEPOINT app; "]
+        var missing = [
+            " wrote: VACUUM", " wrote: ANALYZE", " wrote: SAVEPOINT app; ", " wrote: BEGIN; PRAGMA defer_foreign_keys",
+            " was refused: BEGIN; PRAGMA defer_foreign_keys", " wrote: BEGIN IMMEDIATE; ",
+        ]
         var seed: UInt64 = 4
-        while !missing.isEmpty && seed < 12 {
+        while !missing.isEmpty && seed < 16 {
             let result = try Simulation(scenario: scenario, seed: seed, keepsTrace: true).run()
             #expect(result.passed, "seed \(seed): \(result.failure?.description ?? "did not converge")")
             let trace = result.trace ?? []
             missing.removeAll { statement in trace.contains { $0.contains(statement) } }
             seed += 1
         }
-        #expect(missing.isEmpty, "seeds 4..<12 never ran \(missing)")
+        #expect(missing.isEmpty, "seeds 4..<16 never ran \(missing)")
     }
 
     @Test func theWideAppDeclaresEveryMergeAndBothPolicies() throws {
