@@ -65,7 +65,8 @@ extension Workload {
             Table(name: "gauges", merges: ["level": "max"]),
         ],
         operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves
-            + wideBuddies + wideComments + wideGauges + wideMaintenance + wideSavepoints + wideTransactions,
+            + wideBuddies + wideComments + wideGauges + wideMaintenance + wideSavepoints + wideTransactions
+            + wideBulk,
         names: "drawn")
 
     private static let wideOwners = [
@@ -240,6 +241,19 @@ extension Workload {
         "BEGIN IMMEDIATE; UPDATE {name:owners} SET {name:label} = {value} WHERE {name:id} = {key}; "
             + "UPDATE {name:places} SET {name:label} = {value} WHERE {name:id} = {key}; "
             + "DELETE FROM {name:links} WHERE {name:id} = {key}; COMMIT",
+    ]
+
+    /// Statements that write several rows at once, as an app's "mark all" or import does: four places inserted
+    /// from a recursive query, then updated and deleted together by a range of their keys, and an owner's
+    /// notes deleted by a column that is not their key. A device whose fold takes fewer rows at a time folds
+    /// one such statement in several transactions, a power failure able to land between them.
+    private static let wideBulk = [
+        "WITH RECURSIVE bulk_sequence_(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM bulk_sequence_ WHERE x < 4) "
+            + "INSERT OR IGNORE INTO {name:places} ({name:id}, {name:label}, {name:data}) "
+            + "SELECT 'bulk' || x, {value}, x FROM bulk_sequence_",
+        "UPDATE {name:places} SET {name:data} = {value} WHERE {name:id} >= 'bulk' AND {name:id} < 'bulk~'",
+        "DELETE FROM {name:places} WHERE {name:id} >= 'bulk' AND {name:id} < 'bulk~'",
+        "DELETE FROM {name:notes} WHERE {name:owner} = {key}",
     ]
 
     private static let wideSavepoints = [

@@ -61,7 +61,10 @@ struct WorkloadNamesTests {
                 }
                 let named = Statement.tables(namedBy: sql)
                 #expect(!named.isEmpty, "seed \(seed): no table in \(sql)")
-                for table in named { #expect(tables.contains(table), "seed \(seed): \(table) read from \(sql)") }
+                // A name the statement's own `WITH RECURSIVE` defines is no table.
+                for table in named where !sql.contains("WITH RECURSIVE \(table)(") {
+                    #expect(tables.contains(table), "seed \(seed): \(table) read from \(sql)")
+                }
                 do { try replica.database.execute(sql) } catch {
                     // Constraints may refuse a write (a key taken, a parent missing); the SQL must parse. A
                     // transaction refused inside stays open, and the app rolls it back.
