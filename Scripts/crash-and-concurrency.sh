@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A longer local run of the crash and concurrency harnesses than CI's `swift test` makes.
+# A longer local run of the crash and concurrency harnesses than CI's test run makes.
 #
 #   Scripts/crash-and-concurrency.sh             # 1000 kills, 8 writers x 600 transactions, 1 round
 #   ROUNDS=5 Scripts/crash-and-concurrency.sh    # five rounds, each with fresh seeds
