@@ -102,28 +102,34 @@ struct Statement {
 
     /// Every table `sql` names after an `INTO`, `UPDATE` or `FROM` outside quotes, in order, unquoted: the
     /// tables an app's transaction of several statements writes (and any a subquery reads). An upsert's
-    /// `DO UPDATE SET` names none; `UPDATE OR IGNORE` names the word after its conflict clause.
+    /// `DO UPDATE SET` names none; `UPDATE OR IGNORE` names the word after its conflict clause; a name the
+    /// statement's own `WITH [RECURSIVE]` defines is no table.
     static func tables(namedBy sql: String) -> [String] {
         var named: [String] = []
-        var afterKeyword = false
-        var afterOr = 0
+        var defined: Set<String> = []
+        var previous = ""
+        var expectsTable = false
+        var skipsConflictAction = false
         SQLTokens.forEachWord(of: sql) { word in
             let keyword = word.quoted ? "" : word.text.uppercased()
-            if afterOr > 0 {
-                afterOr -= 1
-                afterKeyword = afterOr == 0
+            defer { previous = keyword }
+            if ["WITH", "RECURSIVE"].contains(previous), keyword != "RECURSIVE" { defined.insert(word.text) }
+            if skipsConflictAction {
+                (skipsConflictAction, expectsTable) = (false, true)
                 return true
             }
-            if afterKeyword, keyword == "OR" {
-                afterOr = 1
-                afterKeyword = false
-                return true
+            if expectsTable {
+                expectsTable = false
+                if previous == "UPDATE" && keyword == "OR" {
+                    skipsConflictAction = true
+                    return true
+                }
+                if keyword != "SET" { named.append(word.text) }
             }
-            if afterKeyword, keyword != "SET" { named.append(word.text) }
-            afterKeyword = ["INTO", "UPDATE", "FROM"].contains(keyword)
+            expectsTable = ["INTO", "UPDATE", "FROM"].contains(keyword)
             return true
         }
-        return named
+        return named.filter { !defined.contains($0) }
     }
 
     /// The rows a statement deleting parents leaves in place (all of them when foreign keys are off), and that Concord

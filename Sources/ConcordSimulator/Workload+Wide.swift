@@ -226,8 +226,8 @@ extension Workload {
     /// operations of existing reproducers keep their numbers.
     static let wideMaintenance = ["VACUUM", "ANALYZE"]
 
-    // Appended after the others, so the operations of existing reproducers keep their numbers. Each statement
-    // inside a savepoint is one no constraint refuses: a refusal would leave the app's transaction open.
+    // The groups below are appended after the others, so the operations of existing reproducers keep their numbers.
+
     /// Transactions of several statements, whole or not at all, a power failure able to land inside. With
     /// `defer_foreign_keys`, a child is inserted before its parent (SQLite checks the key at `COMMIT`), and a
     /// `COMMIT` is refused when the parent never comes: the app then rolls back (``SimulatedDevice/runAppStatement(_:)``).
@@ -256,6 +256,8 @@ extension Workload {
         "DELETE FROM {name:notes} WHERE {name:owner} = {key}",
     ]
 
+    /// Writes undone with the app's own savepoint, one kept after the rollback. Each statement inside is one no
+    /// constraint of this app refuses (a refused one would roll the whole savepoint back, undoing nothing in part).
     private static let wideSavepoints = [
         "SAVEPOINT app; UPDATE {name:owners} SET {name:label} = {value}, {name:score} = {value} "
             + "WHERE {name:id} = {key}; ROLLBACK TO app; RELEASE app",
