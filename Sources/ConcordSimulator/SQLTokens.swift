@@ -17,6 +17,9 @@ enum SQLTokens {
         let text: String
         /// Whether it was a quoted identifier (never a keyword).
         let quoted: Bool
+        /// Whether a `.` comes right before it (spaces aside): the second part of a qualified name, such as
+        /// `t` in `main.t`.
+        var qualified = false
     }
 
     static func words(of sql: String) -> [Word] {
@@ -36,8 +39,14 @@ enum SQLTokens {
         let characters = Array(sql.unicodeScalars)
         var index = 0
         var bare = ""
+        // The last mark (not a space) since the last word.
+        var mark: Unicode.Scalar?
+        func emit(_ text: String, quoted: Bool) {
+            if going { going = body(Word(text: text, quoted: quoted, qualified: mark == ".")) }
+            mark = nil
+        }
         func flush() {
-            if !bare.isEmpty, going { going = body(Word(text: bare, quoted: false)) }
+            if !bare.isEmpty { emit(bare, quoted: false) }
             bare = ""
         }
         while index < characters.count, going {
@@ -53,6 +62,7 @@ enum SQLTokens {
                     bare.unicodeScalars.append(character)
                 } else {
                     flush()
+                    if !character.properties.isWhitespace { mark = character }
                 }
                 index += 1
                 continue
@@ -74,7 +84,7 @@ enum SQLTokens {
                 index += 1
             }
             index += 1
-            if character != "'", going { going = body(Word(text: text, quoted: true)) }
+            if character == "'" { mark = character } else { emit(text, quoted: true) }
         }
         flush()
     }

@@ -205,6 +205,8 @@ final class SimulatedDevice {
     /// whose `COMMIT` a deferred foreign key refuses, stays open: the app rolls it back, as a careful app
     /// does, so none of it lands and Concord's next fold is not kept waiting on its lock.
     func runAppStatement(_ sql: String) throws {
+        // A trigger, view or table the app makes or drops (a `TEMP` trigger among them) changes what its writes reach.
+        defer { if Statement.changesSchema(sql) { scope = nil } }
         do {
             try runAppSQL(sql)
         } catch {
@@ -237,12 +239,13 @@ final class SimulatedDevice {
         try TableSnapshot(of: replica, tables: writeScope().tables(writtenBy: sql))
     }
 
-    /// The tables app statements can change, read once per schema: only an upgrade changes it (a restore
+    /// The tables app statements can change, read once per schema: an upgrade changes it (a restore
     /// upgrades the restored file again, and an upgrade a crash interrupted is finished before anything
-    /// else runs), and an upgrade reads them again.
+    /// else runs), and so do the app's own `CREATE` and `DROP` statements and a relaunch, which takes the
+    /// app's `TEMP` triggers away; each reads them again.
     private func writeScope() throws -> WriteScope {
         if let scope { return scope }
-        let scope = try WriteScope(of: replica)
+        let scope = try WriteScope(of: replica, app: app)
         self.scope = scope
         return scope
     }
@@ -278,6 +281,7 @@ final class SimulatedDevice {
     /// Relaunches the app after its disk crashed (or its process was killed): opens the database from
     /// what the disk kept, forgetting what the app held in memory.
     func relaunch() throws {
+        scope = nil  // the app's `TEMP` triggers went with its connection
         replica = try Replica(path: path, configuration: configuration)
         app = try Self.openApp(path, configuration)
         try durability.prepare(replica, app: app)

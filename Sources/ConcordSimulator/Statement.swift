@@ -52,6 +52,16 @@ struct Statement {
         return replaced
     }
 
+    /// Whether `sql` makes, drops or alters something in a schema (`CREATE`, `DROP`, `ALTER` first).
+    static func changesSchema(_ sql: String) -> Bool {
+        var first = ""
+        SQLTokens.forEachWord(of: sql) { word in
+            first = word.quoted ? "" : word.text.uppercased()
+            return false
+        }
+        return ["CREATE", "DROP", "ALTER"].contains(first)
+    }
+
     /// Whether `sql` is an INSERT that replaces the rows it conflicts with (`REPLACE`, `INSERT OR REPLACE`).
     static func replaces(_ sql: String) -> Bool {
         let words = sql.split(whereSeparator: \.isWhitespace).prefix(3).map { $0.uppercased() }
@@ -103,16 +113,24 @@ struct Statement {
     /// Every table `sql` names after an `INTO`, `UPDATE` or `FROM` outside quotes, in order, unquoted: the
     /// tables an app's transaction of several statements writes (and any a subquery reads). An upsert's
     /// `DO UPDATE SET` names none; `UPDATE OR IGNORE` names the word after its conflict clause; a name the
-    /// statement's own `WITH [RECURSIVE]` defines is no table.
+    /// statement's own `WITH [RECURSIVE]` defines is no table; `main.t` names `t` (only a name with no
+    /// schema before it can be one the `WITH` defines).
     static func tables(namedBy sql: String) -> [String] {
-        var named: [String] = []
+        var named: [(name: String, qualified: Bool)] = []
         var defined: Set<String> = []
         var previous = ""
         var expectsTable = false
+        var justNamed = false
         var skipsConflictAction = false
         SQLTokens.forEachWord(of: sql) { word in
             let keyword = word.quoted ? "" : word.text.uppercased()
             defer { previous = keyword }
+            if justNamed, word.qualified {
+                named[named.count - 1] = (word.text, true)
+                justNamed = false
+                return true
+            }
+            justNamed = false
             if ["WITH", "RECURSIVE"].contains(previous), keyword != "RECURSIVE" { defined.insert(word.text) }
             if skipsConflictAction {
                 (skipsConflictAction, expectsTable) = (false, true)
@@ -124,12 +142,15 @@ struct Statement {
                     skipsConflictAction = true
                     return true
                 }
-                if keyword != "SET" { named.append(word.text) }
+                if keyword != "SET" {
+                    named.append((word.text, false))
+                    justNamed = true
+                }
             }
             expectsTable = ["INTO", "UPDATE", "FROM"].contains(keyword)
             return true
         }
-        return named.filter { !defined.contains($0) }
+        return named.filter { $0.qualified || !defined.contains($0.name) }.map(\.name)
     }
 
     /// The rows a statement deleting parents leaves in place (all of them when foreign keys are off), and that Concord

@@ -34,7 +34,9 @@ extension Workload {
     /// it wrote after one: what Concord captured of the undone writes must go with them. (Not a counter's
     /// increment: past the 64-bit range Concord refuses it, and the app would roll the whole savepoint back.)
     /// Its transactions write several tables at once, and insert a child before its parent under
-    /// `defer_foreign_keys`, some refused at `COMMIT` and rolled back.
+    /// `defer_foreign_keys`, some refused at `COMMIT` and rolled back. It writes as today's clients do, too:
+    /// names qualified by their schema, `RETURNING`, `UPDATE … FROM`, writes through a view, and a `TEMP`
+    /// trigger of its own connection.
     ///
     /// Owner `'1'`'s label also goes between `0.0` and `-0.0`, which SQL calls equal and a replica must not:
     /// the sign is the value, and a write of one over the other changed the row.
@@ -55,7 +57,7 @@ extension Workload {
             CREATE TABLE {name:notes} ({name:id} PRIMARY KEY NOT NULL,
                 {name:owner} REFERENCES {name:owners}({name:id}) ON DELETE CASCADE,
                 {name:place} DEFAULT '1' REFERENCES {name:places}({name:id}) ON DELETE SET NULL, {name:body});
-            """ + wideColumns + wideFoldersSchema + wideCommentsSchema + wideGaugesSchema,
+            """ + wideColumns + wideFoldersSchema + wideCommentsSchema + wideGaugesSchema + wideViewSchema,
         tables: [
             Table(
                 name: "owners",
@@ -66,7 +68,7 @@ extension Workload {
         ],
         operations: wideOwners + widePlaces + wideChildren + wideZeros + wideFar + wideFolders + wideSaves
             + wideBuddies + wideComments + wideGauges + wideMaintenance + wideSavepoints + wideTransactions
-            + wideBulk,
+            + wideBulk + wideClients + wideConnection,
         names: "drawn")
 
     private static let wideOwners = [
@@ -254,6 +256,43 @@ extension Workload {
         "UPDATE {name:places} SET {name:data} = {value} WHERE {name:id} >= 'bulk' AND {name:id} < 'bulk~'",
         "DELETE FROM {name:places} WHERE {name:id} >= 'bulk' AND {name:id} < 'bulk~'",
         "DELETE FROM {name:notes} WHERE {name:owner} = {key}",
+    ]
+
+    /// A view of the places' labels that the app writes through, as apps keep old names working after a
+    /// rename: its `INSTEAD OF` triggers write the synced table, and fire only when the app writes the view
+    /// (never in a merge). Made after every other table, so that reproducers recorded before keep their names.
+    private static let wideViewSchema = """
+
+        CREATE VIEW {name:place_labels} AS SELECT {name:id}, {name:label} FROM {name:places};
+        CREATE TRIGGER {name:place_labels_insert} INSTEAD OF INSERT ON {name:place_labels} BEGIN
+            INSERT INTO {name:places} ({name:id}, {name:label}) VALUES (NEW.{name:id}, NEW.{name:label}); END;
+        CREATE TRIGGER {name:place_labels_update} INSTEAD OF UPDATE ON {name:place_labels} BEGIN
+            UPDATE {name:places} SET {name:label} = NEW.{name:label} WHERE {name:id} = OLD.{name:id}; END;
+        CREATE TRIGGER {name:place_labels_delete} INSTEAD OF DELETE ON {name:place_labels} BEGIN
+            DELETE FROM {name:places} WHERE {name:id} = OLD.{name:id}; END;
+        """
+
+    /// What today's clients write beside plain statements: names qualified by their schema (`main.t`),
+    /// `RETURNING` (as ORMs read back what they saved), `UPDATE … FROM` another table (several rows at
+    /// once), and writes through the view of ``wideViewSchema``.
+    private static let wideClients = [
+        "INSERT INTO main.{name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value}) "
+            + "RETURNING {name:id}, {name:data}",
+        "DELETE FROM main.{name:links} WHERE {name:id} = {key} RETURNING *",
+        "UPDATE main.{name:owners} SET {name:label} = {name:source}.{name:label} FROM {name:places} AS {name:source} "
+            + "WHERE {name:source}.{name:id} = {name:owners}.{name:id}",
+        "INSERT INTO {name:place_labels} ({name:id}, {name:label}) VALUES ({key}, {value})",
+        "UPDATE {name:place_labels} SET {name:label} = {value} WHERE {name:id} = {key}",
+        "DELETE FROM {name:place_labels} WHERE {name:id} = {key}",
+    ]
+
+    /// The app's settings of its own connection, which go when it closes: a `TEMP` trigger counting a tap on
+    /// the owner of the same key whenever a place's label changes (a write to another table, made by a
+    /// trigger no other connection has, that Concord captures like any other), made and dropped now and then.
+    static let wideConnection = [
+        "CREATE TEMP TRIGGER IF NOT EXISTS {name:place_touched} AFTER UPDATE OF {name:label} ON main.{name:places} "
+            + "BEGIN UPDATE {name:owners} SET {name:taps} = {name:taps} + 1 WHERE {name:id} = NEW.{name:id}; END",
+        "DROP TRIGGER IF EXISTS temp.{name:place_touched}",
     ]
 
     /// Writes undone with the app's own savepoint, one kept after the rollback. Each statement inside is one no

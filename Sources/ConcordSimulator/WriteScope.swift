@@ -21,23 +21,28 @@ struct WriteScope {
     /// The foreign keys between synced tables.
     let foreignKeys: [ForeignKey]
     private let children: [String: [String]]
-    /// The tables an app trigger (not one of Concord's) fires on, as the schema spells them.
+    /// The tables an app trigger (not one of Concord's) fires on, as the schema spells them: the file's
+    /// triggers, and the `TEMP` ones the app made on its own connection, which only its statements fire.
     private let triggered: [String]
     /// The synced tables an app trigger deletes from (its text says `DELETE FROM` the table): rows a merge
-    /// may delete here, which the device's next fold stamps as its own deletes.
+    /// may delete here, which the device's next fold stamps as its own deletes. Not a view's `INSTEAD OF`
+    /// trigger's, nor a `TEMP` one's: no merge fires those.
     let deletedByTriggers: Set<String>
 
-    init(of replica: Replica) throws {
+    /// The scope on `replica`'s schema, with the `TEMP` triggers of `app`, the app's own connection.
+    init(of replica: Replica, app: Database? = nil) throws {
         tables = replica.tables.map(\.schema)
         foreignKeys = try OracleSchema(of: replica).foreignKeys
         children = Dictionary(grouping: foreignKeys, by: \.parent).mapValues { $0.map(\.child) }
         let triggers = try replica.database.query(
             """
-            SELECT tbl_name, lower(sql) FROM main.sqlite_schema
+            SELECT tbl_name, lower(sql), tbl_name IN (SELECT name FROM main.sqlite_schema WHERE type = 'view')
+            FROM main.sqlite_schema
             WHERE type = 'trigger' AND lower(substr(name, 1, 9)) <> '_concord_' ORDER BY name
             """)
-        triggered = triggers.compactMap { $0[0].textValue }
-        let bodies = triggers.compactMap { $0[1].textValue }
+        let temporary = try app?.query("SELECT tbl_name FROM temp.sqlite_schema WHERE type = 'trigger' ORDER BY name")
+        triggered = (triggers + (temporary ?? [])).compactMap { $0[0].textValue }
+        let bodies = triggers.filter { $0[2] == .integer(0) }.compactMap { $0[1].textValue }
         deletedByTriggers = Set(
             tables.map(\.name).filter { name in
                 let spellings = [name.lowercased(), quoteIdentifier(name).lowercased()].map { "delete from \($0)" }

@@ -30,6 +30,37 @@ struct AppTriggerWorkloadTests {
         #expect(scope.tables(writtenBy: "DELETE FROM tags WHERE id = 't1'").map(\.name) == ["reminder_tags", "tags"])
     }
 
+    /// A `TEMP` trigger the app made on its own connection widens the scope of what its statements write
+    /// (without that, 21 of seeds 1..60 of `wide.json` and `batched-wide.json` fail the oracle on a tap the
+    /// trigger counted); a view's `INSTEAD OF` trigger deletes nothing in a merge, so it adds no table whose
+    /// deletes the device may stamp as its own.
+    @Test func theAppsTemporaryTriggersWidenTheScopeAndAViewsTriggersDeleteNothingInMerges() throws {
+        let folder = TemporaryDirectory()
+        let path = folder.url.appendingPathComponent("app.sqlite").path
+        let replica = try Replica(path: path)
+        try replica.database.execute(
+            """
+            CREATE TABLE owners (id TEXT PRIMARY KEY NOT NULL, taps INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE places (id TEXT PRIMARY KEY NOT NULL, label);
+            CREATE VIEW labels AS SELECT id, label FROM places;
+            CREATE TRIGGER labels_delete INSTEAD OF DELETE ON labels BEGIN DELETE FROM places WHERE id = OLD.id; END;
+            """)
+        try replica.enableSync(on: "owners")
+        try replica.enableSync(on: "places")
+        let app = try Database(path: path)
+        let update = "UPDATE main.places SET label = 'x' WHERE id = '1'"
+        #expect(try WriteScope(of: replica, app: app).tables(writtenBy: update).map(\.name) == ["places"])
+        #expect(try WriteScope(of: replica, app: app).deletedByTriggers.isEmpty)
+        try app.execute(
+            """
+            CREATE TEMP TRIGGER touched AFTER UPDATE OF label ON main.places
+            BEGIN UPDATE owners SET taps = taps + 1 WHERE id = NEW.id; END
+            """)
+        #expect(try WriteScope(of: replica, app: app).tables(writtenBy: update).map(\.name) == ["owners", "places"])
+        #expect(try WriteScope(of: replica).tables(writtenBy: update).map(\.name) == ["places"], "another connection's")
+        #expect(try WriteScope(of: replica, app: app).deletedByTriggers.isEmpty)
+    }
+
     static let node = NodeID(bytes: Array(repeating: 7, count: 16))!
     static func stamp(_ hlc: UInt64) -> Stamp { Stamp(hlc: HLCTimestamp(rawValue: hlc), node: node) }
 
