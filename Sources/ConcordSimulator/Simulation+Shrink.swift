@@ -17,8 +17,9 @@ extension Simulation {
     /// Shrinks failing `choices` to a smaller plan that fails the same way (the same kind of invariant).
     ///
     /// Two passes take turns until neither helps or `maxRuns` is spent: one
-    /// deletes whole steps, last first (a step is a run of choices, so
-    /// deleting one cleanly is what a generic shrinker seldom hits); the
+    /// deletes whole steps, halves of the plan first and single steps last
+    /// (a step is a run of choices, so deleting one cleanly is what a
+    /// generic shrinker seldom hits); the
     /// other is the ConcordTesting `Shrinker`, which simplifies what is
     /// left — fewer devices, shorter delays, plainer writes. A candidate that
     /// fails at step *k* keeps only its choices up to step *k*, so a plan
@@ -84,21 +85,31 @@ extension Simulation {
         return Shrunk(choices: [], plan: current, result: try run(current), runs: runs)
     }
 
-    /// Deletes each step whose removal keeps the failure, from the last step to the first.
+    /// Deletes runs of steps whose removal keeps the failure: halves of the plan first, then quarters, and so
+    /// on down to single steps, each size from the last run of steps to the first.
+    ///
+    /// Why: a failure usually needs a few of a plan's steps. Deleting one step at a time costs a run per
+    /// step on every pass; deleting halves first drops most of a plan in a few runs, and the single steps
+    /// still get their turn last.
     private func deleteSteps(_ choices: [UInt64], _ stillFails: ([UInt64]) -> [UInt64]?) -> [UInt64] {
         var current = choices
         var plan = self.plan(replaying: current)
-        var step = plan.steps.count - 1
-        while step >= 0 {
-            // Replay pads a short sequence with zeros, so a step may end past the recorded choices.
-            let end = min(plan.choicesAfterStep[step], current.count)
-            let start = min(step == 0 ? plan.choicesBeforeSteps : plan.choicesAfterStep[step - 1], end)
-            if start < end, let smaller = stillFails(Array(current[..<start] + current[end...])) {
-                current = smaller
-                plan = self.plan(replaying: current)
+        var size = max(1, plan.steps.count / 2)
+        while true {
+            var first = plan.steps.count - size
+            while first >= 0 {
+                let last = first + size - 1
+                // Replay pads a short sequence with zeros, so a step may end past the recorded choices.
+                let end = min(plan.choicesAfterStep[last], current.count)
+                let start = min(first == 0 ? plan.choicesBeforeSteps : plan.choicesAfterStep[first - 1], end)
+                if start < end, let smaller = stillFails(Array(current[..<start] + current[end...])) {
+                    current = smaller
+                    plan = self.plan(replaying: current)
+                }
+                first = min(first - size, plan.steps.count - size)
             }
-            step = min(step - 1, plan.steps.count - 1)
+            guard size > 1 else { return current }
+            size = max(1, min(size / 2, plan.steps.count / 2))
         }
-        return current
     }
 }
