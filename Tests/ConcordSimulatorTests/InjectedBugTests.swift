@@ -100,7 +100,8 @@ struct InjectedBugTests {
                         "INSERT OR REPLACE INTO items (id, list_id, title) VALUES ('i{1..3}', 'l{1..2}', '{word}')",
                         "UPDATE items SET title = '{word}' WHERE id = 'i{1..3}'",
                     ])
-                // Seed 27, the first to catch it, stops shrinking at 20 steps (a local minimum); 29 gets to 10.
+                // Past seed 27, the first to catch it, whose plan stopped at 20 steps (a local minimum) when steps
+                // were deleted one at a time; 29 gets to 12.
             }, seeds: 28...200),
         // Deletes and re-inserts on clocks apart: the longer causal length must win, not the newer stamp.
         Case(
