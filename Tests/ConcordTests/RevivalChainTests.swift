@@ -108,4 +108,60 @@ struct RevivalChainTests {
         #expect(try replica.database.query("SELECT id, score, label FROM o") == [["o1", 9, "saved"]])
         #expect(try replica.check().isConsistent)
     }
+
+    /// A child already brought back by an older grandchild brings back its own deleted parent once a newer
+    /// grandchild is written after that delete too, on the device that deleted the parent as well. That
+    /// device had the child parked (brought back, its parent deleted) and parked again it stayed, as far as
+    /// whether it was brought back goes, so its parent was never looked at again: it stayed out of the table
+    /// while its registers said it shows, and its child broke the foreign key (`batched-wide` seed 6000180,
+    /// `Simulations/regressions/grandparent-kept-by-a-newer-grandchild.json`). Once the newer grandchild goes,
+    /// the parent's delete holds again everywhere.
+    @Test(arguments: 0..<3)
+    func aNewerGrandchildBringsBackAGrandparentDeletedAfterAnOlderOne(order: Int) throws {
+        let devices = try inMemoryReplicas(3, clock: clock) { replica, _ in
+            try replica.database.execute(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY, v TEXT);
+                CREATE TABLE c (id TEXT PRIMARY KEY, pid TEXT REFERENCES p(id) ON DELETE RESTRICT, v TEXT);
+                CREATE TABLE g (id TEXT PRIMARY KEY, cid TEXT REFERENCES c(id) ON DELETE RESTRICT, v TEXT);
+                """)
+            for table in ["p", "c", "g"] { try replica.enableSync(on: table) }
+        }
+        let (writer, other, deleter) = (devices[0], devices[1], devices[2])
+        try deleter.database.execute("INSERT INTO p VALUES ('p1', 'P')")
+        try Replica.sync([deleter, writer])
+        // Each write folded at its own instant, the order the stamps tell.
+        func write(_ replica: Replica, _ sql: String) throws {
+            clock.advance(by: 10)
+            try replica.database.execute(sql)
+            try replica.foldLocalWrites()
+        }
+        try write(writer, "INSERT INTO c VALUES ('c1', 'p1', 'C')")
+        try write(writer, "DELETE FROM c WHERE id = 'c1'")
+        // Foreign keys off, as the app leaves them: a grandchild under a child this device never saw, then the
+        // parent deleted, which no child it knows of holds.
+        try write(deleter, "INSERT INTO g VALUES ('g1', 'c1', 'G')")
+        try write(deleter, "DELETE FROM p WHERE id = 'p1'")
+        try write(other, "INSERT INTO g VALUES ('g3', 'c1', 'G3')")
+        switch order {
+        case 0: try Replica.sync(devices)
+        case 1:
+            try deleter.apply(writer.changes(since: 0), from: writer.nodeID)
+            try deleter.apply(other.changes(since: 0), from: other.nodeID)
+            try Replica.sync(devices)
+        default: try Replica.sync(devices.reversed())
+        }
+        for device in devices {
+            #expect(try shown(device) == ["p1", "c1", "g1", "g3"])
+            #expect(try device.check().isConsistent)
+        }
+        try write(other, "DELETE FROM g WHERE id = 'g3'")
+        try Replica.sync(devices)
+        // g1 keeps c1 (written after its delete), not p1 (deleted after g1 was written): both parked.
+        for device in devices {
+            #expect(try shown(device).isEmpty)
+            #expect(try device.parked().map { "\($0.table) \($0.key)" } == ["c c1", "g g1"])
+            #expect(try device.check().isConsistent)
+        }
+    }
 }

@@ -181,8 +181,13 @@ final class Reprojection {
             }
         }
         // A deleted row a grandchild brings back, or no longer does, brings back its own parents, or no longer.
-        let keptChanged = wasKept.map { $0 != (placement != .hidden(nil)) } ?? false
-        for key in replica.parents(of: row.table) where key.action.revivesParent && (isChanged || keptChanged) {
+        // One still brought back is looked at again from its parents too: which of them it brings back depends
+        // on how late what keeps it was written (a newer grandchild keeps a parent deleted after the older one).
+        let kept = placement != .hidden(nil)
+        let keptChanged = wasKept.map { $0 != kept } ?? false
+        let stillKept = keepsParents && kept
+        for key in replica.parents(of: row.table)
+        where key.action.revivesParent && (isChanged || keptChanged || stillKept) {
             if let parent = try visibility.parent(of: stored.registers, through: key) { next.append(parent) }
         }
         next += try cycleAbove(row, placement, changed: isChanged || reasonChanged)
