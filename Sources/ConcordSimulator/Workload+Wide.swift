@@ -274,7 +274,7 @@ extension Workload {
 
     /// What today's clients write beside plain statements: names qualified by their schema (`main.t`),
     /// `RETURNING` (as ORMs read back what they saved), `UPDATE … FROM` another table (several rows at
-    /// once), and writes through the view of ``wideViewSchema``.
+    /// once), writes through the view of ``wideViewSchema``, a conditional upsert and an import from JSON.
     private static let wideClients = [
         "INSERT INTO main.{name:places} ({name:id}, {name:label}, {name:data}) VALUES ({key}, {value}, {value}) "
             + "RETURNING {name:id}, {name:data}",
@@ -284,6 +284,15 @@ extension Workload {
         "INSERT INTO {name:place_labels} ({name:id}, {name:label}) VALUES ({key}, {value})",
         "UPDATE {name:place_labels} SET {name:label} = {value} WHERE {name:id} = {key}",
         "DELETE FROM {name:place_labels} WHERE {name:id} = {key}",
+        // An upsert that keeps the higher level only (`DO UPDATE … WHERE`, often a no-op), and rows inserted
+        // from a JSON array, as an app imports what an API sent.
+        "INSERT INTO {name:gauges} ({name:id}, {name:owner}, {name:reading}, {name:level}) "
+            + "VALUES ({key}, {key}, {value}, {1..4}) ON CONFLICT ({name:id}) DO UPDATE SET "
+            + "{name:reading} = excluded.{name:reading}, {name:level} = excluded.{name:level} "
+            + "WHERE excluded.{name:level} > {name:gauges}.{name:level}",
+        "WITH payload_(body) AS (SELECT {union}) INSERT OR IGNORE INTO {name:places} ({name:id}, {name:label}, "
+            + "{name:data}) SELECT 'json' || key, value, type FROM payload_, "
+            + "json_each(CASE WHEN json_valid(payload_.body) THEN payload_.body ELSE '[]' END)",
     ]
 
     /// The app's settings of its own connection, which go when it closes: a `TEMP` trigger counting a tap on
