@@ -260,16 +260,18 @@ extension Workload {
 
     /// A view of the places' labels that the app writes through, as apps keep old names working after a
     /// rename: its `INSTEAD OF` triggers write the synced table, and fire only when the app writes the view
-    /// (never in a merge). Made after every other table, so that reproducers recorded before keep their names.
+    /// (never in a merge). The view names its own columns: SQLite calls a view's column `columnN` when it
+    /// would be named `true` or `false`, whatever the query says. Made after every other table, so that
+    /// reproducers recorded before keep their names.
     private static let wideViewSchema = """
 
-        CREATE VIEW {name:place_labels} AS SELECT {name:id}, {name:label} FROM {name:places};
+        CREATE VIEW {name:place_labels} (view_key, view_label) AS SELECT {name:id}, {name:label} FROM {name:places};
         CREATE TRIGGER {name:place_labels_insert} INSTEAD OF INSERT ON {name:place_labels} BEGIN
-            INSERT INTO {name:places} ({name:id}, {name:label}) VALUES (NEW.{name:id}, NEW.{name:label}); END;
+            INSERT INTO {name:places} ({name:id}, {name:label}) VALUES (NEW.view_key, NEW.view_label); END;
         CREATE TRIGGER {name:place_labels_update} INSTEAD OF UPDATE ON {name:place_labels} BEGIN
-            UPDATE {name:places} SET {name:label} = NEW.{name:label} WHERE {name:id} = OLD.{name:id}; END;
+            UPDATE {name:places} SET {name:label} = NEW.view_label WHERE {name:id} = OLD.view_key; END;
         CREATE TRIGGER {name:place_labels_delete} INSTEAD OF DELETE ON {name:place_labels} BEGIN
-            DELETE FROM {name:places} WHERE {name:id} = OLD.{name:id}; END;
+            DELETE FROM {name:places} WHERE {name:id} = OLD.view_key; END;
         """
 
     /// What today's clients write beside plain statements: names qualified by their schema (`main.t`),
@@ -281,9 +283,9 @@ extension Workload {
         "DELETE FROM main.{name:links} WHERE {name:id} = {key} RETURNING *",
         "UPDATE main.{name:owners} SET {name:label} = {name:source}.{name:label} FROM {name:places} AS {name:source} "
             + "WHERE {name:source}.{name:id} = {name:owners}.{name:id}",
-        "INSERT INTO {name:place_labels} ({name:id}, {name:label}) VALUES ({key}, {value})",
-        "UPDATE {name:place_labels} SET {name:label} = {value} WHERE {name:id} = {key}",
-        "DELETE FROM {name:place_labels} WHERE {name:id} = {key}",
+        "INSERT INTO {name:place_labels} (view_key, view_label) VALUES ({key}, {value})",
+        "UPDATE {name:place_labels} SET view_label = {value} WHERE view_key = {key}",
+        "DELETE FROM {name:place_labels} WHERE view_key = {key}",
         // An upsert that keeps the higher level only (`DO UPDATE … WHERE`, often a no-op), and rows inserted
         // from a JSON array, as an app imports what an API sent.
         "INSERT INTO {name:gauges} ({name:id}, {name:owner}, {name:reading}, {name:level}) "
