@@ -188,7 +188,10 @@ final class SimulatedDevice {
     /// the constraint) leaves the child in place.
     func statement(_ sql: String, before: TableSnapshot, physical: Int64) throws -> Statement {
         let scope = try writeScope()
-        let after = try TableSnapshot(of: replica, tables: scope.tables(writtenBy: sql))
+        // The tables read before it, though the scope may have changed since: a relaunch after a power failure
+        // inside the statement took the app's `TEMP` triggers away, and a row of a table read only before
+        // would look deleted.
+        let after = try TableSnapshot(of: replica, tables: before.tables)
         var statement = Statement(sql: sql, before: before, after: after)
         statement.physical = physical
         statement.deletesReplacedRows = durability.quirks.appRecursiveTriggers && Statement.replaces(sql)

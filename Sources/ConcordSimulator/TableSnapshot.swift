@@ -12,6 +12,8 @@ import Concord
 /// ```
 struct TableSnapshot {
     private(set) var rows: [RowRef: [SQLiteValue]] = [:]
+    /// The tables read, in the order given.
+    let tables: [TableSchema]
 
     /// The rows of the tables `replica` syncs.
     init(of replica: Replica) throws {
@@ -20,6 +22,7 @@ struct TableSnapshot {
 
     /// The rows of `tables` in `replica`'s database, each read as its declaration lists its columns.
     init(of replica: Replica, tables: [TableSchema]) throws {
+        self.tables = tables
         for table in tables {
             let columns = ([table.key] + table.columns).map(quoteIdentifier).joined(separator: ", ")
             // The main schema's: the app may have a TEMP table of the same name (``ConnectionQuirks``).
