@@ -287,14 +287,17 @@ extension Workload {
         "UPDATE {name:place_labels} SET view_label = {value} WHERE view_key = {key}",
         "DELETE FROM {name:place_labels} WHERE view_key = {key}",
         // An upsert that keeps the higher level only (`DO UPDATE … WHERE`, often a no-op), and rows inserted
-        // from a JSON array, as an app imports what an API sent.
+        // from a JSON array, as an app imports what an API sent (`{union}` is not always JSON).
         "INSERT INTO {name:gauges} ({name:id}, {name:owner}, {name:reading}, {name:level}) "
             + "VALUES ({key}, {key}, {value}, {1..4}) ON CONFLICT ({name:id}) DO UPDATE SET "
             + "{name:reading} = excluded.{name:reading}, {name:level} = excluded.{name:level} "
             + "WHERE excluded.{name:level} > {name:gauges}.{name:level}",
-        "WITH payload_(body) AS (SELECT {union}) INSERT OR IGNORE INTO {name:places} ({name:id}, {name:label}, "
-            + "{name:data}) SELECT 'json' || key, value, type FROM payload_, "
-            + "json_each(CASE WHEN json_valid(payload_.body) THEN payload_.body ELSE '[]' END)",
+        // (Read by index, not with `json_each`: a drawn table may be named so, and hide the function.)
+        "WITH RECURSIVE items_(i, body) AS (SELECT 0, {union} UNION ALL SELECT i + 1, body FROM items_ "
+            + "WHERE i + 1 < json_array_length(CASE WHEN json_valid(body) THEN body ELSE '[]' END)) "
+            + "INSERT OR IGNORE INTO {name:places} ({name:id}, {name:label}, {name:data}) "
+            + "SELECT 'json' || i, json_extract(body, '$[' || i || ']'), json_type(body, '$[' || i || ']') FROM items_ "
+            + "WHERE json_valid(body) AND i < json_array_length(CASE WHEN json_valid(body) THEN body ELSE '[]' END)",
     ]
 
     /// The app's settings of its own connection, which go when it closes: a `TEMP` trigger counting a tap on

@@ -82,7 +82,7 @@ struct WideScenarioTests {
         var missing = [
             " wrote: INSERT INTO main.", " wrote: DELETE FROM main.", " wrote: UPDATE main.",
             " wrote: CREATE TEMP TRIGGER", " wrote: DROP TRIGGER IF EXISTS temp.", "view insert", "view update",
-            "view delete", " wrote: WITH payload_(body)", "conditional upsert",
+            "view delete", " wrote: WITH RECURSIVE items_(i, body)", "conditional upsert",
         ]
         var seed: UInt64 = 4
         while !missing.isEmpty && seed < 16 {
