@@ -164,4 +164,45 @@ struct RevivalChainTests {
             #expect(try device.check().isConsistent)
         }
     }
+
+    /// A grandchild that had brought back a deleted child moves to another child: the child, parked under its
+    /// own deleted parent, is no longer kept, and must leave the parked rows. Only rows shown brought back were
+    /// looked at again when a child moved, so the parked one stayed parked, "deleted but parked", on every
+    /// device that had seen it kept (`batched-wide` seed 13000150,
+    /// `Simulations/regressions/parked-revival-kept-after-child-moved.json`).
+    @Test func aDeletedRowParkedWhileKeptLeavesTheParkedRowsWhenItsChildMoves() throws {
+        let devices = try inMemoryReplicas(3, clock: clock) { replica, _ in
+            try replica.database.execute(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY, v TEXT);
+                CREATE TABLE c (id TEXT PRIMARY KEY, pid TEXT REFERENCES p(id) ON DELETE RESTRICT, v TEXT);
+                CREATE TABLE g (id TEXT PRIMARY KEY, cid TEXT REFERENCES c(id) ON DELETE RESTRICT, v TEXT);
+                """)
+            for table in ["p", "c", "g"] { try replica.enableSync(on: table) }
+        }
+        let (deleter, keeper, mover) = (devices[0], devices[1], devices[2])
+        func write(_ replica: Replica, _ sql: String) throws {
+            clock.advance(by: 10)
+            try replica.database.execute(sql)
+            try replica.foldLocalWrites()
+        }
+        try write(mover, "INSERT INTO p VALUES ('p1', 'P'); INSERT INTO c VALUES ('c1', 'p1', 'C')")
+        try write(mover, "DELETE FROM c WHERE id = 'c1'")
+        try Replica.sync(devices)
+        // Foreign keys off, as the app leaves them: a grandchild under the deleted child brings it back.
+        try write(keeper, "INSERT INTO g VALUES ('g1', 'c1', 'G')")
+        try write(deleter, "PRAGMA foreign_keys = ON; DELETE FROM p WHERE id = 'p1'")
+        try write(mover, "INSERT INTO g VALUES ('g1', 'c2', 'moved')")
+        // The deleter hears of the grandchild first: c1 is kept, parked under the deleted p1; then it moves.
+        try deleter.apply(keeper.changes(since: 0), from: keeper.nodeID)
+        #expect(try deleter.parked().map { "\($0.table) \($0.key)" } == ["c c1", "g g1"])
+        try deleter.apply(mover.changes(since: 0), from: mover.nodeID)
+        try Replica.sync(devices)
+        for device in devices {
+            #expect(try shown(device).isEmpty)
+            #expect(try device.parked().map { "\($0.table) \($0.key)" } == ["g g1"])
+            let report = try device.check()
+            #expect(report.isConsistent, "\(report.problems.map(\.description))")
+        }
+    }
 }

@@ -189,6 +189,12 @@ final class Reprojection {
         for key in replica.parents(of: row.table)
         where key.action.revivesParent && (isChanged || keptChanged || stillKept) {
             if let parent = try visibility.parent(of: stored.registers, through: key) { next.append(parent) }
+            // The parent a changed row referenced before, which it may have kept (shown or parked) and no longer.
+            if isChanged, let old = rows.registersBeforeMerge(row) ?? nil,
+                let former = try visibility.parent(of: old, through: key)
+            {
+                next.append(former)
+            }
         }
         next += try cycleAbove(row, placement, changed: isChanged || reasonChanged)
         return next
