@@ -14,8 +14,8 @@ import Testing
 struct RevivalChainTests {
     let clock = ManualClock(unixMilliseconds: epoch2026)
 
-    private func devices(_ action: String) throws -> [Replica] {
-        try inMemoryReplicas(2, clock: clock) { replica, _ in
+    private func devices(_ action: String, count: Int = 2) throws -> [Replica] {
+        try inMemoryReplicas(count, clock: clock) { replica, _ in
             try replica.database.execute(
                 """
                 CREATE TABLE p (id TEXT PRIMARY KEY, v TEXT);
@@ -24,6 +24,13 @@ struct RevivalChainTests {
                 """)
             for table in ["p", "c", "g"] { try replica.enableSync(on: table) }
         }
+    }
+
+    /// Runs `sql` on `replica` and folds it, at an instant of its own: the order the stamps tell.
+    private func write(_ replica: Replica, _ sql: String) throws {
+        clock.advance(by: 10)
+        try replica.database.execute(sql)
+        try replica.foldLocalWrites()
     }
 
     private func shown(_ replica: Replica) throws -> [String] {
@@ -118,24 +125,10 @@ struct RevivalChainTests {
     /// the parent's delete holds again everywhere.
     @Test(arguments: 0..<3)
     func aNewerGrandchildBringsBackAGrandparentDeletedAfterAnOlderOne(order: Int) throws {
-        let devices = try inMemoryReplicas(3, clock: clock) { replica, _ in
-            try replica.database.execute(
-                """
-                CREATE TABLE p (id TEXT PRIMARY KEY, v TEXT);
-                CREATE TABLE c (id TEXT PRIMARY KEY, pid TEXT REFERENCES p(id) ON DELETE RESTRICT, v TEXT);
-                CREATE TABLE g (id TEXT PRIMARY KEY, cid TEXT REFERENCES c(id) ON DELETE RESTRICT, v TEXT);
-                """)
-            for table in ["p", "c", "g"] { try replica.enableSync(on: table) }
-        }
+        let devices = try devices("RESTRICT", count: 3)
         let (writer, other, deleter) = (devices[0], devices[1], devices[2])
         try deleter.database.execute("INSERT INTO p VALUES ('p1', 'P')")
         try Replica.sync([deleter, writer])
-        // Each write folded at its own instant, the order the stamps tell.
-        func write(_ replica: Replica, _ sql: String) throws {
-            clock.advance(by: 10)
-            try replica.database.execute(sql)
-            try replica.foldLocalWrites()
-        }
         try write(writer, "INSERT INTO c VALUES ('c1', 'p1', 'C')")
         try write(writer, "DELETE FROM c WHERE id = 'c1'")
         // Foreign keys off, as the app leaves them: a grandchild under a child this device never saw, then the
@@ -171,21 +164,8 @@ struct RevivalChainTests {
     /// device that had seen it kept (`batched-wide` seed 13000150,
     /// `Simulations/regressions/parked-revival-kept-after-child-moved.json`).
     @Test func aDeletedRowParkedWhileKeptLeavesTheParkedRowsWhenItsChildMoves() throws {
-        let devices = try inMemoryReplicas(3, clock: clock) { replica, _ in
-            try replica.database.execute(
-                """
-                CREATE TABLE p (id TEXT PRIMARY KEY, v TEXT);
-                CREATE TABLE c (id TEXT PRIMARY KEY, pid TEXT REFERENCES p(id) ON DELETE RESTRICT, v TEXT);
-                CREATE TABLE g (id TEXT PRIMARY KEY, cid TEXT REFERENCES c(id) ON DELETE RESTRICT, v TEXT);
-                """)
-            for table in ["p", "c", "g"] { try replica.enableSync(on: table) }
-        }
+        let devices = try devices("RESTRICT", count: 3)
         let (deleter, keeper, mover) = (devices[0], devices[1], devices[2])
-        func write(_ replica: Replica, _ sql: String) throws {
-            clock.advance(by: 10)
-            try replica.database.execute(sql)
-            try replica.foldLocalWrites()
-        }
         try write(mover, "INSERT INTO p VALUES ('p1', 'P'); INSERT INTO c VALUES ('c1', 'p1', 'C')")
         try write(mover, "DELETE FROM c WHERE id = 'c1'")
         try Replica.sync(devices)
