@@ -18,7 +18,7 @@ struct MetadataLayoutTests {
         arguments: [
             "layout-1", "layout-2", "layout-2b", "layout-3", "layout-4", "layout-5", "layout-6", "layout-7", "layout-8",
             "layout-9", "layout-10", "layout-11", "layout-12", "layout-13", "layout-14", "layout-15",
-            "layout-16", "layout-17", "layout-18",
+            "layout-16", "layout-17", "layout-18", "layout-19",
         ])
     func everyEarlierLayoutIsUpgradedWithNothingLost(fixture: String) throws {
         let directory = TemporaryDirectory()
@@ -55,7 +55,7 @@ struct MetadataLayoutTests {
                 == .integer(
                     [
                         "layout-7", "layout-8", "layout-9", "layout-10", "layout-11", "layout-12", "layout-13",
-                        "layout-14", "layout-15", "layout-16", "layout-17", "layout-18",
+                        "layout-14", "layout-15", "layout-16", "layout-17", "layout-18", "layout-19",
                     ]
                     .contains(
                         fixture)

@@ -97,8 +97,10 @@ enum Metadata {
     /// Layout 19's triggers name the synced table through an alias wherever they read it: in a trigger of a
     /// table named `new` (or `old`), the table's own name hid the row being written, and the trigger that
     /// keeps the row an `INSERT OR REPLACE` replaces kept another row's values.
+    /// Layout 20's update triggers log the zeros of every column that keeps types in one statement, not one
+    /// each: SQLite compiles every statement of a table's triggers into each UPDATE of it.
     /// ``MetadataMigration`` upgrades every earlier layout.
-    static let layoutVersion: Int64 = 19
+    static let layoutVersion: Int64 = 20
 
     static let createSQL = """
         CREATE TABLE \(state) (

@@ -8,6 +8,9 @@
 /// upgrade with what the build that wrote it reported.
 ///
 /// Layouts, newest first (`Tests/ConcordTests/Fixtures/Layouts/README.md` describes each exactly):
+/// - 19: layout 18 whose triggers read the synced table through an alias; the update triggers of tables with
+///   columns that keep types log a real zero written over a real zero with an INSERT per column (layout 20
+///   makes them anew, with one).
 /// - 18: layout 17 plus `_concord_positions`, the read positions the replica handed out (``ReadPositions``);
 ///   its triggers name the synced table without an alias where they read it, which a table named `new` or
 ///   `old` turns into the row being written (layout 19 makes them anew).
@@ -67,7 +70,7 @@ struct MetadataMigration {
     let replica: Replica
 
     /// The layouts this build upgrades.
-    static let upgradable: ClosedRange<Int64> = 1...18
+    static let upgradable: ClosedRange<Int64> = 1...19
 
     /// Upgrades from `layout` to the current one, or refuses without changing anything.
     func upgrade(from layout: Int64) throws {
@@ -117,9 +120,10 @@ struct MetadataMigration {
             // tables of more than 63 columns (see `ChangeMask`), layout 12 the capture triggers of tables with a
             // TEXT key (see `CaptureTriggers+NumericKeys.swift`), layout 14 their delete triggers again, layout 15
             // the delete triggers of tables whose columns convert values, layout 16 those of tables with
-            // value-merged columns, layout 19 every trigger that reads the synced table (now through an alias);
-            // layouts 1 to 4 got them new above.
-            if (5...18).contains(found) { try reinstallTriggers() }
+            // value-merged columns, layout 19 every trigger that reads the synced table (now through an alias),
+            // layout 20 the update triggers of tables with columns that keep types; layouts 1 to 4 got them new
+            // above.
+            if (5...19).contains(found) { try reinstallTriggers() }
             // Layout 18 keeps the read positions it hands out; those handed out before cannot be told apart.
             if found < 18 {
                 try database.execute(ReadPositions.createSQL)

@@ -242,7 +242,7 @@ CREATE TRIGGER "_concord_4_update" AFTER UPDATE ON "attachments"
 WHEN 1
 BEGIN
   INSERT INTO _concord_log (tbl, pk, op, at, mask) VALUES (4, NEW."id", 2, julianday('now'), ((NEW."payload" IS NOT OLD."payload" COLLATE BINARY OR typeof(NEW."payload") <> typeof(OLD."payload") OR CASE WHEN NEW."payload" = 0 THEN typeof(NEW."payload") = 'real' ELSE 0 END) << 0) | ((NEW."size" IS NOT OLD."size" COLLATE BINARY OR CASE WHEN NEW."size" = -9223372036854775808 THEN typeof(NEW."size") <> typeof(OLD."size") ELSE 0 END) << 1));
-  INSERT INTO "_concord_4_zeros" (seq, col, old, new) SELECT last_insert_rowid(), 0, OLD."payload", NEW."payload" WHERE typeof(NEW."payload") = 'real' AND NEW."payload" = 0 AND typeof(OLD."payload") = 'real' AND OLD."payload" = 0;
+  INSERT INTO "_concord_4_zeros" (seq, col, old, new) SELECT last_insert_rowid(), col, old_value, new_value FROM (SELECT 0 AS col, OLD."payload" AS old_value, NEW."payload" AS new_value) WHERE typeof(new_value) = 'real' AND typeof(old_value) = 'real' AND NOT new_value AND NOT old_value;
 END;
 
 -- _concord_4_zeros
