@@ -55,3 +55,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The tests' own code is compiled without optimization, in a release build too: what they test, the libraries
+// and the tool, is optimized either way. On the 2-core CI machine the test targets then compiled in 85 s
+// instead of 143 s, and the pure and simulator suites ran 2% longer (125 s against 123 s).
+for target in package.targets where target.type == .test || target.path?.hasPrefix("Tests/") == true {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"])]
+}
