@@ -27,10 +27,15 @@ enum InstalledImage {
         let journalMode: String
     }
 
-    /// The images built so far; workloads whose names are drawn per seed would grow it without end,
-    /// so it starts over past a few dozen.
-    private static let built = Mutex<[Key: [UInt8]]>([:])
+    /// The images built or being built, each behind a lock of its own; workloads whose names are drawn per
+    /// seed would grow it without end, so it starts over past a few dozen.
+    private static let built = Mutex<[Key: Image]>([:])
     private static let limit = 32
+
+    /// One image: built once, by the first run that wants it, while runs wanting it too wait for it.
+    private final class Image: Sendable {
+        let bytes = Mutex<[UInt8]?>(nil)
+    }
 
     /// The node id the template replica writes under; a device's replica replaces it on open.
     static let templateNode = NodeID(bytes: Array(repeating: 0xA5, count: NodeID.byteCount))!
@@ -40,13 +45,20 @@ enum InstalledImage {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let key = Key(workload: try encoder.encode(workload), journalMode: journalMode.rawValue)
-        // Built under the lock: a run on another thread wanting the same image waits for it.
-        return try built.withLock { images in
-            if let bytes = images[key] { return bytes }
-            let bytes = try build(workload, journalMode: journalMode)
+        let image = built.withLock { images in
+            if let image = images[key] { return image }
             if images.count >= limit { images.removeAll() }
-            images[key] = bytes
-            return bytes
+            let image = Image()
+            images[key] = image
+            return image
+        }
+        // Built under the image's own lock: runs wanting another image (a wide app's names are drawn per seed)
+        // build theirs meanwhile.
+        return try image.bytes.withLock { bytes in
+            if let bytes { return bytes }
+            let built = try build(workload, journalMode: journalMode)
+            bytes = built
+            return built
         }
     }
 
