@@ -471,6 +471,35 @@ struct ProbeRegressionTests {
 
     // MARK: 10. Bytes SQL calls equal
 
+    /// One statement of the update trigger logs the zeros of every untyped column (layout 20): each
+    /// column's sign is still told apart, in one UPDATE that writes a zero over a zero in four of them.
+    @Test func zerosWrittenOverZerosInSeveralColumnsAreToldApartColumnByColumn() throws {
+        let (a, b) = try pair("CREATE TABLE m (id TEXT PRIMARY KEY NOT NULL, w, x, y, z);", tables: ["m"])
+        try a.database.execute(
+            "INSERT INTO m VALUES ('k', ?, ?, ?, ?)", [.real(0.0), .real(-0.0), .real(0.0), .real(-0.0)])
+        try Replica.sync([a, b])
+        let before = try #require(try a.registers(of: "m", key: .text("k"))).columns.map { $0?.stamp }
+        clock.advance(by: 1)
+        // w and z change sign, x and y keep theirs.
+        try a.database.execute(
+            "UPDATE m SET w = ?, x = ?, y = ?, z = ? WHERE id = 'k'",
+            [.real(-0.0), .real(-0.0), .real(0.0), .real(0.0)])
+        #expect(try a.foldLocalWrites() == 1)
+        let after = try #require(try a.registers(of: "m", key: .text("k"))).columns.map { $0?.stamp }
+        #expect(zip(before, after).map { $0 != $1 } == [true, false, false, true], "the columns whose sign changed")
+        try a.database.execute(
+            "UPDATE m SET w = ?, x = ?, y = ?, z = ? WHERE id = 'k'",
+            [.real(-0.0), .real(-0.0), .real(0.0), .real(0.0)])
+        #expect(try a.foldLocalWrites() == 0, "the same zeros again change nothing")
+        try Replica.sync([a, b])
+        let signs = try b.database.query("SELECT w, x, y, z FROM m")[0].map { value -> FloatingPointSign? in
+            guard case .real(let number) = value else { return nil }
+            return number.sign
+        }
+        #expect(signs == [.minus, .minus, .plus, .plus])
+        #expect(try a.canonicalDump() == b.canonicalDump())
+    }
+
     @Test func zeroToNegativeZeroInAnUntypedColumnIsAWrite() throws {
         let (a, b) = try pair("CREATE TABLE m (id TEXT PRIMARY KEY NOT NULL, x);", tables: ["m"])
         try a.database.execute("INSERT INTO m VALUES ('k', ?)", [.real(0.0)])
