@@ -37,7 +37,8 @@ struct SimulationCoverageCLITests {
 
     @Test func aDurationRunsSeedsUntilTheTimeIsUpAndSaysHowFast() throws {
         let directory = TemporaryDirectory()
-        let run = try concordOK("simulate", "--duration", "2s", "--seeds", "7..7", "--steps", "10", in: directory)
+        let run = try concordOK(
+            "simulate", "--duration", "1s", "--jobs", "1", "--seeds", "7..7", "--steps", "10", in: directory)
         #expect(run.text.contains("seeds run                                       7.."))
         #expect(run.text.contains("seeds per second"))
         #expect(run.text.contains("device operations per second"))

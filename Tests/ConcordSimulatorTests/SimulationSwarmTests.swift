@@ -24,7 +24,7 @@ struct SimulationSwarmTests {
         let scenarios = [Scenario(name: "a", devices: 2, steps: 10), Scenario(name: "b", devices: 2, steps: 10)]
         let swarm = SimulationSwarm(scenarios: scenarios, firstSeed: 5, jobs: 2)
         let started = ContinuousClock.now
-        let results = try swarm.run(for: .seconds(5))
+        let results = try swarm.run(for: .seconds(1))
         #expect(ContinuousClock.now - started < .seconds(60))
         #expect(results.count >= 2)
         for (index, result) in results.enumerated() {
