@@ -185,4 +185,29 @@ struct RevivalChainTests {
             #expect(report.isConsistent, "\(report.problems.map(\.description))")
         }
     }
+
+    /// The same, with the grandchild moved by the app of the device where the child is parked: the app, which
+    /// does not see the parked grandchild, inserts its key again under another child, and the fold did not
+    /// look at the child it had kept, whose registers the fold reads no values of (`batched-wide` seed
+    /// 15000419, `Simulations/regressions/parked-revival-kept-after-local-move.json`).
+    @Test func aDeletedRowParkedWhileKeptLeavesTheParkedRowsWhenTheAppMovesItsChild() throws {
+        let devices = try devices("RESTRICT", count: 3)
+        let (deleter, keeper) = (devices[0], devices[1])
+        try write(keeper, "INSERT INTO p VALUES ('p1', 'P'); INSERT INTO c VALUES ('c1', 'p1', 'C')")
+        try write(keeper, "DELETE FROM c WHERE id = 'c1'")
+        try Replica.sync(devices)
+        try write(keeper, "INSERT INTO g VALUES ('g1', 'c1', 'G')")
+        try write(deleter, "PRAGMA foreign_keys = ON; DELETE FROM p WHERE id = 'p1'")
+        try deleter.apply(keeper.changes(since: 0), from: keeper.nodeID)
+        #expect(try deleter.parked().map { "\($0.table) \($0.key)" } == ["c c1", "g g1"])
+        try write(deleter, "PRAGMA foreign_keys = OFF; INSERT INTO g VALUES ('g1', 'c2', 'moved')")
+        #expect(try deleter.parked().map { "\($0.table) \($0.key)" } == ["g g1"], "c1 is kept by nothing")
+        try Replica.sync(devices)
+        for device in devices {
+            #expect(try shown(device).isEmpty)
+            #expect(try device.parked().map { "\($0.table) \($0.key)" } == ["g g1"])
+            let report = try device.check()
+            #expect(report.isConsistent, "\(report.problems.map(\.description))")
+        }
+    }
 }

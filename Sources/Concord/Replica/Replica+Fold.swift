@@ -110,6 +110,10 @@ final class FoldSession {
     /// Rows of tables with foreign keys the fold touched, for the reprojection, in first-seen order.
     private var folded: [RowRef] = []
     private var seen: Set<RowRef> = []
+    /// The registers folded rows of tables with `RESTRICT` parents had before this fold: a row that no longer
+    /// references a parent it kept (brought back) has that parent looked at again, as after a merge.
+    /// (`nil` for a row new to the registers.)
+    private var registersBeforeFold: [RowRef: RowRegisters?] = [:]
     /// Per table id, whether its hidden table held rows (see ``mayHaveHiddenCopies(_:)``).
     private var hiddenCopies: [Int64: Bool] = [:]
     /// The last log position of each logged key, read on the first cascade (see ``cascade(from:at:time:)``).
@@ -329,6 +333,13 @@ final class FoldSession {
         let stamp = Stamp(hlc: clock.tick(physical: stampTime(of: write.time)), node: replica.nodeID)
         let store = replica.store(write.table)
         let before = try store.loadStamps(write.key)
+        // Only a parked row can keep a parked parent, so only while rows are parked; with the values this
+        // time (`loadStamps` reads none), before this fold's first write of the row.
+        if anyParked, !seen.contains(ref), registersBeforeFold.index(forKey: ref) == nil,
+            replica.parents(of: ref.table).contains(where: \.action.revivesParent)
+        {
+            registersBeforeFold[ref] = try store.load(write.key)?.registers
+        }
         var after = localWrite.applied(
             to: before?.registers, columnCount: write.table.columns.count, stamp: stamp,
             policy: write.table.policy)
@@ -557,6 +568,7 @@ final class FoldSession {
             for ref in try joins.write() where seen.insert(ref).inserted { folded.append(ref) }
             guard !folded.isEmpty || !retrying.isEmpty else { return }
             let reprojection = Reprojection(replica: replica)
+            reprojection.rows.rememberBeforeFold(registersBeforeFold.compactMapValues { $0 })
             try reprojection.reproject(folded, retrying: retrying)
             let last = try reprojection.renumberMoved(after: version)
             if last != version {

@@ -46,8 +46,19 @@ final class StoredRows: RowGraph {
             hasHiddenValues: previous?.hasHiddenValues ?? false, version: version, seen: previous?.seen)
     }
 
-    /// The registers `row` had before it was first merged here; `nil` when it was not merged (`.some(nil)`: new).
+    /// The registers `row` had before it was first merged here, or before the fold that made this reprojection
+    /// changed it (see ``rememberBeforeFold(_:)``); `nil` when it was neither (`.some(nil)`: new).
     func registersBeforeMerge(_ row: RowRef) -> RowRegisters?? { before[row] }
+
+    /// Records the registers rows a fold changed had before it, which the stored rows no longer hold.
+    ///
+    /// Why: a child the app moved away from a deleted parent it had kept (brought back, and parked there
+    /// for a missing parent of its own) left that parent parked, its registers saying deleted and kept by
+    /// nothing (`batched-wide` seed 15000419): a changed row's former `RESTRICT` parent is looked at again
+    /// only when its registers before are known, as they are for a merge.
+    func rememberBeforeFold(_ registers: [RowRef: RowRegisters]) {
+        for (row, old) in registers where before.index(forKey: row) == nil { before[row] = .some(old) }
+    }
 
     /// Records where a row's values are after it was materialized.
     func materialized(_ row: RowRef, _ stored: RegisterStore.StoredRow, at placement: Placement) {
