@@ -156,7 +156,7 @@ final class Reprojection {
             }
             if recorder != nil {
                 note(
-                    row, before: rows.registersBeforeMerge(row) ?? stored.registers, wasShown: stored.shown,
+                    row, before: rows.registersBefore(row) ?? stored.registers, wasShown: stored.shown,
                     now: stored.registers, placement, standInsChanged: standInsChanged)
             }
             if !isChanged, stored.version != 0, placement.isShown != stored.shown || standInsChanged,
@@ -190,7 +190,7 @@ final class Reprojection {
         where key.action.revivesParent && (isChanged || keptChanged || stillKept) {
             if let parent = try visibility.parent(of: stored.registers, through: key) { next.append(parent) }
             // The parent a changed row referenced before, which it may have kept (shown or parked) and no longer.
-            if isChanged, let old = rows.registersBeforeMerge(row) ?? nil,
+            if isChanged, let old = rows.registersBefore(row) ?? nil,
                 let former = try visibility.parent(of: old, through: key)
             {
                 next.append(former)

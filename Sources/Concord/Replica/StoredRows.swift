@@ -48,7 +48,7 @@ final class StoredRows: RowGraph {
 
     /// The registers `row` had before it was first merged here, or before the fold that made this reprojection
     /// changed it (see ``rememberBeforeFold(_:)``); `nil` when it was neither (`.some(nil)`: new).
-    func registersBeforeMerge(_ row: RowRef) -> RowRegisters?? { before[row] }
+    func registersBefore(_ row: RowRef) -> RowRegisters?? { before[row] }
 
     /// Records the registers rows a fold changed had before it, which the stored rows no longer hold.
     ///
