@@ -44,8 +44,11 @@ let package = Package(
             name: "ConcordTests",
             dependencies: ["Concord", "ConcordTesting", "ConcordSimulator", "ConcordTestSupport"],
             exclude: ["Fixtures"]),
-        // Black-box tests of the `concord` executable (built because this target depends on it).
-        .testTarget(name: "ConcordCLITests", dependencies: ["ConcordCLI", "Concord", "ConcordTestSupport"]),
+        // Black-box tests of the `concord` executable, which `swift test` builds (ConcordCLIUnitTests depends on it).
+        // Not depending on the tool's module lets them compile beside it rather than after it.
+        .testTarget(name: "ConcordCLITests", dependencies: ["Concord", "ConcordTestSupport"]),
+        // The tool's own parts in process: its argument parser, typed options and progress meter.
+        .testTarget(name: "ConcordCLIUnitTests", dependencies: ["ConcordCLI", "Concord", "ConcordTestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "Concord", "ConcordTestSupport"]),
         .testTarget(
             name: "ConcordSimulatorTests",

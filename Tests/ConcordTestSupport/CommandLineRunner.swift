@@ -96,3 +96,17 @@ private final class PipeReader: @unchecked Sendable {
 
 /// The SHA-free fingerprint tests use to say "byte-identical": the file's bytes.
 public func fileBytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+/// Replicas `a.db` (holding `rows` reminders) and `b.db` (empty), both enabled with the tool itself and never synced.
+public func twoReminderReplicas(rows: Int) throws -> TemporaryDirectory {
+    let directory = TemporaryDirectory()
+    for name in ["a.db", "b.db"] {
+        try sqlite3Shell(directory.path(name), "CREATE TABLE reminders (id TEXT PRIMARY KEY, title TEXT);")
+        try concordOK("enable", name, "--table", "reminders", in: directory)
+    }
+    try sqlite3Shell(
+        directory.path("a.db"),
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows)) "
+            + "INSERT INTO reminders SELECT 'r' || i, 'title ' || i FROM n;")
+    return directory
+}
