@@ -32,10 +32,14 @@ let package = Package(
             path: "Sources/concord"),
         // The tags and time limits every test target uses, alone so the pure ConcordCoreTests can have them without SQLite.
         .target(name: "ConcordTestTraits", path: "Tests/ConcordTestTraits"),
+        // The test process's SQLite set-up, in C since it runs when the test bundle loads, before any test: no
+        // memory statistics, whose process-wide lock tests running side by side would take turns on.
+        .target(name: "ConcordTestProcess", dependencies: ["CSQLite"], path: "Tests/ConcordTestProcess"),
         // Helpers every test target shares: temporary folders, fixed clocks and node ids, the sqlite3 shell, the tool.
         // Re-exports ConcordTestTraits.
         .target(
-            name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTraits"], path: "Tests/ConcordTestSupport"
+            name: "ConcordTestSupport", dependencies: ["Concord", "ConcordTestTraits", "ConcordTestProcess"],
+            path: "Tests/ConcordTestSupport"
         ),
         // Fixtures (earlier layouts, fuzz reproducers, snapshots) are read from the source tree by path.
         // The semantics alone: builds and runs without SQLite.

@@ -1,4 +1,5 @@
 import Concord
+import ConcordTestProcess
 import Foundation
 
 /// A fresh directory under the system temporary directory, removed when the value is released.
@@ -15,6 +16,10 @@ public final class TemporaryDirectory {
 
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
+
+/// Whether SQLite keeps no memory statistics in this test process, as `Tests/ConcordTestProcess` sets up when
+/// the test bundle loads (so tests running side by side take no process-wide lock on every allocation).
+public var sqliteMemoryStatisticsAreOff: Bool { concord_test_process_sqlite_memory_statistics_off() != 0 }
 
 /// A node id whose bytes are all `byte`, so tests can name the winner of a tie.
 public func node(_ byte: UInt8) -> NodeID { NodeID(bytes: Array(repeating: byte, count: 16))! }
