@@ -61,7 +61,7 @@ public struct SimulationBatch: Sendable {
         let firstFailure = Mutex(Int.max)
         let runs = self.runs
         let group = DispatchGroup()
-        for _ in 0..<min(jobs, runs.count) {
+        for job in 0..<min(jobs, runs.count) {
             DispatchQueue.global().async(group: group) {
                 while true {
                     let index = next.withLock { value -> Int in
@@ -69,7 +69,7 @@ public struct SimulationBatch: Sendable {
                         return value
                     }
                     guard index < runs.count, index < firstFailure.withLock({ $0 }) else { return }
-                    let outcome = Result { try runs[index].run() }
+                    let outcome = Result { try RunsInFlight.running(runs[index], job: job) { try runs[index].run() } }
                     slots.withLock { $0[index] = outcome }
                     done.withLock { $0 += 1 }
                     if stoppingAtFirstFailure, (try? outcome.get().passed) != true {

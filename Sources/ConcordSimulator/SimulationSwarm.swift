@@ -49,7 +49,7 @@ public struct SimulationSwarm: Sendable {
         let stopped = Mutex(false)
         let group = DispatchGroup()
         let swarm = self
-        for _ in 0..<jobs {
+        for job in 0..<jobs {
             DispatchQueue.global().async(group: group) {
                 while true {
                     let index = next.withLock { value -> Int? in
@@ -58,7 +58,8 @@ public struct SimulationSwarm: Sendable {
                         return value
                     }
                     guard let index else { return }
-                    let outcome = Result { try swarm.simulation(at: index).run() }
+                    let simulation = swarm.simulation(at: index)
+                    let outcome = Result { try RunsInFlight.running(simulation, job: job) { try simulation.run() } }
                     if (try? outcome.get())?.passed != true { stopped.withLock { $0 = true } }
                     outcomes.withLock { $0[index] = outcome }
                 }

@@ -112,6 +112,8 @@ extension Subcommand {
         options: SimulateOptions.self
     ) { options, output in
         output.quiet = options.quiet
+        // A run that traps takes the process down with it: name the runs under way first.
+        RunsInFlight.reportOnCrash()
         let scenarios = try options.loadScenarios()
         let started = ContinuousClock.now
         let runs: [Simulation]
