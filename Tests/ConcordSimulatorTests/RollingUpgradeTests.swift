@@ -147,6 +147,15 @@ struct RollingUpgradeTests {
         #expect(replica.schemaRefusals.isEmpty)
     }
 
+    /// Seed 20000001 of the file: a device upgraded to release 2, which adds `priority`, with nothing for
+    /// Concord to log, and its app inserted a reminder with a priority before any fold. Concord still knew
+    /// the table without the column, so the run read the write's rows without it, and trapped recording
+    /// the write with the column Concord had taken up by then. The app folds after every upgrade now.
+    @Test func anAppWritesANewColumnRightAfterAnUpgradeThatLoggedNothing() throws {
+        let result = try Simulation(scenario: try Self.scenario(), seed: 20_000_001).run()
+        #expect(result.passed && result.upgrades > 0, "\(result.failureDescription)")
+    }
+
     /// Through the record server, a device on an older release fetches, merges and saves back records
     /// that hold what it cannot show; saved again without it, a newer device's writes would be lost to
     /// every device that fetches them. (The mesh runs the scenario file's seeds in `ScenarioFileTests`.)
