@@ -33,6 +33,17 @@ struct RevivalChainTests {
         try replica.foldLocalWrites()
     }
 
+    /// Every device shows nothing, keeps only the grandchild `g1` parked, and passes its check: the end of the
+    /// chains whose deleted child was kept while parked.
+    private func expectOnlyTheGrandchildParked(on devices: [Replica]) throws {
+        for device in devices {
+            #expect(try shown(device).isEmpty)
+            #expect(try device.parked().map { "\($0.table) \($0.key)" } == ["g g1"])
+            let report = try device.check()
+            #expect(report.isConsistent, "\(report.problems.map(\.description))")
+        }
+    }
+
     private func shown(_ replica: Replica) throws -> [String] {
         try ["p", "c", "g"].flatMap { table in
             try replica.database.query("SELECT id FROM \(table) ORDER BY id").compactMap { $0[0].textValue }
@@ -178,12 +189,7 @@ struct RevivalChainTests {
         #expect(try deleter.parked().map { "\($0.table) \($0.key)" } == ["c c1", "g g1"])
         try deleter.apply(mover.changes(since: 0), from: mover.nodeID)
         try Replica.sync(devices)
-        for device in devices {
-            #expect(try shown(device).isEmpty)
-            #expect(try device.parked().map { "\($0.table) \($0.key)" } == ["g g1"])
-            let report = try device.check()
-            #expect(report.isConsistent, "\(report.problems.map(\.description))")
-        }
+        try expectOnlyTheGrandchildParked(on: devices)
     }
 
     /// The same, with the grandchild moved by the app of the device where the child is parked: the app, which
@@ -203,11 +209,6 @@ struct RevivalChainTests {
         try write(deleter, "PRAGMA foreign_keys = OFF; INSERT INTO g VALUES ('g1', 'c2', 'moved')")
         #expect(try deleter.parked().map { "\($0.table) \($0.key)" } == ["g g1"], "c1 is kept by nothing")
         try Replica.sync(devices)
-        for device in devices {
-            #expect(try shown(device).isEmpty)
-            #expect(try device.parked().map { "\($0.table) \($0.key)" } == ["g g1"])
-            let report = try device.check()
-            #expect(report.isConsistent, "\(report.problems.map(\.description))")
-        }
+        try expectOnlyTheGrandchildParked(on: devices)
     }
 }
