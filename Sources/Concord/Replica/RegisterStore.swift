@@ -56,6 +56,11 @@ final class RegisterStore {
         case insertMetadataSeen, updateMetadataSeen
     }
 
+    /// The values of rows an app trigger deleted while Concord merged, by key, in column order, until the
+    /// merge's transaction logs their deletes (see ``Replica/keepCaughtRows(_:)``): read as the values of a
+    /// row gone from both tables, so what the merge writes of the row keeps them.
+    var caughtValues: [SQLiteValue: [SQLiteValue]] = [:]
+
     private var statements: [Statement?] = Array(repeating: nil, count: Slot.allCases.count)
     /// The updates of a shown row's values, by the columns they set (see ``updateShown(_:)``).
     private var shownUpdates: [[Int]: Statement] = [:]
@@ -215,9 +220,12 @@ final class RegisterStore {
         }
         let hasHiddenValues = withValues && statement.int64(next()) != 0
         let shown = withValues && statement.int64(next()) != 0
-        let columns = stamps.map { stamp in
+        let caught =
+            withValues && !shown && !hasHiddenValues && !caughtValues.isEmpty
+            ? caughtValues[statement.column(0)] : nil
+        let columns = stamps.enumerated().map { column, stamp in
             let value = withValues ? statement.column(next()) : .null
-            return stamp.map { ColumnRegister(value: value, stamp: $0) }
+            return stamp.map { ColumnRegister(value: caught?[column] ?? value, stamp: $0) }
         }
         var registers = RowRegisters(
             liveness: Liveness(causalLength: causalLength, stamp: livenessStamp), columns: columns)

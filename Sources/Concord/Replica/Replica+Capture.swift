@@ -30,6 +30,8 @@ extension Replica {
     func withoutCapture<T>(_ body: () throws -> T) throws -> T {
         precondition(database.inTransaction, "capture is silenced only inside a transaction")
         try requireForeignKeysOffForUserWrites()
+        // Rows caught by a body that threw went with its writes.
+        defer { forgetCaughtRows() }
         let result = try database.connection.silencer.silencing(body)
         try logRowsDeletedWhileSilencing()
         return result

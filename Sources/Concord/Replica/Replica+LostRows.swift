@@ -18,9 +18,10 @@ extension Replica {
     ///   and drop it again before Concord looks, in this process or another.
     ///
     /// Either way the delete is recorded as made here, as it would have been had the app deleted the row
-    /// itself. The row's values left with it, as for a table rebuilt without its triggers
-    /// (``logLostRow(_:of:log:)``, shared with ``reconcile(_:newColumnsFrom:)``); the delete keeps nothing
-    /// to bring back. A row written since the last fold has no registers yet: its last logged write, an
+    /// itself. A row a trigger deleted while Concord merged keeps its values where SQLite's preupdate hook
+    /// caught them (``logCaughtDeletes()``, run first, logs those). Otherwise the row's values left with it,
+    /// as for a table rebuilt without its triggers (``logLostRow(_:of:log:)``, shared with
+    /// ``reconcile(_:newColumnsFrom:)``); the delete keeps nothing to bring back. A row written since the last fold has no registers yet: its last logged write, an
     /// insert or an update, gets the delete after it (``unshownSinceFoldSQL(_:)``).
     ///
     /// Where it looks, two queries per table (the registers, the capture log): the tables a silenced
@@ -66,6 +67,7 @@ extension Replica {
     /// try replica.withoutCapture { try merge(doneReminder) }   // logs each subtask it took
     /// ```
     func logRowsDeletedWhileSilencing() throws {
+        try logCaughtDeletes()
         let tables = database.connection.silencer.takeDeletedWhileSilencing()
         guard !tables.isEmpty else { return }
         try logRowsLost(from: tables)

@@ -47,6 +47,12 @@ public final class Replica {
     var isAdoptingSchemas = false
     /// `_concord_state.swept` as last read (see ``logRowsLostUncaptured()``).
     var sweptSchemaVersion: Int64?
+    /// The rows an app trigger deleted while Concord merged, whose values were kept in their hidden tables
+    /// (see ``keepCaughtRows(_:)``), until the merge's transaction logs their deletes.
+    var caughtDeletes: [(table: SyncedTable, key: SQLiteValue)] = []
+    /// Per synced table id, where its key and columns are in the rows SQLite's preupdate hook reads
+    /// (``caughtPositions(of:)``); `nil` for a table whose rows it does not read whole.
+    var caughtColumnPositions: [Int64: (key: Int, columns: [Int])?] = [:]
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
     /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
     var bettingOnNoUserWrites = false
@@ -297,6 +303,7 @@ public final class Replica {
         tables = syncedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap {
             syncedTables[$0]
         }
+        catchDeletedRows()
         parentKeys = [:]
         childKeys = [:]
         captureFacts = [:]

@@ -125,8 +125,15 @@ public final class Database {
                 }
                 defer { sqlite3_finalize(statement) }
                 if let statement {
+                    // Caught around every step while silencing: a script runs rarely, so no need to know first
+                    // whether it codes a watched delete (see ``Statement/step()``).
+                    let catching = silencer.isSilencing && silencer.catcher.start(on: handle)
                     var step = sqlite3_step(statement)
                     while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                    if catching {
+                        silencer.catcher.stop(on: handle)
+                        try silencer.deliverCaught(failed: step != SQLITE_DONE)
+                    }
                     guard step == SQLITE_DONE else {
                         throw SQLiteError(
                             connection: handle, code: step, sql: text?.trimmingCharacters(in: .whitespacesAndNewlines))

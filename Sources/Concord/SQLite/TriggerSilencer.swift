@@ -45,6 +45,11 @@ final class TriggerSilencer {
     /// How many writes of silenceable triggers compiles have met, in either mode: a statement whose compile
     /// raised it has code that depends on the mode.
     private(set) var encounters = 0
+    /// Catches the values of the rows watched deletes take while silencing, around each step of a statement
+    /// that codes one (see ``DeletedRowCatcher``); its `tables` are the owner's to set.
+    let catcher = DeletedRowCatcher()
+    /// Given the rows ``catcher`` caught, after the step that deleted them: the owner keeps their values.
+    var keepCaught: ([DeletedRowCatcher.CaughtRow]) throws -> Void = { _ in }
 
     /// Installs the authorizer on `handle`; the silencer must outlive the connection (``Connection`` owns it).
     func install(on handle: OpaquePointer) {
@@ -78,6 +83,14 @@ final class TriggerSilencer {
     /// Notes that a statement whose code holds the watched deletes of `tables` ran, in the present mode.
     func ran(codedDeletes tables: [String]) {
         if isSilencing && !tables.isEmpty { deletedWhileSilencing.formUnion(tables) }
+    }
+
+    /// Hands the rows ``catcher`` caught to ``keepCaught``, if any; after a step that failed, drops them (the
+    /// statement's changes were undone).
+    func deliverCaught(failed: Bool = false) throws {
+        guard !catcher.caught.isEmpty else { return }
+        let rows = catcher.take()
+        if !failed { try keepCaught(rows) }
     }
 
     /// The tables silenced statements may have deleted rows from uncaptured since the last call.
