@@ -1,4 +1,4 @@
-import Concord
+@_spi(Simulation) import Concord
 import ConcordTesting
 
 /// Every write the devices' apps made, as the operations of a ConcordTesting `Ledger`, with the step
@@ -34,7 +34,8 @@ struct AppLedger {
     private(set) var ledger = Ledger()
     /// The step and device of each operation, by id.
     private(set) var origins: [Origin] = []
-    /// The rows a trigger of the app deleted while Concord merged: their deletes keep no values (see
+    /// The rows whose deletes keep no values: rows a rebuild dropped, and rows a trigger of the app deleted
+    /// while Concord merged where the SQLite library cannot show Concord their values (see
     /// ``recordDelete(_:stamp:node:origin:knowledge:)``).
     private(set) var deletedWithoutValues: Set<RowRef> = []
 
@@ -93,16 +94,18 @@ struct AppLedger {
     /// Records `node`'s delete of `row` at `stamp`, made by no statement of its app: a trigger of the app
     /// deleted it while Concord merged a change.
     ///
-    /// SQLite makes such a delete whatever Concord answers, with the capture triggers silenced, so the row's
-    /// values leave with it and its registers keep their stamps over NULL (as the README says): the row
-    /// is remembered, so the oracle accepts NULL where a column's register holds the stamp it expects.
+    /// SQLite makes such a delete whatever Concord answers, with the capture triggers silenced. Concord keeps
+    /// the row's values by reading them as SQLite deletes the row; where the SQLite library cannot show them
+    /// (``Replica/keepsValuesOfRowsTriggersDelete``), the values leave with it and its registers keep their
+    /// stamps over NULL (as the README says): the row is then remembered, so the oracle accepts NULL where a
+    /// column's register holds the stamp it expects.
     mutating func recordDelete(
         _ row: RowRef, stamp: Stamp, node: NodeID, origin: Origin, knowledge: inout Knowledge
     ) {
         let id = ledger.record(node: node, stamp: stamp, row: row, kind: .delete, values: [:], seen: knowledge.of(row))
         origins.append(origin)
         knowledge.learn([id], of: row)
-        deletedWithoutValues.insert(row)
+        if !Replica.keepsValuesOfRowsTriggersDelete { deletedWithoutValues.insert(row) }
     }
 
     /// An update of a row-policy row carries its whole row, but a `SET NULL` / `SET DEFAULT` column the

@@ -198,13 +198,16 @@ struct Statement {
     }
 
     /// What the statement did to `row`: its own kind for a row of its table (a row a DELETE left in
-    /// place was set by a self-referencing key), otherwise the foreign-key action that changed it.
+    /// place was set by a self-referencing key or a trigger, a row gone after an INSERT or UPDATE was
+    /// deleted by a trigger), otherwise the foreign-key action or the trigger that changed it.
     func kind(of row: RowRef) -> Ledger.Kind {
         if cascaded.contains(row) { return .delete }
         let (was, now) = (before[row] != nil, after[row] != nil)
         if row.table == table, upserts, was, now { return .update }
-        if row.table == table, let kind, !(kind == .delete && now) { return kind }
-        // Gone from its table: `ON DELETE CASCADE`; still there: `SET NULL` / `SET DEFAULT`.
+        // A row of its table the statement's kind does not fit was written by a trigger of the app: gone after
+        // an insert or update (a trigger deleting from the very table), still there after a delete.
+        if row.table == table, let kind, kind == .delete ? !now : (now || !was) { return kind }
+        // Gone from its table: `ON DELETE CASCADE` or a trigger; still there: `SET NULL` / `SET DEFAULT`.
         return was && !now ? .delete : !was && now ? .insert : .update
     }
 

@@ -60,6 +60,11 @@ extension Workload {
     /// difference from the count the row showed, and the best score, fastest time and badges, which the
     /// replace sets back to their DEFAULTs, keep what the row held.
     ///
+    /// The app's triggers set each other off on the row-policy table: renaming a counter recolours its theme
+    /// (`t1` for `c1`), a new background sets the foreground in the same row, and deleting one theme deletes
+    /// its pair (`t1` and `t2`) from the very table its statement deletes from, also on a device that merges
+    /// the delete, where Concord records the pair's delete as the device's own, with its values.
+    ///
     /// The fastest time starts NULL, the smallest value of all, so under `min` it stays NULL: every time
     /// an app writes folds back to it. That is the `min` merge as documented, kept here as a trap an app
     /// may fall into (MergePolicies.md says how to avoid it); the wide app's `min` column gets values.
@@ -69,6 +74,12 @@ extension Workload {
                 taps INTEGER NOT NULL DEFAULT 0, taps_lww INTEGER NOT NULL DEFAULT 0, best INTEGER NOT NULL DEFAULT 0,
                 fastest INTEGER, badges TEXT NOT NULL DEFAULT '[]');
             CREATE TABLE themes (id TEXT PRIMARY KEY NOT NULL, background TEXT, foreground TEXT);
+            CREATE TRIGGER counter_renamed AFTER UPDATE OF label ON counters BEGIN
+                UPDATE themes SET background = NEW.label WHERE id = 't' || substr(NEW.id, 2); END;
+            CREATE TRIGGER theme_contrast AFTER UPDATE OF background ON themes BEGIN
+                UPDATE themes SET foreground = 'on ' || NEW.background WHERE id = NEW.id; END;
+            CREATE TRIGGER theme_pair_deleted AFTER DELETE ON themes BEGIN
+                DELETE FROM themes WHERE id = 't' || (3 - substr(OLD.id, 2)); END;
             """,
         tables: [
             Table(
@@ -89,5 +100,7 @@ extension Workload {
             "UPDATE counters SET fastest = min(coalesce(fastest, 1000), {100..900}) WHERE id = 'c{1..3}'",
             "UPDATE counters SET badges = json_insert(badges, '$[#]', '{word}') WHERE id = 'c{1..3}'",
             "INSERT OR REPLACE INTO counters (id, label, taps) VALUES ('c{1..3}', '{word}', {0..9})",
+            "UPDATE themes SET background = '{word}' WHERE id = 't{1..2}'",
+            "DELETE FROM themes WHERE id = 't{1..2}'",
         ])
 }

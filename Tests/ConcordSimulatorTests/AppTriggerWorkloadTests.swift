@@ -105,8 +105,10 @@ struct AppTriggerWorkloadTests {
 
     /// A completed reminder merged here clears its subtasks: seed 62 reaches it. The ledger records the
     /// delete as of the apply that made it (seed 489 failed the oracle when it was recorded after the
-    /// liveness phase's exchange, with what the device learned later), and its row keeps no values
-    /// (seed 128 failed the oracle on them before it accepted that).
+    /// liveness phase's exchange, with what the device learned later), and its row keeps its values
+    /// (seed 128 failed the oracle on them when they were lost, before the oracle accepted that, and again
+    /// when Concord first kept them: it kept them in the hidden table at once, the merge took the subtask
+    /// for one hidden by its placement and showed it again, and the trigger deleted it a second time).
     @Test(arguments: [62, 128, 489] as [UInt64])
     func mergedCompletionsClearSubtasksAsTheDevicesOwnDeletes(seed: UInt64) throws {
         let result = try Simulation(scenario: .default, seed: seed).run()
