@@ -230,7 +230,20 @@ public final class Replica {
     static func checkpointWriteAheadLog(_ database: Database) throws {
         guard !database.inTransaction else { return }
         do {
-            try database.withoutWaitingForLocks { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            try database.withoutWaitingForLocks {
+                try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                // A write-ahead log that a power loss kept beside a header it never switched to WAL put this
+                // connection in WAL mode, and the checkpoint just emptied that log: connections opened next see
+                // a rollback header and no log, use a rollback journal, and every commit of theirs waits for
+                // ever on the SHARED lock a WAL connection keeps (the app's writes failed with "database is
+                // locked", power-loss seed 23000109). Setting the mode again writes the header WAL needs.
+                if let header = database.fileHeader(), header[18] == 1,
+                    try database.scalar("PRAGMA journal_mode") == "wal"
+                {
+                    try database.execute("PRAGMA journal_mode = DELETE")
+                    try database.execute("PRAGMA journal_mode = WAL")
+                }
+            }
         } catch let error as SQLiteError where [.busy, .locked].contains(error.resultCode.primary) {
             // Another connection holds the file (outside WAL mode, even reading it needs the lock).
         }

@@ -101,6 +101,23 @@ public final class Database {
         try Database(path: ":memory:", vfs: vfs)
     }
 
+    /// The first 100 bytes of the main database file, SQLite's header, read through the connection's own
+    /// VFS file; `nil` for a database with no file or no header yet.
+    ///
+    /// Why not SQL: the header says how the file is journaled (bytes 18 and 19: 1 rollback, 2 WAL), and
+    /// a connection in WAL mode reads pages through the log, so only the file tells what a connection
+    /// opened next will find.
+    func fileHeader() -> [UInt8]? {
+        var pointer: UnsafeMutableRawPointer?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer?.assumingMemoryBound(to: sqlite3_file.self),
+            let read = file.pointee.pMethods?.pointee.xRead
+        else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 100)
+        let code = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, 100, 0) }
+        return code == SQLITE_OK ? bytes : nil
+    }
+
     /// Runs one or more SQL statements that take no parameters.
     ///
     /// Statements run one at a time, so an error names the one that failed, not the whole script.
