@@ -50,33 +50,23 @@ extension Replica {
         let log = try database.cached(Self.logWriteSQL)
         for (table, key) in caughtDeletes {
             guard let values = store(table).caughtValues[key] else { continue }
-            let alive = try database.cached(
+            let gone = try database.scalar(
                 """
                 SELECT NOT EXISTS (SELECT 1 FROM \(table.qualifiedName) WHERE \(table.quotedKey) = ?1)
                     AND NOT EXISTS (SELECT 1 FROM \(table.hiddenTable) WHERE pk = ?1)
                     AND (EXISTS (SELECT 1 FROM \(table.rowsTable) WHERE kh = ?2 AND pk = ?1 AND cl % 2 = 1)
                         OR (SELECT op FROM \(Metadata.log) WHERE tbl = ?3 AND pk = ?1 ORDER BY seq DESC LIMIT 1)
                             IN (\(Metadata.Operation.insert.rawValue), \(Metadata.Operation.update.rawValue)))
-                """
-            )
-            try alive.bind([key, .integer(KeyHash.of(key)), .integer(table.id)])
-            let gone = try alive.step() && alive.int64(0) != 0
-            alive.reset()
-            guard gone else { continue }
-            let columns = ["pk"] + table.hiddenColumns
-            try database.cached(
-                "INSERT INTO \(table.hiddenTable) (\(columns.joined(separator: ", "))) "
-                    + "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-            ).run([key] + values)
+                """, [key, .integer(KeyHash.of(key)), .integer(table.id)])
+            guard gone == .integer(1) else { continue }
+            try store(table).statement(.writeHidden).run([key] + values)
             try log.run([.integer(table.id), key, .integer(Metadata.Operation.delete.rawValue), .null])
         }
     }
 
     /// Drops what ``keepCaughtRows(_:)`` kept: logged, or gone with the writes of a merge that threw.
     func forgetCaughtRows() {
-        for table in Set(caughtDeletes.map(\.table.id)) {
-            if let table = tables.first(where: { $0.id == table }) { store(table).caughtValues = [:] }
-        }
+        for (table, _) in caughtDeletes { store(table).caughtValues = [:] }
         caughtDeletes = []
     }
 
