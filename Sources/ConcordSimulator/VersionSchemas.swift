@@ -121,6 +121,9 @@ struct VersionSchemas {
 extension ReplicaError {
     /// The table a refusal for a destructive schema change names (``Replica/schemaRefusals``).
     fileprivate var refusedTable: String? {
-        if case .schemaChanged(let table, _, _) = self { table } else { nil }
+        switch self {
+        case .schemaChanged(let table, _, _), .tiedToRefusedTable(let table, _): table
+        default: nil
+        }
     }
 }

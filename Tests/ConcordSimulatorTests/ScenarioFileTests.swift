@@ -130,8 +130,8 @@ struct ScenarioFileTests {
         }
     }
 
-    /// A release may make a change Concord refuses if a later one undoes it, on a table no foreign key ties
-    /// to one that still syncs, in a scenario whose writes come one statement at a time.
+    /// A release may make a change Concord refuses if a later one undoes it, in a scenario whose writes come
+    /// one statement at a time; a refused child is fine too, as its parent table waits with it.
     @Test(
         arguments: [
             ("CREATE UNIQUE INDEX tags_name ON tags (name)", "DROP INDEX tags_name", [1, 1], nil),
@@ -139,10 +139,7 @@ struct ScenarioFileTests {
                 "CREATE UNIQUE INDEX tags_name ON tags (name)", "SELECT 1", [1, 1],
                 "version 3's migration is not additive: "
             ),
-            (
-                "CREATE UNIQUE INDEX items_body ON items (body)", "DROP INDEX items_body", [1, 1],
-                "version 2 refuses table 'items', which a foreign key ties to 'lists'"
-            ),
+            ("CREATE UNIQUE INDEX items_body ON items (body)", "DROP INDEX items_body", [1, 1], nil),
             (
                 "CREATE UNIQUE INDEX tags_name ON tags (name)", "DROP INDEX tags_name", [2, 3],
                 "mix.batch is [2, 3], and a release refuses a table"

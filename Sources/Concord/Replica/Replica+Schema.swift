@@ -8,9 +8,10 @@ extension Replica {
     /// and the capture triggers are made again to capture them; a table rebuilt
     /// by a migration tool (create, copy, drop, rename) gets its triggers back
     /// and is reconciled. A dropped, renamed or reordered column, a dropped or
-    /// renamed table or another key stop *that* table only (see
-    /// ``schemaRefusals``): its writes wait in the capture log, its rows are
-    /// neither exported nor merged, and undoing the change resumes it.
+    /// renamed table or another key stop *that* table (see ``schemaRefusals``),
+    /// and the synced tables foreign keys tie to it: their writes wait in the
+    /// capture log, their rows are neither exported nor merged, and undoing the
+    /// change resumes them.
     ///
     /// It costs one `PRAGMA schema_version` per call while nothing changed.
     /// When that number moved — Concord's own suspending and resuming of
@@ -74,7 +75,9 @@ extension Replica {
     /// The synced tables that do not sync now because their schema changed destructively, in name order.
     ///
     /// Each is a ``ReplicaError/schemaChanged(table:change:fix:)`` naming the
-    /// table, the change and the fix. Every other table keeps syncing; the
+    /// table, the change and the fix, or a
+    /// ``ReplicaError/tiedToRefusedTable(table:refused:)`` for a table foreign
+    /// keys tie to one. Every other table keeps syncing; the
     /// refused table's captured writes wait in the capture log, its rows are
     /// left out of exports and held back from applies (the peer's read
     /// position then stays where it was, so the next sync brings them again).
@@ -136,7 +139,8 @@ extension Replica {
                 guarded.append(table)
             }
         }
-        refusedTables = refused
+        refusedTables = refusingTiedTables(refused)
+        adopt.removeAll { isRefused($0.0.name) }
         // Guards whose JSON function the app's new table or view hides are made again (adopting makes all anew).
         var renewed = false
         for table in guarded where try renewValueGuards(of: table) { renewed = true }
@@ -150,6 +154,34 @@ extension Replica {
             for (table, change) in adopt { try self.adopt(change, of: table) }
         }
         return true
+    }
+
+    /// `refused`, plus every synced table a foreign key ties to one of them, directly or through other
+    /// synced tables, as child or as parent (``ReplicaError/tiedToRefusedTable(table:refused:)``).
+    ///
+    /// Why: a refused table's rows are neither merged nor exported, so a table tied to it that went on
+    /// syncing would merge children whose parents are held back, or a parent's delete whose children's
+    /// deletes are: rows that name rows this device does not show, which `PRAGMA foreign_key_check`
+    /// reports. Waiting together, both sides' writes are kept and sync as one once the change is undone.
+    ///
+    /// ```swift
+    /// refusingTiedTables(["boards": refusal])  // ["boards": refusal, "cards": .tiedToRefusedTable(...)]
+    /// ```
+    private func refusingTiedTables(_ refused: [String: ReplicaError]) -> [String: ReplicaError] {
+        var result = refused
+        // Breadth first from each refused table, in name order, so a table tied to two names the first.
+        var queue = refused.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { ($0, $0) }
+        var next = 0
+        while next < queue.count {
+            let (name, origin) = queue[next]
+            next += 1
+            let tied = parents(of: name).map(\.parent) + children(of: name).map(\.child)
+            for other in tied where result[other] == nil && syncedTables[other] != nil {
+                result[other] = .tiedToRefusedTable(table: other, refused: origin)
+                queue.append((other, origin))
+            }
+        }
+        return result
     }
 
     /// Why `table` cannot sync once `change` is adopted because a new column that peers merge as a counter

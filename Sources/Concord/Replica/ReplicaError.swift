@@ -51,6 +51,9 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case changesetChanged
     /// A synced table's schema changed in a way Concord does not sync.
     case schemaChanged(table: String, change: String, fix: String)
+    /// A synced table waits because a foreign key ties it, directly or through other synced tables, to one
+    /// whose schema changed in a way Concord does not sync (named second).
+    case tiedToRefusedTable(table: String, refused: String)
     /// Sync was to be disabled on a table that does not sync.
     case notSynced(table: String)
     /// Sync was to be disabled on a table that another synced table references.
@@ -143,6 +146,11 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .schemaChanged(let table, let change, let fix):
             return "table '\(table)' changed since sync was enabled: \(change); Concord stopped syncing this table "
                 + "(every other table syncs, and its writes are kept until the change is undone). To fix: \(fix)"
+        case .tiedToRefusedTable(let table, let refused):
+            return "table '\(table)' is tied by foreign keys to table '\(refused)', which stopped syncing for a change "
+                + "to its schema; Concord stopped syncing this table too, so that no row shows without the rows its "
+                + "keys name (its writes are kept, and sync once '\(refused)' does). To fix: undo the change to "
+                + "'\(refused)' (see its own refusal)"
         case .notSynced(let table):
             return "table '\(table)' does not sync in this replica, so there is nothing to disable; "
                 + "`concord status DB` lists the tables that do"
