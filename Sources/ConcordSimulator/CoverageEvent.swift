@@ -68,6 +68,9 @@ public enum CoverageEvent: String, CaseIterable, Codable, Sendable {
     /// A copy folded writes its original's app made while a release refused their table, crediting their
     /// counter changes to the original.
     case copiedRefusedWrite = "copied-refused-write"
+    /// A device held back records it fetched from the record server (their table was refused), and fetched
+    /// them again from the same token until it merged them.
+    case heldBackRefetched = "held-back-refetched"
     /// An upgrade's migration rebuilt a synced table (create, copy, drop, rename), dropping its capture.
     case rebuild = "table-rebuild"
     /// Taking up an upgrade's new columns wrote values of the device's own: a `max` or `min` column's

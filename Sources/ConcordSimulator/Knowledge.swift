@@ -12,7 +12,7 @@ import Concord
 ///
 /// ```swift
 /// let sent = peer.knowledge.about(changes.rows.map { RowRef(table: $0.table, key: $0.key) })
-/// if try deliver(changes, to: device, from: "device 1", knowledge: sent) { /* device learned `sent` */ }
+/// if try deliver(changes, to: device, from: "device 1", knowledge: sent) != nil { /* device learned `sent` */ }
 /// ```
 struct Knowledge: Equatable {
     private(set) var rows: [RowRef: Set<Int>] = [:]

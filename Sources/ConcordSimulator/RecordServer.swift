@@ -118,6 +118,10 @@ struct CloudClient {
     var serverCopy: [RecordServer.RecordID: RowRegisters] = [:]
     /// The server change token fetched up to.
     var token = 0
+    /// The token the first fetched page with rows the replica held back started from (rows of a table it
+    /// refuses for now, ``ApplyReport/heldBack``): fetches start there again until nothing is held back, as
+    /// the replica keeps no held-back row and the server sends a record once per token.
+    var heldBackSince: Int?
     /// The local version uploaded up to.
     var uploadedVersion: Int64 = 0
 }

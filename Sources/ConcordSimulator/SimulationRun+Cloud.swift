@@ -44,7 +44,9 @@ extension SimulationRun {
                 // "Server record changed": merge the server's records, then retry with the merged rows.
                 result.serverRecordChanged += outcome.conflicts.count
                 log("device \(device.index) was told server record changed for \(outcome.conflicts.count) records")
-                guard try apply(outcome.conflicts, to: device, since: server.token, upTo: server.token) else { break }
+                guard try apply(outcome.conflicts, to: device, since: server.token, upTo: server.token) != nil else {
+                    break
+                }
                 (tables, batch) = try rowsAgain(outcome.conflicts, from: device)
             }
         }
@@ -76,38 +78,49 @@ extension SimulationRun {
         return (merged.tables, batch)
     }
 
-    /// Fetches every record saved since the device's token, a batch at a time.
+    /// Fetches every record saved since the device's token, a batch at a time; from the first page whose rows
+    /// the replica held back instead, while it held any back (see ``CloudClient/heldBackSince``).
     func fetch(_ device: SimulatedDevice) throws {
         guard device.online else { return }
         result.fetches += 1
+        let start = device.cloud.heldBackSince ?? device.cloud.token
+        device.cloud.token = start
+        device.cloud.heldBackSince = nil
         while true {
             let page = server.changes(since: device.cloud.token, limit: plan.rates.fetchLimit)
             guard !page.records.isEmpty else { return }
-            guard try apply(page.records, to: device, since: device.cloud.token, upTo: page.token) else { return }
+            guard let report = try apply(page.records, to: device, since: device.cloud.token, upTo: page.token)
+            else { return }
+            if report.heldBack > 0, device.cloud.heldBackSince == nil {
+                device.cloud.heldBackSince = device.cloud.token
+                result.coverage.record(.heldBackRefetched)
+            }
             device.cloud.token = page.token
             guard page.more else { return }
         }
     }
 
-    /// Merges server records into `device` and remembers their tags; `false` when its clock refused them.
+    /// Merges server records into `device` and remembers the tags of those it merged (not of rows it held
+    /// back, which it has not seen); the apply's report, or `nil` when its clock refused them.
     private func apply(_ records: [RecordServer.Record], to device: SimulatedDevice, since: Int, upTo: Int) throws
-        -> Bool
+        -> ApplyReport?
     {
         var knowledge = Knowledge()
         for record in records {
             knowledge.learn(record.knowledge, of: RowRef(table: record.change.table, key: record.change.key))
         }
         guard
-            try deliver(
+            let report = try deliver(
                 try transmit(server.changeset(records, since: since, upTo: upTo)), to: device, from: "the server",
                 knowledge: knowledge)
-        else { return false }
-        for record in records {
+        else { return nil }
+        let refused = refusedTables(of: device)
+        for record in records where !refused.contains(record.change.table) {
             let id = RecordServer.RecordID(table: record.change.table, key: record.change.key)
             device.cloud.tags[id] = record.tag
             device.cloud.serverCopy[id] = record.change.registers
         }
-        return true
+        return report
     }
 
     /// `changeset` as the other end reads it: encoded in the next message's form and decoded again (see ``Wire``).

@@ -353,13 +353,14 @@ final class SimulationRun {
     }
 
     /// Applies a changeset to `device`, which then knows what its sender knew of its rows (`knowledge`);
-    /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later.
-    /// `node`, when the transport knows which device sent it: a header naming another moves no read position
+    /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later (`nil`;
+    /// else the apply's report). `node`, when the transport knows which device sent it: a header naming another moves no read position
     /// (``Replica/apply(_:from:)``).
+    @discardableResult
     func deliver(
         _ changeset: Changeset, to device: SimulatedDevice, from sender: String, node: NodeID? = nil,
         knowledge: Knowledge
-    ) throws -> Bool {
+    ) throws -> ApplyReport? {
         let conflicts = try countConflicts(changeset, on: device)
         let armed = armedCut?.device == device.index
         let dumpBefore = armed ? try device.replica.canonicalDump() : ""
@@ -379,11 +380,11 @@ final class SimulationRun {
             // stamps those deletes against the registers as this apply left them, and the ledger must record
             // them as of the same moment, before another apply teaches the device more of those rows.
             if written == nil, try !device.tablesTriggersDelete().isEmpty { try collectWrites(only: [device.index]) }
-            return true
+            return report
         } catch let refusal as ClockDriftError {
             result.driftRefusals += 1
             log("device \(device.index) refused from \(sender): \(refusal.drift) ms ahead")
-            return false
+            return nil
         }
     }
 

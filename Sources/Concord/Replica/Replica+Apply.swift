@@ -14,7 +14,9 @@ public struct ApplyReport: Hashable, Sendable, CustomStringConvertible, Encodabl
     public var ignored: Int
     /// Rows of tables this replica refuses for now (a destructive schema change, see
     /// ``Replica/schemaRefusals``): not merged, and the peer's read position did not move, so
-    /// the next changeset from that peer brings them again.
+    /// the next changeset from that peer brings them again. Concord keeps no held-back row: a
+    /// transport with a position of its own (a record server's change token) fetches them again,
+    /// from where it stood before them, until none is held back.
     public var heldBack: Int = 0
     /// Which shown rows changed, table by table: inserted, updated, deleted, hidden, shown again or parked.
     public var changes = MergeReport()
