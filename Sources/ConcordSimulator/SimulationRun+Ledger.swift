@@ -54,7 +54,12 @@ extension SimulationRun {
             }
             for (index, (statement, touched)) in zip(mine.statements, parts).enumerated() {
                 let credited = credited || (mine.credited.indices.contains(index) && mine.credited[index])
-                try record(statement, touched: touched, on: device, credited: credited)
+                // Rows another statement of the fold deleted, or a later one wrote (see `firstCascadeUnstamped`).
+                let leftToOthers = Set(
+                    zip(mine.statements, parts).enumerated().filter { $0.offset != index }.flatMap { other, pair in
+                        pair.1.map(\.row).filter { other > index || pair.0.kind(of: $0) == .delete }
+                    })
+                try record(statement, touched: touched, on: device, credited: credited, leftToOthers: leftToOthers)
                 if result.failure != nil { return }
             }
             for (row, stamp) in deletedAfter.sorted(by: { $0.value < $1.value }) {
@@ -180,11 +185,13 @@ extension SimulationRun {
     }
 
     /// Records one accepted statement of `device`'s app, whose writes stamped `touched`; `credited` when
-    /// `device` is a copy that folded its original's statement (its counter changes are the original's).
+    /// `device` is a copy that folded its original's statement (its counter changes are the original's);
+    /// `leftToOthers`, the rows the other statements of the same fold deleted or a later one wrote.
     private func record(
-        _ statement: Statement, touched: [OwnWrite], on device: SimulatedDevice, credited: Bool = false
+        _ statement: Statement, touched: [OwnWrite], on device: SimulatedDevice, credited: Bool = false,
+        leftToOthers: Set<RowRef> = []
     ) throws {
-        if let missed = statement.firstCascadeUnstamped(in: touched) {
+        if let missed = statement.firstCascadeUnstamped(in: touched, leftToOthers: leftToOthers) {
             return fail(
                 .oracle,
                 "device \(device.index)'s app deleted rows with foreign keys off (\(statement.sql)): "

@@ -182,18 +182,23 @@ struct Statement {
     }
 
     /// The first row (in table and key order) the statement cascaded to (``cascaded``) that `touched`,
-    /// the rows its device's fold stamped, leaves out; `nil` when every one was stamped.
+    /// the rows its device's fold stamped, leaves out; `nil` when every one was stamped, or left to
+    /// another statement of the same fold (`leftToOthers`).
     ///
     /// The ledger records only the rows a fold stamped, so a cascade the engine skipped would leave
     /// the model silent too: the child would stay alive in both, hidden while its parent is gone, and
-    /// come back with it. Checking the derived set against the stamped one closes that gap.
+    /// come back with it. Checking the derived set against the stamped one closes that gap. With foreign
+    /// keys off, SQLite leaves the child in its table until Concord folds, so other statements of the same
+    /// fold may find it there: one that deleted it (the app's own delete, or its parent's delete before a
+    /// re-insert) stamped it, and one after the parent's delete that wrote it made it that write's business
+    /// (the fold cascades only to children no later write touched, see `FoldSession.cascade`).
     ///
     /// ```swift
     /// statement.firstCascadeUnstamped(in: touched)   // reminders/r1: Concord left it alive
     /// ```
-    func firstCascadeUnstamped(in touched: [OwnWrite]) -> RowRef? {
+    func firstCascadeUnstamped(in touched: [OwnWrite], leftToOthers: Set<RowRef> = []) -> RowRef? {
         guard !cascaded.isEmpty else { return nil }
-        let stamped = Set(touched.map(\.row))
+        let stamped = Set(touched.map(\.row)).union(leftToOthers)
         return cascaded.filter { !stamped.contains($0) }.min { ($0.table, $0.key) < ($1.table, $1.key) }
     }
 
