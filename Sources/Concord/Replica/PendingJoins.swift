@@ -50,16 +50,14 @@ struct PendingJoins {
             let life = after.liveness.causalLength
             let register: ColumnRegister
             if merge == .counter {
-                // An insert over a row alive in this very life (`INSERT OR REPLACE` of a row the app holds,
-                // whose delete fired no trigger; a parked row written again) writes the whole count: it
-                // changes it from what the counter showed, as an update would, not by all it holds. The
-                // replaced row's count is logged (see `CaptureTriggers+Replace.swift`), also when the row
-                // was inserted since the last fold.
-                let sameLife = before?.liveness.causalLength == life && life % 2 == 1
-                let from: Int64 =
-                    if !write.isInsert || write.replacedRow { old.integerValue ?? 0 } else if sameLife {
-                        RowMerge.counterValue(held?.contributions ?? [], life: life)
-                    } else { 0 }
+                // An update, or an insert replacing a row the app holds (`INSERT OR REPLACE`, whose delete fired
+                // no trigger), changes the count from what the counter showed: the replaced row's count is logged
+                // (see `CaptureTriggers+Replace.swift`), also when the row was inserted since the last fold.
+                // Any other insert changes it from nothing, as the app saw nothing there: a row alive here but
+                // not shown (hidden behind a parent another device deleted, or parked) and inserted again keeps
+                // the counts its life holds, as an increment made elsewhere would (refused-parent seed 49 took
+                // the app's 0 as the whole count and dropped a tap the row's earlier writes had made).
+                let from: Int64 = !write.isInsert || write.replacedRow ? old.integerValue ?? 0 : 0
                 let delta = Int128(new.integerValue ?? 0) - Int128(from)
                 // A credited change is the original's write of the counter: its register takes that stamp too.
                 let contributor = creditStamp ?? stamp
