@@ -52,12 +52,20 @@ struct PendingJoins {
             if merge == .counter {
                 // An update, or an insert replacing a row the app holds (`INSERT OR REPLACE`, whose delete fired
                 // no trigger), changes the count from what the counter showed: the replaced row's count is logged
-                // (see `CaptureTriggers+Replace.swift`), also when the row was inserted since the last fold.
-                // Any other insert changes it from nothing, as the app saw nothing there: a row alive here but
-                // not shown (hidden behind a parent another device deleted, or parked) and inserted again keeps
-                // the counts its life holds, as an increment made elsewhere would (refused-parent seed 49 took
-                // the app's 0 as the whole count and dropped a tap the row's earlier writes had made).
-                let from: Int64 = !write.isInsert || write.replacedRow ? old.integerValue ?? 0 : 0
+                // (see `CaptureTriggers+Replace.swift`), also when the row was inserted since the last fold. So
+                // does an insert of a row alive in this very life whose values are not kept aside: the app held
+                // it, and a delete that fired no trigger took it. Any other insert changes the count from
+                // nothing, as the app saw nothing there: a row alive here but not shown (hidden behind a parent
+                // another device deleted, or parked) and inserted again keeps the counts its life holds, as an
+                // increment made elsewhere would (refused-parent seed 49 took the app's 0 for the whole count
+                // and dropped a tap the row's earlier writes had made).
+                let heldByApp =
+                    try write.isInsert && !write.replacedRow && before?.liveness.causalLength == life
+                    && life % 2 == 1 && store.load(key)?.hasHiddenValues == false
+                let from: Int64 =
+                    if !write.isInsert || write.replacedRow { old.integerValue ?? 0 } else if heldByApp {
+                        RowMerge.counterValue(held?.contributions ?? [], life: life)
+                    } else { 0 }
                 let delta = Int128(new.integerValue ?? 0) - Int128(from)
                 // A credited change is the original's write of the counter: its register takes that stamp too.
                 let contributor = creditStamp ?? stamp
