@@ -83,8 +83,7 @@ extension SimulationRun {
     func fetch(_ device: SimulatedDevice) throws {
         guard device.online else { return }
         result.fetches += 1
-        let start = device.cloud.heldBackSince ?? device.cloud.token
-        device.cloud.token = start
+        device.cloud.token = device.cloud.heldBackSince ?? device.cloud.token
         device.cloud.heldBackSince = nil
         while true {
             let page = server.changes(since: device.cloud.token, limit: plan.rates.fetchLimit)

@@ -56,8 +56,9 @@ extension SimulationRun {
                 let credited = credited || (mine.credited.indices.contains(index) && mine.credited[index])
                 // Rows another statement of the fold deleted, or a later one wrote (see `firstCascadeUnstamped`).
                 let leftToOthers = Set(
-                    zip(mine.statements, parts).enumerated().filter { $0.offset != index }.flatMap { other, pair in
-                        pair.1.map(\.row).filter { other > index || pair.0.kind(of: $0) == .delete }
+                    parts.indices.filter { $0 != index }.flatMap { other in
+                        let (otherStatement, later) = (mine.statements[other], other > index)
+                        return parts[other].map(\.row).filter { later || otherStatement.kind(of: $0) == .delete }
                     })
                 try record(statement, touched: touched, on: device, credited: credited, leftToOthers: leftToOthers)
                 if result.failure != nil { return }

@@ -355,9 +355,9 @@ final class SimulationRun {
     }
 
     /// Applies a changeset to `device`, which then knows what its sender knew of its rows (`knowledge`);
-    /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later (`nil`;
-    /// else the apply's report). `node`, when the transport knows which device sent it: a header naming another moves no read position
-    /// (``Replica/apply(_:from:)``).
+    /// one from a clock too far ahead is refused, teaches nothing, and is asked for again later. Returns the
+    /// apply's report, or `nil` for such a refusal. `node`, when the transport knows which device sent it: a
+    /// header naming another moves no read position (``Replica/apply(_:from:)``).
     @discardableResult
     func deliver(
         _ changeset: Changeset, to device: SimulatedDevice, from sender: String, node: NodeID? = nil,

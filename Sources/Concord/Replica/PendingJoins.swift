@@ -58,7 +58,9 @@ struct PendingJoins {
                 // nothing, as the app saw nothing there: a row alive here but not shown (hidden behind a parent
                 // another device deleted, or parked) and inserted again keeps the counts its life holds, as an
                 // increment made elsewhere would (refused-parent seed 49 took the app's 0 for the whole count
-                // and dropped a tap the row's earlier writes had made).
+                // and dropped a tap the row's earlier writes had made). The hidden table tells the two apart,
+                // rarely wrong: a row shown behind a stand-in keeps a copy there too, so one the app held and
+                // lost to such a delete counts from nothing. The lookup runs only for such an insert.
                 let heldByApp =
                     try write.isInsert && !write.replacedRow && before?.liveness.causalLength == life
                     && life % 2 == 1 && store.load(key)?.hasHiddenValues == false
