@@ -9,7 +9,8 @@ import Concord
 /// place in Concord's statements, and `case_sensitive_like` hid an app trigger's DELETE. The simulator now
 /// makes them on some devices, so a statement that depends on them shows as a divergence or an oracle
 /// failure; `reverse_unordered_selects` (SQLite's own test for a query whose order matters but is not
-/// asked for) and `recursive_triggers` join them. An app may also turn `recursive_triggers` on for its own
+/// asked for), `recursive_triggers` and `trusted_schema = OFF` (with which SQLite 3.40 refused every write
+/// of a table with a union column, its guard calling `json_valid`) join them. An app may also turn `recursive_triggers` on for its own
 /// connection, where its `INSERT OR REPLACE` then deletes the old row with its triggers firing: a counter
 /// saved that way showed the new count minus the old until the simulator drew it.
 ///
@@ -32,6 +33,11 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
     var recursiveTriggers = false
     /// `PRAGMA recursive_triggers = ON` on the app's own connection, where its statements run.
     var appRecursiveTriggers = false
+    /// `PRAGMA trusted_schema = OFF` on the replica's connection, as SQLite advises hardened apps: triggers
+    /// may call only functions SQLite marks innocuous, which before 3.41 its scalar JSON functions are not.
+    var untrustedSchema = false
+    /// `PRAGMA trusted_schema = OFF` on the app's own connection.
+    var appUntrustedSchema = false
     /// A second process of the app (a share extension, a widget) keeps a replica of its own open on the
     /// same file and does the device's syncing on some steps (``SimulatedDevice/act(inProcess:)``).
     ///
@@ -55,12 +61,14 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
         return ConnectionQuirks(
             shadowTables: shadows && bits & 1 != 0, reverseUnorderedSelects: bits & 2 != 0,
             caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0, appRecursiveTriggers: bits & 16 != 0,
-            secondProcess: bits & 96 == 96, rollsBackApplies: bits & 128 != 0)
+            untrustedSchema: bits & 256 != 0, appUntrustedSchema: bits & 512 != 0, secondProcess: bits & 96 == 96,
+            rollsBackApplies: bits & 128 != 0)
     }
 
     /// Makes the settings on `replica`'s connection, after it opened and its tables exist, and on `app`'s.
     func apply(to replica: Replica, app: Database) throws {
         if appRecursiveTriggers { try app.execute("PRAGMA recursive_triggers = ON") }
+        if appUntrustedSchema { try app.execute("PRAGMA trusted_schema = OFF") }
         try apply(to: replica)
     }
 
@@ -70,6 +78,7 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
         if reverseUnorderedSelects { try database.execute("PRAGMA reverse_unordered_selects = ON") }
         if caseSensitiveLike { try database.execute("PRAGMA case_sensitive_like = ON") }
         if recursiveTriggers { try database.execute("PRAGMA recursive_triggers = ON") }
+        if untrustedSchema { try database.execute("PRAGMA trusted_schema = OFF") }
         guard shadowTables else { return }
         for table in replica.tables {
             // Columns listed, not `AS SELECT *`: that names a column called `true` `column1`.
@@ -87,6 +96,8 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
             reverseUnorderedSelects ? "reverse_unordered_selects" : nil,
             caseSensitiveLike ? "case_sensitive_like" : nil, recursiveTriggers ? "recursive_triggers" : nil,
             appRecursiveTriggers ? "recursive_triggers on its own connection" : nil,
+            untrustedSchema ? "trusted_schema off" : nil,
+            appUntrustedSchema ? "trusted_schema off on its own connection" : nil,
             secondProcess ? "a second process syncing on some steps" : nil,
             rollsBackApplies ? "some applies first in a transaction of its own, rolled back" : nil,
         ].compactMap { $0 }.joined(separator: ", ")

@@ -21,6 +21,14 @@ struct CaptureTriggers {
     /// How a union column's guard reads its array: the walker the app's schema does not hide, or `nil`
     /// when it hides both, and the guard refuses every value but NULL, saying why.
     var walker: JSONWalker? = .each
+    /// Whether the guard triggers may call SQLite's scalar JSON functions (`json_valid`, `json_type`).
+    ///
+    /// Why: before SQLite 3.41 those functions are not marked innocuous, and a connection with
+    /// `PRAGMA trusted_schema = OFF` (SQLite's advice for hardened apps) refuses every statement whose
+    /// triggers call them ("unsafe use of json_valid()"): the app could write no row of a table with a
+    /// union column, and Concord could merge none. From 3.42 on, `json_each` also reads JSON5, which a
+    /// union does not hold and only `json_valid` tells apart, so the guard calls it where it may.
+    var scalarJSONInTriggers = Database.libraryVersionNumber >= 3_041_000
 
     var id: Int64 { table.id }
 
@@ -181,7 +189,7 @@ struct CaptureTriggers {
     /// The triggers that refuse values a counter or union column cannot merge, naming the column: one
     /// `CREATE TRIGGER` statement each, for ``valueGuardEvents`` in order (none when no column needs one).
     var valueGuardTriggers: [String] {
-        let checks = valueGuards(row: "NEW").map {
+        let checks = valueGuards(row: "NEW", scalarJSON: scalarJSONInTriggers).map {
             "SELECT RAISE(ABORT, '\(sqlString($0.message))') WHERE \($0.refused)"
         }
         guard !checks.isEmpty else { return [] }
@@ -193,7 +201,12 @@ struct CaptureTriggers {
     ///
     /// The guard triggers refuse such values as the app writes them; enabling sync asks the same of the
     /// rows already in the table, which no trigger saw (see ``Replica/enableSync(on:policy:merges:)``).
-    func valueGuards(row: String) -> [(column: Int, message: String, refused: String)] {
+    ///
+    /// With `scalarJSON` false (a trigger on an SQLite before 3.41, see ``scalarJSONInTriggers``), a union's
+    /// guard reads the value with the walker alone: text that does not start with `[` is refused, saying
+    /// why; text that does is an array once the walker reads it whole, and SQLite itself refuses the write
+    /// as "malformed JSON" when it cannot. (No SQLite before 3.42 reads JSON5.)
+    func valueGuards(row: String, scalarJSON: Bool = true) -> [(column: Int, message: String, refused: String)] {
         var guards: [(column: Int, message: String, refused: String)] = []
         for (index, (column, merge)) in zip(table.columns, table.merges).enumerated() {
             let c = "\(row).\(quoteIdentifier(column))"
@@ -222,7 +235,9 @@ struct CaptureTriggers {
                     (
                         index, "concord: union column \(name) holds a JSON array of strings and integers, as TEXT",
                         "\(c) IS NOT NULL AND CASE WHEN typeof(\(c)) <> 'text' OR instr(CAST(\(c) AS BLOB), X'00') THEN 1 "
-                            + "WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
+                            + (scalarJSON
+                                ? "WHEN json_valid(\(c)) AND json_type(\(c)) = 'array' "
+                                : "WHEN substr(ltrim(\(c), ' ' || char(9, 10, 13)), 1, 1) = '[' ")
                             + "THEN \((walker ?? .each).hasElement(of: c, where: "type NOT IN ('integer', 'text')")) ELSE 1 END"
                     ))
             default: break

@@ -364,6 +364,9 @@ public final class Database {
 
     /// The SQLite library version, such as `3.40.1`.
     public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// The SQLite library version as one number, such as `3040001` for 3.40.1.
+    public static var libraryVersionNumber: Int { Int(sqlite3_libversion_number()) }
 }
 
 /// A database file could not be opened.

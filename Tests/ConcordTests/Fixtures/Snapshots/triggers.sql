@@ -58,7 +58,7 @@ CREATE TRIGGER "_concord_2_check_insert" BEFORE INSERT ON "items"
 WHEN 1
 BEGIN
   SELECT RAISE(ABORT, 'concord: counter column items.likes holds integers (SQL makes a sum past the 64-bit range a REAL)') WHERE typeof(NEW."likes") NOT IN ('integer', 'null');
-  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers, as TEXT') WHERE NEW."tags" IS NOT NULL AND CASE WHEN typeof(NEW."tags") <> 'text' OR instr(CAST(NEW."tags" AS BLOB), X'00') THEN 1 WHEN json_valid(NEW."tags") AND json_type(NEW."tags") = 'array' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
+  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers, as TEXT') WHERE NEW."tags" IS NOT NULL AND CASE WHEN typeof(NEW."tags") <> 'text' OR instr(CAST(NEW."tags" AS BLOB), X'00') THEN 1 WHEN substr(ltrim(NEW."tags", ' ' || char(9, 10, 13)), 1, 1) = '[' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
 END;
 
 -- _concord_2_check_update
@@ -66,7 +66,7 @@ CREATE TRIGGER "_concord_2_check_update" BEFORE UPDATE ON "items"
 WHEN 1
 BEGIN
   SELECT RAISE(ABORT, 'concord: counter column items.likes holds integers (SQL makes a sum past the 64-bit range a REAL)') WHERE typeof(NEW."likes") NOT IN ('integer', 'null');
-  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers, as TEXT') WHERE NEW."tags" IS NOT NULL AND CASE WHEN typeof(NEW."tags") <> 'text' OR instr(CAST(NEW."tags" AS BLOB), X'00') THEN 1 WHEN json_valid(NEW."tags") AND json_type(NEW."tags") = 'array' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
+  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers, as TEXT') WHERE NEW."tags" IS NOT NULL AND CASE WHEN typeof(NEW."tags") <> 'text' OR instr(CAST(NEW."tags" AS BLOB), X'00') THEN 1 WHEN substr(ltrim(NEW."tags", ' ' || char(9, 10, 13)), 1, 1) = '[' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
 END;
 
 -- _concord_2_counters
