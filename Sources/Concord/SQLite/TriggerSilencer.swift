@@ -24,8 +24,9 @@ import CSQLite
 /// try database.silencingTriggers { try database.execute("UPDATE t SET a = 1") }  // nothing captured
 /// ```
 final class TriggerSilencer {
+    // Its mutable properties go unchecked for exclusivity, as ``Statement``'s do: each step reads them.
     /// Whether statements compiled now leave the silenced triggers' writes out.
-    fileprivate(set) var isSilencing = false
+    @exclusivity(unchecked) fileprivate(set) var isSilencing = false
     /// Whether a write that the trigger named first codes into the table named second may be silenced
     /// (SQLite can leave out an insert, or the columns of an update, but not a delete).
     var silences: (_ trigger: String, _ table: String) -> Bool = { _, _ in false }
@@ -39,12 +40,12 @@ final class TriggerSilencer {
     /// Why per run, not per compile: a merge statement is compiled once and run for many rows, and most
     /// never fire the app's deleting trigger; the owner then looks for rows those deletes took only after
     /// the silenced writes that could have made them.
-    private(set) var deletedWhileSilencing: Set<String> = []
+    @exclusivity(unchecked) private(set) var deletedWhileSilencing: Set<String> = []
     /// The watched deletes the compile under way has coded so far (see ``codedDeletes(since:)``).
-    private var coding: [String] = []
+    @exclusivity(unchecked) private var coding: [String] = []
     /// How many writes of silenceable triggers compiles have met, in either mode: a statement whose compile
     /// raised it has code that depends on the mode.
-    private(set) var encounters = 0
+    @exclusivity(unchecked) private(set) var encounters = 0
     /// Catches the values of the rows watched deletes take while silencing, around each step of a statement
     /// that codes one (see ``DeletedRowCatcher``); its `tables` are the owner's to set.
     let catcher = DeletedRowCatcher()
