@@ -165,6 +165,7 @@ public final class Replica {
     /// file copy, a restored backup, `VACUUM INTO`) takes a node id of its own
     /// before anything is stamped.
     public init(database: Database, configuration: Configuration = Configuration(), create: Bool = true) throws {
+        try Self.requireSupportedSQLite()
         self.database = database
         self.configuration = configuration
         nodes = NodeDirectory(database: database)
@@ -209,6 +210,26 @@ public final class Replica {
         try loadSyncedTables()
         // A copy takes its own node id now, and keeps a credit to the original for what its log holds.
         try checkIdentity()
+    }
+
+    /// The oldest SQLite Concord works with, as `sqlite3_libversion_number()` gives it, and as text.
+    static let oldestSQLite = (number: 3_035_000, text: "3.35.0")
+
+    /// Refuses an SQLite older than ``oldestSQLite``, before the replica reads or writes the file.
+    ///
+    /// Why: Concord's metadata uses `RETURNING` and `ALTER TABLE … DROP COLUMN` (3.35) and names
+    /// `sqlite_schema` (3.33); on an older library those statements fail as syntax errors deep inside an
+    /// operation, some in the middle of upgrading a file's metadata. (Its tests run on 3.40.1.)
+    ///
+    /// ```swift
+    /// try Replica.requireSupportedSQLite(number: 3_031_001, text: "3.31.1")   // throws unsupportedSQLite
+    /// ```
+    static func requireSupportedSQLite(
+        number: Int = Database.libraryVersionNumber, text: String = Database.libraryVersion
+    ) throws {
+        guard number >= oldestSQLite.number else {
+            throw ReplicaError.unsupportedSQLite(found: text, oldest: oldestSQLite.text)
+        }
     }
 
     /// Moves every commit a write-ahead log holds into the database file and empties the log, before

@@ -17,6 +17,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
     case hardLinked(path: String, links: Int)
     /// The metadata has a layout this build neither reads nor upgrades.
     case unsupportedLayout(found: Int64, supported: Int64)
+    /// The SQLite library the process links is older than the oldest Concord works with.
+    case unsupportedSQLite(found: String, oldest: String)
     /// No table by that name.
     case tableNotFound(String)
     /// The table cannot be synced.
@@ -134,6 +136,10 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
         case .changesetChanged:
             return "the changeset changed while it was being applied (was its file replaced or written to?); "
                 + "nothing was applied; apply it again once nothing else writes the file"
+        case .unsupportedSQLite(let found, let oldest):
+            return "this process links SQLite \(found), and Concord needs \(oldest) or later (its metadata uses "
+                + "RETURNING, ALTER TABLE … DROP COLUMN and sqlite_schema); nothing was opened. Link a newer SQLite, "
+                + "such as a build of your own or one a package ships"
         case .unsupportedEncoding(let encoding):
             return "the database stores text as \(encoding), but a replica carries text byte for byte as UTF-8, "
                 + "which \(encoding) cannot hold exactly; use a database created with the default encoding (UTF-8)"
