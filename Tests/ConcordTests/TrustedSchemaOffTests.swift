@@ -67,6 +67,27 @@ struct TrustedSchemaOffTests {
         #expect(try replica.check().isConsistent)
     }
 
+    /// Both forms of the guard, the one that reads the array with `json_each` alone and the one that calls
+    /// `json_valid` (made where SQLite marks it innocuous, 3.41 on), refuse and take the same values, on a
+    /// connection that trusts the schema.
+    @Test(arguments: [false, true])
+    func bothFormsOfTheGuardAgree(scalarJSON: Bool) throws {
+        let replica = try replica(1)
+        try replica.database.execute("PRAGMA trusted_schema = ON")
+        let table = try #require(replica.syncedTables["notes"])
+        var triggers = try replica.captureTriggers(for: table, facts: replica.facts(of: table))
+        triggers.scalarJSONInTriggers = scalarJSON
+        try replica.database.execute(
+            triggers.dropValueGuardsSQL + "\n" + triggers.valueGuardTriggers.joined(separator: "\n"))
+        for value in ["'[1.5]'", "'{\"a\":1}'", "'5'", "''", "'[1,'", "'[[1]]'", "'[1] x'", "x'5b315d'", "'[null]'"] {
+            #expect(refusal(replica.database, "INSERT INTO notes VALUES ('m', \(value), 'y')") != nil, "\(value)")
+        }
+        for (index, value) in ["NULL", "'[]'", "' [ 1 , \"a\" ] '", "'[\"\\u00e9\", -3]'"].enumerated() {
+            let sql = "INSERT INTO notes VALUES ('k\(index)', \(value), 'y')"
+            #expect(refusal(replica.database, sql) == nil, "\(value)")
+        }
+    }
+
     /// Text that cannot be an array is refused by the guard, saying which column and what it holds.
     @Test func aValueThatIsNoArrayIsRefusedNamingTheColumn() throws {
         let replica = try replica(1)
