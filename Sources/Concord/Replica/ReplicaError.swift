@@ -138,7 +138,7 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
                 + "nothing was applied; apply it again once nothing else writes the file"
         case .unsupportedSQLite(let found, let oldest):
             return "this process links SQLite \(found), and Concord needs \(oldest) or later (its metadata uses "
-                + "RETURNING, ALTER TABLE … DROP COLUMN and sqlite_schema); nothing was opened. Link a newer SQLite, "
+                + "RETURNING, ALTER TABLE … DROP COLUMN and sqlite_schema); the replica was not opened. Link a newer SQLite, "
                 + "such as a build of your own or one a package ships"
         case .unsupportedEncoding(let encoding):
             return "the database stores text as \(encoding), but a replica carries text byte for byte as UTF-8, "

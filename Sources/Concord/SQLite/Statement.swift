@@ -14,8 +14,8 @@ import Foundation
 /// ```
 public final class Statement {
     // The mutable properties here and in ``TriggerSilencer`` are read on every bind and step, and Swift
-    // checks each read of a class's `var` for a conflicting access at run time: about 4,000 instructions of
-    // each row a fold or an apply writes (7%). None is ever accessed while another access to it is under
+    // checks each read of a class's `var` for a conflicting access at run time: about 3,500 instructions of
+    // each row a fold or an apply writes (6%). None is ever accessed while another access to it is under
     // way (a recompile replaces them between runs), so they go unchecked.
     @exclusivity(unchecked) private(set) var handle: OpaquePointer
     /// The connection it was prepared on, kept open while the statement lives (see ``Connection``).
