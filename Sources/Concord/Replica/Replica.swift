@@ -185,6 +185,7 @@ public final class Replica {
             throw ReplicaError.hardLinked(path: path, links: links)
         }
         try Self.checkpointWriteAheadLog(database)
+        if !database.inTransaction { try database.makeAffinityTable() }
         let exists =
             try database.scalar(
                 "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
