@@ -284,11 +284,9 @@ final class SimulationRun {
             try device.runAppStatement(sql)
         } catch {
             if device.disk.isPoweredOff { throw error }
-            // An app's write may be refused by a constraint (or by Concord, through one); any other error
-            // means the simulator wrote SQL that does not run, and a run that counted it as a refusal would
-            // explore less than it says. (Where SQLite is older than 3.41, a union column's guard leaves text
-            // that starts as an array but is no JSON to SQLite, which refuses it as "malformed JSON".)
-            if let error = error as? SQLiteError, error.code != 19, !Self.isUnionGuardRefusal(error) {
+            // Any error but a refusal means the simulator wrote SQL that does not run, and a run that counted
+            // it as a refusal would explore less than it says.
+            if let error = error as? SQLiteError, !Self.isRefusal(error) {
                 fail(.error, "device \(device.index)'s app statement does not run: \(sql): \(error)")
                 return nil
             }
@@ -304,10 +302,12 @@ final class SimulationRun {
         return statement
     }
 
-    /// Whether `error` is how SQLite refuses, for a union column's guard, text that starts as an array
-    /// but is no JSON: the guard cannot call `json_valid` where SQLite is older than 3.41.
-    static func isUnionGuardRefusal(_ error: SQLiteError) -> Bool {
-        Database.libraryVersionNumber < 3_041_000 && error.code == 1 && error.message == "malformed JSON"
+    /// Whether `error` refuses an app's write rather than saying its SQL does not run: a constraint (or
+    /// Concord, through one), or SQLite refusing, for a union column's guard, text that starts as an array
+    /// but is no JSON (the guard cannot call `json_valid` where SQLite is older than 3.41).
+    static func isRefusal(_ error: SQLiteError) -> Bool {
+        error.code == 19
+            || (Database.libraryVersionNumber < 3_041_000 && error.code == 1 && error.message == "malformed JSON")
     }
 
     /// Runs the app's statements `sqls` on `device`, then copies its file before Concord folds them.

@@ -69,10 +69,9 @@ struct WorkloadNamesTests {
                     #expect(tables.contains(table) || views.contains(table), "seed \(seed): \(table) read from \(sql)")
                 }
                 do { try replica.database.execute(sql) } catch {
-                    // Constraints may refuse a write (a key taken, a parent missing), or SQLite a union's text
-                    // that is no JSON (``SimulationRun/isUnionGuardRefusal(_:)``); the SQL must parse. A
-                    // transaction refused inside stays open, and the app rolls it back.
-                    let refused = (error as? SQLiteError).map { $0.code == 19 || SimulationRun.isUnionGuardRefusal($0) }
+                    // A write may be refused (a key taken, a parent missing: ``SimulationRun/isRefusal(_:)``);
+                    // the SQL must parse. A transaction refused inside stays open, and the app rolls it back.
+                    let refused = (error as? SQLiteError).map(SimulationRun.isRefusal)
                     #expect(refused == true, "seed \(seed): \(sql): \(error)")
                     if replica.database.inTransaction { try replica.database.execute("ROLLBACK") }
                 }

@@ -35,6 +35,15 @@ struct TrustedSchemaOffTests {
         } catch { return "\(error)" }
     }
 
+    /// Makes `replica`'s union guards again in the form that calls the scalar JSON functions or not.
+    private func makeGuards(_ replica: Replica, scalarJSON: Bool) throws {
+        let table = try #require(replica.syncedTables["notes"])
+        var triggers = try replica.captureTriggers(for: table, facts: replica.facts(of: table))
+        triggers.scalarJSONInTriggers = scalarJSON
+        try replica.database.execute(
+            triggers.dropValueGuardsSQL + "\n" + triggers.valueGuardTriggers.joined(separator: "\n"))
+    }
+
     private func tags(_ replica: Replica) throws -> Set<String> {
         let text = try replica.database.scalar("SELECT tags FROM notes WHERE id = 'n'")?.textValue ?? "[]"
         let elements = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any]
@@ -74,11 +83,7 @@ struct TrustedSchemaOffTests {
     func bothFormsOfTheGuardAgree(scalarJSON: Bool) throws {
         let replica = try replica(1)
         try replica.database.execute("PRAGMA trusted_schema = ON")
-        let table = try #require(replica.syncedTables["notes"])
-        var triggers = try replica.captureTriggers(for: table, facts: replica.facts(of: table))
-        triggers.scalarJSONInTriggers = scalarJSON
-        try replica.database.execute(
-            triggers.dropValueGuardsSQL + "\n" + triggers.valueGuardTriggers.joined(separator: "\n"))
+        try makeGuards(replica, scalarJSON: scalarJSON)
         for value in ["'[1.5]'", "'{\"a\":1}'", "'5'", "''", "'[1,'", "'[[1]]'", "'[1] x'", "x'5b315d'", "'[null]'"] {
             #expect(refusal(replica.database, "INSERT INTO notes VALUES ('m', \(value), 'y')") != nil, "\(value)")
         }
@@ -120,11 +125,7 @@ struct TrustedSchemaOffTests {
         let path = directory.path("notes.sqlite")
         do {
             let replica = try replica(1, path: path)
-            var triggers = try replica.captureTriggers(
-                for: replica.syncedTables.values.first!, facts: replica.facts(of: replica.syncedTables.values.first!))
-            triggers.scalarJSONInTriggers = true
-            try replica.database.execute(
-                triggers.dropValueGuardsSQL + "\n" + triggers.valueGuardTriggers.joined(separator: "\n"))
+            try makeGuards(replica, scalarJSON: true)
             let message = refusal(replica.database, #"INSERT INTO notes VALUES ('n', '["a"]', 'x')"#)
             #expect(message?.contains("unsafe use of json_valid()") == true, "\(message ?? "")")
         }

@@ -185,7 +185,6 @@ public final class Replica {
             throw ReplicaError.hardLinked(path: path, links: links)
         }
         try Self.checkpointWriteAheadLog(database)
-        if !database.inTransaction { try database.makeAffinityTable() }
         let exists =
             try database.scalar(
                 "SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(Metadata.state)]) != .integer(0)
@@ -211,6 +210,7 @@ public final class Replica {
         try loadSyncedTables()
         // A copy takes its own node id now, and keeps a credit to the original for what its log holds.
         try checkIdentity()
+        if !database.inTransaction { try database.makeAffinityTable() }
     }
 
     /// The oldest SQLite Concord works with, as `sqlite3_libversion_number()` gives it, and as text.

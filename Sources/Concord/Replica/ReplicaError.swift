@@ -151,7 +151,8 @@ public enum ReplicaError: Error, Equatable, CustomStringConvertible {
                 + "or copy the app's tables into a new database and enable sync there"
         case .schemaChanged(let table, let change, let fix):
             return "table '\(table)' changed since sync was enabled: \(change); Concord stopped syncing this table "
-                + "(every other table syncs, and its writes are kept until the change is undone). To fix: \(fix)"
+                + "(every table no foreign key ties to it syncs, and its writes are kept until the change is undone). "
+                + "To fix: \(fix)"
         case .tiedToRefusedTable(let table, let refused):
             return "table '\(table)' is tied by foreign keys to table '\(refused)', which stopped syncing for a change "
                 + "to its schema; Concord stopped syncing this table too, so that no row shows without the rows its "
