@@ -31,7 +31,7 @@ struct LockTimeoutTests {
         try FileManager.default.copyItem(atPath: directory.path("from-b.bin"), toPath: directory.path("out.bin"))
 
         let holder = try ChildProcess.sqlite3(directory.path("a.db"), script: nil, in: directory.url, label: "holder")
-        holder.write("BEGIN EXCLUSIVE;\n.shell touch locked\n")
+        try holder.write("BEGIN EXCLUSIVE;\n.shell touch locked\n")
         #expect(
             ChildProcess.poll(timeout: 10) { FileManager.default.fileExists(atPath: directory.path("locked")) },
             "\(journal): the sqlite3 shell did not take the lock")
@@ -71,7 +71,7 @@ struct LockTimeoutTests {
             #expect(after == bytes, "\(journal): \(file) changed while the lock was held (\(sizes))")
         }
 
-        holder.write("ROLLBACK;\n")
+        try holder.write("ROLLBACK;\n")
         let released = holder.wait()
         #expect(released.status == 0 && released.errors.isEmpty, "\(journal): lock holder: \(released)")
         // Once the lock is gone, the same commands work.

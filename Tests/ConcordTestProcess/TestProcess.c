@@ -7,13 +7,20 @@
 // first thing in main (`Database.disableMemoryStatistics()`); a test bundle has no main of its own, and
 // sqlite3_config only takes effect before the first connection opens, so it is done here. Nothing in the
 // tests reads SQLite's memory statistics.
+//
+// SIGPIPE is ignored for the same reason of having no main: a child a test writes to (the `sqlite3`
+// shell, the `concord` tool) that exits before reading its input would otherwise kill the whole test
+// process, ending every test without a report (a shell refusing to start beside another SQLite library
+// did). Ignored, the write fails, and the test that made it fails saying so.
 #include "ConcordTestProcess.h"
+#include <signal.h>
 #include <sqlite3.h>
 
 static int memory_statistics_off = 0;
 
 __attribute__((constructor, used)) static void concord_test_process_set_up_sqlite(void) {
     memory_statistics_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+    signal(SIGPIPE, SIG_IGN);
 }
 
 int concord_test_process_sqlite_memory_statistics_off(void) { return memory_statistics_off; }

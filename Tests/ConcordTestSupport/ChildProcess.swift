@@ -103,7 +103,7 @@ public final class ChildProcess {
         -> ChildProcess
     {
         try ChildProcess(
-            URL(fileURLWithPath: "/usr/bin/sqlite3"), ["-batch", "-bail", database], in: directory,
+            sqlite3ShellURL, ["-batch", "-bail", database], in: directory,
             label: label, input: script.map { .file($0) } ?? .pipe)
     }
 
@@ -123,8 +123,9 @@ public final class ChildProcess {
     }
 
     /// Writes `text` to the child's standard input (a ``Input/pipe`` child only).
-    public func write(_ text: String) {
-        inputPipe?.fileHandleForWriting.write(Data(text.utf8))
+    /// Throws when the child no longer reads it (it exited).
+    public func write(_ text: String) throws {
+        try inputPipe?.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
     /// Closes the child's standard input, so a shell reading it reaches its end.

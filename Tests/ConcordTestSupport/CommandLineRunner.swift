@@ -46,7 +46,8 @@ public func concord(
     try process.run()
     // Drain both pipes while the tool runs, so a full pipe never blocks it.
     let errors = PipeReader(stderr)
-    stdin.fileHandleForWriting.write(input)
+    // A tool that exits before reading its input fails the write; its status and errors say why.
+    try? stdin.fileHandleForWriting.write(contentsOf: input)
     try stdin.fileHandleForWriting.close()
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -48,11 +48,19 @@ public func makeReplica(
     return replica
 }
 
+/// The `sqlite3` shell the tests run: `CONCORD_SQLITE3_SHELL`, or the system's.
+///
+/// Why: a run against another SQLite library (`Scripts/other-sqlite.sh`) needs a shell built from the same
+/// source; the system's refuses to start beside another library ("SQLite header and source version
+/// mismatch").
+public let sqlite3ShellURL = URL(
+    fileURLWithPath: ProcessInfo.processInfo.environment["CONCORD_SQLITE3_SHELL"] ?? "/usr/bin/sqlite3")
+
 /// Runs the `sqlite3` shell on `database` with `sql` on standard input; returns its output.
 @discardableResult
 public func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.executableURL = sqlite3ShellURL
     process.arguments = ["-batch", database]
     let input = Pipe()
     let output = Pipe()
@@ -61,7 +69,8 @@ public func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
     process.standardOutput = output
     process.standardError = errors
     try process.run()
-    input.fileHandleForWriting.write(Data(sql.utf8))
+    // A shell that exits before reading (it refused to start) fails the write; its own error says why.
+    let written = Result { try input.fileHandleForWriting.write(contentsOf: Data(sql.utf8)) }
     try input.fileHandleForWriting.close()
     let out = output.fileHandleForReading.readDataToEndOfFile()
     let err = errors.fileHandleForReading.readDataToEndOfFile()
@@ -69,6 +78,7 @@ public func sqlite3Shell(_ database: String, _ sql: String) throws -> String {
     guard process.terminationStatus == 0, err.isEmpty else {
         throw ShellError(message: String(decoding: err, as: UTF8.self), status: process.terminationStatus)
     }
+    try written.get()
     return String(decoding: out, as: UTF8.self)
 }
 

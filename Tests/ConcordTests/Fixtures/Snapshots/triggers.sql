@@ -406,3 +406,19 @@ CREATE TABLE _concord_tables (
     policy TEXT NOT NULL,
     merges TEXT NOT NULL DEFAULT '{}'
 );
+
+-- The union guards of items.tags where SQLite is 3.41 or later
+
+CREATE TRIGGER "_concord_2_check_insert" BEFORE INSERT ON "items"
+WHEN 1
+BEGIN
+  SELECT RAISE(ABORT, 'concord: counter column items.likes holds integers (SQL makes a sum past the 64-bit range a REAL)') WHERE typeof(NEW."likes") NOT IN ('integer', 'null');
+  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers, as TEXT') WHERE NEW."tags" IS NOT NULL AND CASE WHEN typeof(NEW."tags") <> 'text' OR instr(CAST(NEW."tags" AS BLOB), X'00') THEN 1 WHEN json_valid(NEW."tags") AND json_type(NEW."tags") = 'array' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
+END;
+
+CREATE TRIGGER "_concord_2_check_update" BEFORE UPDATE ON "items"
+WHEN 1
+BEGIN
+  SELECT RAISE(ABORT, 'concord: counter column items.likes holds integers (SQL makes a sum past the 64-bit range a REAL)') WHERE typeof(NEW."likes") NOT IN ('integer', 'null');
+  SELECT RAISE(ABORT, 'concord: union column items.tags holds a JSON array of strings and integers, as TEXT') WHERE NEW."tags" IS NOT NULL AND CASE WHEN typeof(NEW."tags") <> 'text' OR instr(CAST(NEW."tags" AS BLOB), X'00') THEN 1 WHEN json_valid(NEW."tags") AND json_type(NEW."tags") = 'array' THEN EXISTS (SELECT 1 FROM json_each(NEW."tags") WHERE type NOT IN ('integer', 'text')) ELSE 1 END;
+END;
