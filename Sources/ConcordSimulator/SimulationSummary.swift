@@ -1,3 +1,5 @@
+import Concord
+
 /// Totals over a batch of simulation runs: how many passed, and what happened in them.
 ///
 /// A batch over many seeds is judged by its sums (writes, merges, conflicts,
@@ -54,10 +56,14 @@ public struct SimulationSummary: Encodable, Sendable {
     /// Each ``CoverageEvent`` over every run, in declaration order, unreached ones with 0.
     public var coverage: [CoverageTally] { CoverageTally.over(results) }
 
-    enum CodingKeys: String, CodingKey { case results, seconds, operationsPerSecond, runsPerSecond, coverage }
+    /// The SQLite library the runs used (its version): what Concord installs and how SQLite answers depend
+    /// on it, so a batch's result is about that library.
+    public var sqliteVersion: String { Database.libraryVersion }
+
+    enum CodingKeys: String, CodingKey { case results, seconds, operationsPerSecond, runsPerSecond, coverage, sqlite }
 
     /// Encodes the results, the seconds, and what a reader of the JSON could not easily recompute:
-    /// ``operationsPerSecond``, ``runsPerSecond`` and ``coverage``.
+    /// ``operationsPerSecond``, ``runsPerSecond``, ``coverage`` and the SQLite library's version.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(results, forKey: .results)
@@ -65,5 +71,6 @@ public struct SimulationSummary: Encodable, Sendable {
         try container.encode(operationsPerSecond, forKey: .operationsPerSecond)
         try container.encode(runsPerSecond, forKey: .runsPerSecond)
         try container.encode(coverage, forKey: .coverage)
+        try container.encode(sqliteVersion, forKey: .sqlite)
     }
 }

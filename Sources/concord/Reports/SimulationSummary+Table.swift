@@ -41,6 +41,7 @@ extension SimulationSummary {
                 ["visible", "superseded", "deleted", "parked"].map { "\(fates[$0] ?? 0)" }.joined(separator: " / ")
             ),
             ("device operations per second", String(format: "%.0f", operationsPerSecond)),
+            ("SQLite library", sqliteVersion),
             ("failed runs", "\(failedRuns)"),
         ]
         return rows.map { $0.0.padding(toLength: 48, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
