@@ -12,9 +12,13 @@
 # library (a union column's guard calls json_valid from 3.41 on). Before this script nothing ran it
 # on a newer library, and the snapshot test failed on every one.
 #
-# SQLITE_VERSION picks the version (3.46.1 by default; another needs SQLITE_SHA256 too). The build
-# is kept in .build/sqlite-VERSION and takes about a minute on two cores. Needs tclsh (installed from
-# Debian's registry when missing) and a C compiler (the Swift toolchain's clang will do).
+# SQLITE_VERSION picks the version (3.46.1 by default; another needs SQLITE_SHA256 too), and
+# SQLITE_EXTRA_OPTIONS adds compile options after the defaults below: `-USQLITE_ENABLE_PREUPDATE_HOOK
+# -USQLITE_ENABLE_SESSION`
+# builds a library without the preupdate hook, as Apple's is; `-DSQLITE_DQS=0` one that refuses
+# double-quoted string literals. The build is kept in .build/sqlite-VERSION (with a suffix for extra
+# options) and takes about a minute on two cores. Needs tclsh (installed from Debian's registry when
+# missing) and a C compiler (the Swift toolchain's clang will do).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/Scripts/require-packages.sh"
@@ -24,7 +28,8 @@ case $version in
     3.46.1) sha256=${SQLITE_SHA256:-d0cdd2ece271b29e7ce18095745d892517ee26d0f270065b3a25c2e9eb11639c} ;;
     *) sha256=${SQLITE_SHA256:?"SQLITE_SHA256 must give the sha256 of sqlite3_${version}.orig.tar.xz"} ;;
 esac
-out="$root/.build/sqlite-$version"
+extra=${SQLITE_EXTRA_OPTIONS:-}
+out="$root/.build/sqlite-$version${extra:+-$(echo "$extra" | sha256sum | cut -c1-8)}"
 cc=${CC:-$(command -v clang || command -v cc)}
 
 if [ ! -x "$out/sqlite3" ]; then
@@ -41,7 +46,7 @@ if [ ! -x "$out/sqlite3" ]; then
     # rows an app trigger deletes), column metadata, FTS5 and dbstat (apps' schemas and the benchmark).
     options=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_PREUPDATE_HOOK -DSQLITE_ENABLE_SESSION
         -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_DBSTAT_VTAB
-        -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS -DSQLITE_USE_URI=1)
+        -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS -DSQLITE_USE_URI=1 $extra)
     "$cc" -O2 -fPIC -shared -Wl,-soname,libsqlite3.so.0 "${options[@]}" \
         -o "$out/libsqlite3.so.0" "$work/sqlite3-$version/sqlite3.c" -lm -lpthread
     ln -sf libsqlite3.so.0 "$out/libsqlite3.so"

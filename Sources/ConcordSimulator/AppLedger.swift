@@ -34,9 +34,7 @@ struct AppLedger {
     private(set) var ledger = Ledger()
     /// The step and device of each operation, by id.
     private(set) var origins: [Origin] = []
-    /// The rows whose deletes keep no values: rows a rebuild dropped, and rows a trigger of the app deleted
-    /// while Concord merged where the SQLite library cannot show Concord their values (see
-    /// ``recordDelete(_:stamp:node:origin:knowledge:)``).
+    /// The rows whose deletes keep no values: rows a rebuild dropped.
     private(set) var deletedWithoutValues: Set<RowRef> = []
 
     /// Records one operation per row `statement` touched, in the order the device stamped them; returns them.
@@ -95,17 +93,14 @@ struct AppLedger {
     /// deleted it while Concord merged a change.
     ///
     /// SQLite makes such a delete whatever Concord answers, with the capture triggers silenced. Concord keeps
-    /// the row's values by reading them as SQLite deletes the row; where the SQLite library cannot show them
-    /// (``Replica/keepsValuesOfRowsTriggersDelete``), the values leave with it and its registers keep their
-    /// stamps over NULL (as the README says): the row is then remembered, so the oracle accepts NULL where a
-    /// column's register holds the stamp it expects.
+    /// the row's values by reading them as SQLite deletes the row (with the preupdate hook, or with TEMP
+    /// triggers where a device does without it), so the oracle expects them.
     mutating func recordDelete(
         _ row: RowRef, stamp: Stamp, node: NodeID, origin: Origin, knowledge: inout Knowledge
     ) {
         let id = ledger.record(node: node, stamp: stamp, row: row, kind: .delete, values: [:], seen: knowledge.of(row))
         origins.append(origin)
         knowledge.learn([id], of: row)
-        if !Replica.keepsValuesOfRowsTriggersDelete { deletedWithoutValues.insert(row) }
     }
 
     /// An update of a row-policy row carries its whole row, but a `SET NULL` / `SET DEFAULT` column the

@@ -10,7 +10,8 @@ import Concord
 /// makes them on some devices, so a statement that depends on them shows as a divergence or an oracle
 /// failure; `reverse_unordered_selects` (SQLite's own test for a query whose order matters but is not
 /// asked for), `recursive_triggers` and `trusted_schema = OFF` (with which SQLite 3.40 refused every write
-/// of a table with a union column, its guard calling `json_valid`) join them. An app may also turn `recursive_triggers` on for its own
+/// of a table with a union column, its guard calling `json_valid`) join them, as does a library without
+/// the preupdate hook. An app may also turn `recursive_triggers` on for its own
 /// connection, where its `INSERT OR REPLACE` then deletes the old row with its triggers firing: a counter
 /// saved that way showed the new count minus the old until the simulator drew it.
 ///
@@ -38,6 +39,13 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
     var untrustedSchema = false
     /// `PRAGMA trusted_schema = OFF` on the app's own connection.
     var appUntrustedSchema = false
+    /// The replica catches the rows an app trigger deletes while Concord merges with TEMP triggers, as where
+    /// the SQLite library is built without the preupdate hook (SQLite's default build, and many an app's
+    /// own), rather than with the hook this machine's library has.
+    ///
+    /// Why: without the hook such a row's values were lost, and a peer's newer values at the same stamp
+    /// then lost to NULL everywhere; no run could show it where every device had the hook.
+    var withoutPreupdateHook = false
     /// A second process of the app (a share extension, a widget) keeps a replica of its own open on the
     /// same file and does the device's syncing on some steps (``SimulatedDevice/act(inProcess:)``).
     ///
@@ -61,7 +69,8 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
         return ConnectionQuirks(
             shadowTables: shadows && bits & 1 != 0, reverseUnorderedSelects: bits & 2 != 0,
             caseSensitiveLike: bits & 4 != 0, recursiveTriggers: bits & 8 != 0, appRecursiveTriggers: bits & 16 != 0,
-            untrustedSchema: bits & 256 != 0, appUntrustedSchema: bits & 512 != 0, secondProcess: bits & 96 == 96,
+            untrustedSchema: bits & 256 != 0, appUntrustedSchema: bits & 512 != 0,
+            withoutPreupdateHook: bits & 1024 != 0, secondProcess: bits & 96 == 96,
             rollsBackApplies: bits & 128 != 0)
     }
 
@@ -98,6 +107,7 @@ struct ConnectionQuirks: Equatable, CustomStringConvertible {
             appRecursiveTriggers ? "recursive_triggers on its own connection" : nil,
             untrustedSchema ? "trusted_schema off" : nil,
             appUntrustedSchema ? "trusted_schema off on its own connection" : nil,
+            withoutPreupdateHook ? "no preupdate hook" : nil,
             secondProcess ? "a second process syncing on some steps" : nil,
             rollsBackApplies ? "some applies first in a transaction of its own, rolled back" : nil,
         ].compactMap { $0 }.joined(separator: ", ")

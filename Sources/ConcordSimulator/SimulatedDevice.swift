@@ -91,6 +91,7 @@ final class SimulatedDevice {
             clock: clock, merges: Workload.mergeFunctions, makeNodeID: { nodes.next() })
         configuration.interceptor = bugs.interceptor()
         configuration.foldBatch = foldBatch
+        configuration.catchesWithPreupdateHook = !durability.quirks.withoutPreupdateHook
         // The disk's file identity (its name and the file's number): a seed gives the same bytes.
         configuration.disk = disk
         self.configuration = configuration
@@ -133,6 +134,7 @@ final class SimulatedDevice {
         let nodes = NodeIDSequence(first: node)
         configuration.makeNodeID = { nodes.next() }
         configuration.disk = disk
+        configuration.catchesWithPreupdateHook = !durability.quirks.withoutPreupdateHook
         self.configuration = configuration
         try original.replica.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         guard let bytes = original.disk.copy(of: original.path) else { throw SimulatorError.noDatabaseFile }

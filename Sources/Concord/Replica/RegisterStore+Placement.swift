@@ -131,6 +131,8 @@ extension RegisterStore {
     /// also made with triggers off.
     private func deleteShown(_ key: SQLiteValue, hiding: Bool = false) throws {
         let delete = try statement(.deleteShown)
+        deletingKey = key
+        defer { deletingKey = nil }
         do {
             if hiding, !delete.deletesThroughTriggers.isEmpty {
                 if try hideKeepingOtherRows(key, delete), try shownRow(of: key) == nil { return }

@@ -60,6 +60,9 @@ final class RegisterStore {
     /// merge's transaction logs their deletes (see ``Replica/keepCaughtRows(_:)``): read as the values of a
     /// row gone from both tables, so what the merge writes of the row keeps them.
     var caughtValues: [SQLiteValue: [SQLiteValue]] = [:]
+    /// The key of the row this store's merge deletes from the user table while it does (see
+    /// ``Replica/keepCaughtRows(_:)``).
+    var deletingKey: SQLiteValue?
 
     private var statements: [Statement?] = Array(repeating: nil, count: Slot.allCases.count)
     /// The updates of a shown row's values, by the columns they set (see ``updateShown(_:)``).

@@ -32,6 +32,7 @@ extension Replica {
         try requireForeignKeysOffForUserWrites()
         // Rows caught by a body that threw went with its writes.
         defer { forgetCaughtRows() }
+        try prepareCatchTriggers()
         let result = try database.connection.silencer.silencing(body)
         try logRowsDeletedWhileSilencing()
         return result

@@ -1,8 +1,4 @@
 extension Replica {
-    /// Whether a row an app trigger deletes while Concord merges keeps its values: the system SQLite library
-    /// has the preupdate hook (``catchDeletedRows()``).
-    @_spi(Simulation) public static var keepsValuesOfRowsTriggersDelete: Bool { DeletedRowCatcher.isAvailable }
-
     /// Has the connection catch the values of synced rows the app's triggers delete while Concord merges,
     /// and keep them (``keepCaughtRows(_:)``); called whenever the synced tables are read.
     ///
@@ -18,8 +14,16 @@ extension Replica {
     /// ```
     func catchDeletedRows() {
         caughtColumnPositions = [:]
+        catchTriggerTables = []
         let silencer = database.connection.silencer
         silencer.catcher.tables = Set(tables.map { SQLiteName.folded($0.name) })
+        silencer.catcher.usesHook = DeletedRowCatcher.isAvailable && configuration.catchesWithPreupdateHook
+        silencer.catcher.triggerCatch =
+            silencer.catcher.usesHook
+            ? nil
+            : DeletedRowCatcher.TriggerCatch(
+                arm: { [weak self] armed in try self?.armCatchTriggers(armed) },
+                take: { [weak self] in try self?.takeRowsTriggersCaught() ?? [] })
         silencer.keepCaught = { [weak self] rows in try self?.keepCaughtRows(rows) }
     }
 
@@ -37,6 +41,9 @@ extension Replica {
                 Self.isSyncableKey(key)
             else { continue }
             let store = store(table)
+            // The row the merge itself deletes (the catch triggers see it; the hook, which sees only what
+            // triggers delete, does not).
+            if store.deletingKey == key { continue }
             if store.caughtValues[key] == nil { caughtDeletes.append((table, key)) }
             store.caughtValues[key] = positions.columns.map { row.values[$0] }
         }
@@ -72,7 +79,7 @@ extension Replica {
 
     /// Where `table`'s key and columns are among the values SQLite's preupdate hook reads, from
     /// `PRAGMA table_xinfo`; `nil` when the table has generated or hidden columns.
-    private func caughtPositions(of table: SyncedTable) throws -> (key: Int, columns: [Int])? {
+    func caughtPositions(of table: SyncedTable) throws -> (key: Int, columns: [Int])? {
         if let known = caughtColumnPositions[table.id] { return known }
         let info = try database.pragma("table_xinfo", of: table.name)
         let names = info.map { $0.text("name") ?? "" }

@@ -53,6 +53,9 @@ public final class Replica {
     /// Per synced table id, where its key and columns are in the rows SQLite's preupdate hook reads
     /// (``caughtPositions(of:)``); `nil` for a table whose rows it does not read whole.
     var caughtColumnPositions: [Int64: (key: Int, columns: [Int])?] = [:]
+    /// The synced tables the catch triggers copy deleted rows of, by name, with the TEMP table each copies
+    /// into (see ``prepareCatchTriggers()``); empty where the preupdate hook catches them.
+    var catchTriggerTables: [(table: String, caught: String)] = []
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
     /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
     var bettingOnNoUserWrites = false
@@ -82,6 +85,11 @@ public final class Replica {
         /// How many logged writes a fold reads, folds and trims at a time (``Replica/foldBatch`` by default).
         /// A simulator draws small ones, so that folds cross batch boundaries as an app's bulk import does.
         @_spi(Simulation) public var foldBatch = Replica.foldBatch
+        /// Whether the values of rows an app trigger deletes while Concord merges are read with SQLite's
+        /// preupdate hook where the library has it (the default), or with TEMP triggers, as where it has
+        /// not (see ``DeletedRowCatcher``). The simulator draws it per device, so both ways run wherever
+        /// it does.
+        @_spi(Simulation) public var catchesWithPreupdateHook = true
         /// Wraps merge and visibility decisions to plant known bugs in the simulator's tests; none in an app.
         @_spi(Testing) public var interceptor: (any DecisionInterceptor)?
         /// The simulated disk the replica's files live on, for simulators and tests; `nil` (an app's

@@ -10,8 +10,15 @@ import Foundation
 /// with every peer's copy of the same writes, which could settle on NULL
 /// everywhere. SQLite's preupdate hook sees each row before a delete takes it;
 /// installed only around the steps of silenced statements that can fire such a
-/// delete, it costs nothing elsewhere. Where the system library lacks the hook
-/// (``isAvailable``), nothing is caught and the row's values are lost as before.
+/// delete, it costs nothing elsewhere.
+///
+/// The hook is a compile-time option, which SQLite's default build and many
+/// bundled builds leave out. Where the library lacks it (``isAvailable``), or a
+/// replica is told not to use it (the simulator draws that per device), the
+/// owner's TEMP triggers catch the rows instead (``TriggerCatch``): armed around
+/// the same steps, they copy each deleted row into a TEMP table, read back after
+/// the step. Before, nothing was caught there and a row's values were lost: a
+/// peer's newer values at one stamp then lost to NULL everywhere.
 ///
 /// ```swift
 /// catcher.tables = [SQLiteName.folded("subtasks")]
@@ -28,22 +35,46 @@ final class DeletedRowCatcher {
         let values: [SQLiteValue]
     }
 
+    /// How rows are caught where the hook is not used: the owner arms its TEMP triggers around a step and
+    /// reads what they copied after it.
+    struct TriggerCatch {
+        /// Arms (`true`) or disarms the triggers.
+        var arm: (Bool) throws -> Void
+        /// The rows the triggers copied since the last call, in the order deleted; empties their tables.
+        var take: () throws -> [CaughtRow]
+    }
+
     /// Whether the system SQLite library has the preupdate hook.
     static let isAvailable = concord_sqlite3_preupdate_available() != 0
 
     /// The tables whose deleted rows are caught, as ``SQLiteName/folded(_:)`` spells them.
     var tables: Set<[UInt8]> = []
+    /// Whether the hook catches rows (where the library has it); the owner's to set.
+    var usesHook = DeletedRowCatcher.isAvailable
+    /// How rows are caught where ``usesHook`` is false; `nil` catches none.
+    var triggerCatch: TriggerCatch?
     /// The rows caught since the last ``take()``, in the order deleted.
     private(set) var caught: [CaughtRow] = []
 
-    /// Installs the hook on `handle` if there is one and any table to catch; returns whether it did.
-    func start(on handle: OpaquePointer) -> Bool {
-        guard Self.isAvailable, !tables.isEmpty else { return false }
+    /// Installs the hook on `handle`, or arms the triggers, if any table is to be caught; returns whether it did.
+    func start(on handle: OpaquePointer) throws -> Bool {
+        guard !tables.isEmpty else { return false }
+        guard usesHook else {
+            guard let triggerCatch else { return false }
+            try triggerCatch.arm(true)
+            return true
+        }
         return concord_sqlite3_preupdate_hook(handle, Self.callback, Unmanaged.passUnretained(self).toOpaque()) != 0
     }
 
-    /// Removes the hook from `handle`.
-    func stop(on handle: OpaquePointer) {
+    /// Removes the hook from `handle`, or disarms the triggers and takes what they copied.
+    func stop(on handle: OpaquePointer) throws {
+        guard usesHook else {
+            guard let triggerCatch else { return }
+            try triggerCatch.arm(false)
+            caught += try triggerCatch.take()
+            return
+        }
         _ = concord_sqlite3_preupdate_hook(handle, nil, nil)
     }
 
@@ -68,7 +99,7 @@ final class DeletedRowCatcher {
     }
 
     /// A protected `sqlite3_value` as a ``SQLiteValue``, text and blobs read by length.
-    private static func value(_ value: OpaquePointer) -> SQLiteValue {
+    static func value(_ value: OpaquePointer) -> SQLiteValue {
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
