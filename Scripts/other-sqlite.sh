@@ -17,8 +17,9 @@
 # -USQLITE_ENABLE_SESSION`
 # builds a library without the preupdate hook, as Apple's is; `-DSQLITE_DQS=0` one that refuses
 # double-quoted string literals. The build is kept in .build/sqlite-VERSION (with a suffix for extra
-# options) and takes about a minute on two cores. Needs tclsh (installed from Debian's registry when
-# missing) and a C compiler (the Swift toolchain's clang will do).
+# options) and takes about a minute on two cores (SQLITE_CFLAGS, -O2 by default, sets the optimization;
+# -O1 halves the compile). Needs tclsh (installed from Debian's registry when missing) and a C compiler
+# (the Swift toolchain's clang will do). Exits 75 when the source cannot be downloaded.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/Scripts/require-packages.sh"
@@ -37,7 +38,8 @@ if [ ! -x "$out/sqlite3" ]; then
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     tarball="$work/sqlite3_$version.orig.tar.xz"
-    curl -fsSL --retry 3 -o "$tarball" "http://deb.debian.org/debian/pool/main/s/sqlite3/sqlite3_$version.orig.tar.xz"
+    url="http://deb.debian.org/debian/pool/main/s/sqlite3/sqlite3_$version.orig.tar.xz"
+    curl -fsSL --retry 3 -o "$tarball" "$url" || { echo "other-sqlite.sh: could not download $url" >&2; exit 75; }
     echo "$sha256  $tarball" | sha256sum -c --quiet -
     tar -xJf "$tarball" -C "$work"
     (cd "$work/sqlite3-$version" && CC="$cc" ./configure >/dev/null && make sqlite3.c shell.c >/dev/null)
@@ -47,7 +49,7 @@ if [ ! -x "$out/sqlite3" ]; then
     options=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_PREUPDATE_HOOK -DSQLITE_ENABLE_SESSION
         -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_DBSTAT_VTAB
         -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS -DSQLITE_USE_URI=1 $extra)
-    "$cc" -O2 -fPIC -shared -Wl,-soname,libsqlite3.so.0 "${options[@]}" \
+    "$cc" ${SQLITE_CFLAGS:--O2} -fPIC -shared -Wl,-soname,libsqlite3.so.0 "${options[@]}" \
         -o "$out/libsqlite3.so.0" "$work/sqlite3-$version/sqlite3.c" -lm -lpthread
     ln -sf libsqlite3.so.0 "$out/libsqlite3.so"
     "$cc" -O1 "${options[@]}" -I"$work/sqlite3-$version" -o "$out/sqlite3.tmp" "$work/sqlite3-$version/shell.c" \

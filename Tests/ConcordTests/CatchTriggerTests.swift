@@ -57,6 +57,17 @@ struct CatchTriggerTests {
         #expect(try replicas[1].check().isConsistent)
     }
 
+    /// A trigger naming a column keeps SQLite from dropping it: a table that stops syncing keeps none, so
+    /// the app's migration can drop a column on the replica's connection (it failed with "error in trigger
+    /// _concord_1_catch after drop column").
+    @Test func aTableNoLongerSyncedKeepsNoTriggerToStopADropColumn() throws {
+        let replicas = try replicas()
+        try deletePairs(replicas, newer: "('t2', 'plan', 'paint')")
+        try replicas[1].disableSync(on: "themes")
+        try replicas[1].database.execute("ALTER TABLE themes DROP COLUMN foreground")
+        #expect(try replicas[1].database.scalar("SELECT count(*) FROM temp.sqlite_schema WHERE type = 'trigger'") == 0)
+    }
+
     @Test func aTableTheAppChangedGetsTriggersThatCopyItsNewColumns() throws {
         let replicas = try replicas()
         for replica in replicas {

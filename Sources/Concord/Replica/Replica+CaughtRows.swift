@@ -12,7 +12,7 @@ extension Replica {
     /// // reminder_done_clears: AFTER UPDATE OF done ... DELETE FROM subtasks WHERE reminder_id = NEW.id
     /// try replica.withoutCapture { try merge(doneReminder) }   // each subtask's values kept, its delete logged
     /// ```
-    func catchDeletedRows() {
+    func catchDeletedRows() throws {
         caughtColumnPositions = [:]
         catchTriggerTables = []
         let silencer = database.connection.silencer
@@ -25,6 +25,9 @@ extension Replica {
                 arm: { [weak self] armed in try self?.armCatchTriggers(armed) },
                 take: { [weak self] in try self?.takeRowsTriggersCaught() ?? [] })
         silencer.keepCaught = { [weak self] rows in try self?.keepCaughtRows(rows) }
+        // A table no longer synced, or changed, loses its catch trigger now: it would refuse the app's DROP
+        // COLUMN. The next merge makes the triggers it needs.
+        try prepareCatchTriggers(creating: false)
     }
 
     /// Keeps each caught row's values in memory, with its table's store (``RegisterStore/caughtValues``),

@@ -42,7 +42,10 @@ extension Replica {
         try requireForeignKeysOffForUserWrites()
         isAdoptingSchemas = true
         defer { isAdoptingSchemas = false }
-        if try inspectSchemas() {
+        let changed = try inspectSchemas()
+        // A table refused now keeps no catch trigger (see ``prepareCatchTriggers(creating:)``).
+        try prepareCatchTriggers(creating: false)
+        if changed {
             checkedSchema = (try database.scalar("PRAGMA schema_version")?.integerValue, try schemaFingerprint())
         } else {
             checkedSchema = (version, fingerprint)

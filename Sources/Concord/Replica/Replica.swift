@@ -56,6 +56,9 @@ public final class Replica {
     /// The synced tables the catch triggers copy deleted rows of, by name, with the TEMP table each copies
     /// into (see ``prepareCatchTriggers()``); empty where the preupdate hook catches them.
     var catchTriggerTables: [(table: String, caught: String)] = []
+    /// The schema versions (`main`'s, `temp`'s) the catch triggers were last made for; `nil` when they
+    /// must be looked at again.
+    var catchTriggersMadeFor: [Int64?]?
     /// Set while an operation runs with the app's foreign-key enforcement still on, betting it will not
     /// write the user tables (see ``withForeignKeyEnforcementOffIfWriting(_:)``).
     var bettingOnNoUserWrites = false
@@ -346,7 +349,7 @@ public final class Replica {
         tables = syncedTables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.compactMap {
             syncedTables[$0]
         }
-        catchDeletedRows()
+        try catchDeletedRows()
         parentKeys = [:]
         childKeys = [:]
         captureFacts = [:]
