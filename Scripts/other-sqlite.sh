@@ -13,13 +13,13 @@
 # on a newer library, and the snapshot test failed on every one.
 #
 # SQLITE_VERSION picks the version (3.46.1 by default; another needs SQLITE_SHA256 too), and
-# SQLITE_EXTRA_OPTIONS adds compile options after the defaults below: `-USQLITE_ENABLE_PREUPDATE_HOOK
-# -USQLITE_ENABLE_SESSION`
-# builds a library without the preupdate hook, as Apple's is; `-DSQLITE_DQS=0` one that refuses
-# double-quoted string literals. The build is kept in .build/sqlite-VERSION (with a suffix for extra
-# options) and takes about a minute on two cores (SQLITE_CFLAGS, -O2 by default, sets the optimization;
-# -O1 halves the compile). Needs tclsh (installed from Debian's registry when missing) and a C compiler
-# (the Swift toolchain's clang will do). Exits 75 when the source cannot be downloaded.
+# SQLITE_EXTRA_OPTIONS adds compile options after the defaults below:
+# `-USQLITE_ENABLE_PREUPDATE_HOOK -USQLITE_ENABLE_SESSION` builds a library without the preupdate hook,
+# as SQLite's default build is; `-DSQLITE_DQS=0` one that refuses double-quoted string literals.
+# SQLITE_CFLAGS sets the optimization (-O2 by default; -O1 halves the compile). The build is kept in
+# .build/sqlite-VERSION-HASH (HASH of the options) and takes about a minute on two cores. Needs tclsh
+# (installed from Debian's registry when missing) and a C compiler (the Swift toolchain's clang will
+# do). Exits 75 when the source or tclsh cannot be had from Debian's registry.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/Scripts/require-packages.sh"
@@ -30,11 +30,16 @@ case $version in
     *) sha256=${SQLITE_SHA256:?"SQLITE_SHA256 must give the sha256 of sqlite3_${version}.orig.tar.xz"} ;;
 esac
 extra=${SQLITE_EXTRA_OPTIONS:-}
-out="$root/.build/sqlite-$version${extra:+-$(echo "$extra" | sha256sum | cut -c1-8)}"
-cc=${CC:-$(command -v clang || command -v cc)}
+cflags=${SQLITE_CFLAGS:--O2}
+out="$root/.build/sqlite-$version-$(echo "$extra $cflags" | sha256sum | cut -c1-8)"
+cc=${CC:-$(command -v clang || command -v cc || true)}
+[ -n "$cc" ] || { echo "other-sqlite.sh: no C compiler (clang or cc) found; set CC" >&2; exit 1; }
 
 if [ ! -x "$out/sqlite3" ]; then
-    require_packages command:tclsh:tcl command:curl:curl command:xz:xz-utils
+    require_packages command:tclsh:tcl command:curl:curl command:xz:xz-utils || {
+        echo "other-sqlite.sh: could not install tcl, curl or xz-utils from Debian's registry" >&2
+        exit 75
+    }
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     tarball="$work/sqlite3_$version.orig.tar.xz"
@@ -49,12 +54,14 @@ if [ ! -x "$out/sqlite3" ]; then
     options=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_PREUPDATE_HOOK -DSQLITE_ENABLE_SESSION
         -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_DBSTAT_VTAB
         -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS -DSQLITE_USE_URI=1 $extra)
-    "$cc" ${SQLITE_CFLAGS:--O2} -fPIC -shared -Wl,-soname,libsqlite3.so.0 "${options[@]}" \
+    "$cc" $cflags -fPIC -shared -Wl,-soname,libsqlite3.so.0 "${options[@]}" \
         -o "$out/libsqlite3.so.0" "$work/sqlite3-$version/sqlite3.c" -lm -lpthread
     ln -sf libsqlite3.so.0 "$out/libsqlite3.so"
     "$cc" -O1 "${options[@]}" -I"$work/sqlite3-$version" -o "$out/sqlite3.tmp" "$work/sqlite3-$version/shell.c" \
         -L"$out" -lsqlite3 -Wl,-rpath,"$out"
     mv "$out/sqlite3.tmp" "$out/sqlite3"
+    rm -rf "$work"
+    trap - EXIT
 fi
 
 found=$(LD_LIBRARY_PATH="$out" "$out/sqlite3" :memory: "SELECT sqlite_version()")

@@ -14,16 +14,11 @@ extension Replica {
     /// ```
     func catchDeletedRows() throws {
         caughtColumnPositions = [:]
-        catchTriggerTables = []
         let silencer = database.connection.silencer
         silencer.catcher.tables = Set(tables.map { SQLiteName.folded($0.name) })
-        silencer.catcher.usesHook = DeletedRowCatcher.isAvailable && configuration.catchesWithPreupdateHook
-        silencer.catcher.triggerCatch =
-            silencer.catcher.usesHook
-            ? nil
-            : DeletedRowCatcher.TriggerCatch(
-                arm: { [weak self] armed in try self?.armCatchTriggers(armed) },
-                take: { [weak self] in try self?.takeRowsTriggersCaught() ?? [] })
+        let usesHook = DeletedRowCatcher.isAvailable && configuration.catchesWithPreupdateHook
+        if !usesHook { try silencer.catcher.installTriggerFunctions(on: database.handle) }
+        silencer.catcher.usesHook = usesHook
         silencer.keepCaught = { [weak self] rows in try self?.keepCaughtRows(rows) }
         // A table no longer synced, or changed, loses its catch trigger now: it would refuse the app's DROP
         // COLUMN. The next merge makes the triggers it needs.

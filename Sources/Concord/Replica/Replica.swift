@@ -53,9 +53,6 @@ public final class Replica {
     /// Per synced table id, where its key and columns are in the rows SQLite's preupdate hook reads
     /// (``caughtPositions(of:)``); `nil` for a table whose rows it does not read whole.
     var caughtColumnPositions: [Int64: (key: Int, columns: [Int])?] = [:]
-    /// The synced tables the catch triggers copy deleted rows of, by name, with the TEMP table each copies
-    /// into (see ``prepareCatchTriggers()``); empty where the preupdate hook catches them.
-    var catchTriggerTables: [(table: String, caught: String)] = []
     /// The schema versions (`main`'s, `temp`'s) the catch triggers were last made for; `nil` when they
     /// must be looked at again.
     var catchTriggersMadeFor: [Int64?]?

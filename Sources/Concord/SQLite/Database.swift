@@ -144,11 +144,11 @@ public final class Database {
                 if let statement {
                     // Caught around every step while silencing: a script runs rarely, so no need to know first
                     // whether it codes a watched delete (see ``Statement/step()``).
-                    let catching = try silencer.isSilencing && silencer.catcher.start(on: handle)
+                    let catching = silencer.isSilencing && silencer.catcher.start(on: handle)
                     var step = sqlite3_step(statement)
                     while step == SQLITE_ROW { step = sqlite3_step(statement) }
                     if catching {
-                        try silencer.catcher.stop(on: handle)
+                        silencer.catcher.stop(on: handle)
                         try silencer.deliverCaught(failed: step != SQLITE_DONE)
                     }
                     guard step == SQLITE_DONE else {

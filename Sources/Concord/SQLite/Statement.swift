@@ -151,11 +151,11 @@ public final class Statement {
         let encounters = connection.silencer.encounters
         let mark = connection.silencer.codingMark
         let catching =
-            try connection.silencer.isSilencing && !codedDeletes.isEmpty
+            connection.silencer.isSilencing && !codedDeletes.isEmpty
             && connection.silencer.catcher.start(on: connection.handle)
         let code = sqlite3_step(handle)
         if catching {
-            try connection.silencer.catcher.stop(on: connection.handle)
+            connection.silencer.catcher.stop(on: connection.handle)
             try connection.silencer.deliverCaught(failed: code != SQLITE_ROW && code != SQLITE_DONE)
         }
         // SQLite compiled it again inside the step (it had expired), in the mode of the moment.
