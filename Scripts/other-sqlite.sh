@@ -36,8 +36,8 @@ cc=${CC:-$(command -v clang || command -v cc || true)}
 [ -n "$cc" ] || { echo "other-sqlite.sh: no C compiler (clang or cc) found; set CC" >&2; exit 1; }
 
 if [ ! -x "$out/sqlite3" ]; then
-    require_packages command:tclsh:tcl command:curl:curl command:xz:xz-utils || {
-        echo "other-sqlite.sh: could not install tcl, curl or xz-utils from Debian's registry" >&2
+    require_packages command:tclsh:tcl command:curl:curl command:xz:xz-utils command:make:make || {
+        echo "other-sqlite.sh: could not install tcl, curl, xz-utils or make from Debian's registry" >&2
         exit 75
     }
     work=$(mktemp -d)
