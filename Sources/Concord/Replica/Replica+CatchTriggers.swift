@@ -56,12 +56,9 @@ extension Replica {
     /// The schema versions of `main` and `temp`, and how many catch triggers there are: what the triggers
     /// depend on. (A rolled-back transaction takes triggers made in it away and the version back.)
     private func catchSchemaVersions() throws -> [Int64?] {
-        [
-            try database.cached("PRAGMA main.schema_version").all().first?.first?.integerValue,
-            try database.cached("PRAGMA temp.schema_version").all().first?.first?.integerValue,
-            try database.cached(
-                "SELECT count(*) FROM temp.sqlite_schema WHERE type = 'trigger' AND name GLOB '_concord_*_catch'"
-            ).all().first?.first?.integerValue,
-        ]
+        try [
+            "PRAGMA main.schema_version", "PRAGMA temp.schema_version",
+            "SELECT count(*) FROM temp.sqlite_schema WHERE type = 'trigger' AND name GLOB '_concord_*_catch'",
+        ].map { try database.scalar($0)?.integerValue }
     }
 }

@@ -75,8 +75,9 @@ extension Replica {
         caughtDeletes = []
     }
 
-    /// Where `table`'s key and columns are among the values SQLite's preupdate hook reads, from
-    /// `PRAGMA table_xinfo`; `nil` when the table has generated or hidden columns.
+    /// Where `table`'s key and columns are among the values a caught row holds (the preupdate hook's, or a
+    /// catch trigger's, both in `PRAGMA table_xinfo` order); `nil` when the table has generated or hidden
+    /// columns.
     func caughtPositions(of table: SyncedTable) throws -> (key: Int, columns: [Int])? {
         if let known = caughtColumnPositions[table.id] { return known }
         let info = try database.pragma("table_xinfo", of: table.name)
